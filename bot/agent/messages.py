@@ -1,0 +1,99 @@
+"""Typed messages exchanged between the agent loop, its tools and the model."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+__all__ = [
+    "Completion",
+    "CompletionRequest",
+    "Conversation",
+    "Delta",
+    "Message",
+    "Role",
+    "ToolCall",
+    "ToolDefinition",
+    "ToolResult",
+]
+
+
+class Role(StrEnum):
+    SYSTEM = "system"
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL = "tool"
+
+
+class ToolCall(BaseModel):
+    id: str
+    name: str
+    arguments: str = Field(default="{}", description="raw JSON object, as the model wrote it")
+
+
+class Message(BaseModel):
+    role: Role
+    content: str = ""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_call_id: str | None = None
+    name: str | None = None
+
+    @classmethod
+    def system(cls, content: str) -> Message:
+        return cls(role=Role.SYSTEM, content=content)
+
+    @classmethod
+    def user(cls, content: str) -> Message:
+        return cls(role=Role.USER, content=content)
+
+    @classmethod
+    def assistant(cls, content: str, tool_calls: list[ToolCall] | None = None) -> Message:
+        return cls(role=Role.ASSISTANT, content=content, tool_calls=tool_calls or [])
+
+
+class Conversation(BaseModel):
+    messages: list[Message] = Field(default_factory=list)
+
+    def append(self, message: Message) -> None:
+        self.messages.append(message)
+
+    def clone(self) -> Conversation:
+        return Conversation(messages=list(self.messages))
+
+
+class ToolDefinition(BaseModel):
+    """What the model is told about a tool: its name, purpose and JSON schema."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+class ToolResult(BaseModel):
+    call_id: str
+    name: str
+    content: str
+    is_error: bool = False
+
+
+class CompletionRequest(BaseModel):
+    messages: list[Message]
+    tools: list[ToolDefinition] = Field(default_factory=list)
+    max_tokens: int | None = None
+    temperature: float | None = None
+
+
+class Completion(BaseModel):
+    content: str = ""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class Delta(BaseModel):
+    """A piece of a streamed completion; the last one has ``final`` set."""
+
+    content: str = ""
+    final: Completion | None = None

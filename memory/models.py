@@ -1,0 +1,167 @@
+"""Values that cross the boundary of the memory package.
+
+Everything the bot hands to, or gets back from, a :class:`memory.MemoryStore` is one of
+these pydantic models, so a backend (SQLite today, PostgreSQL later) is free to store them
+however it likes.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "ConversationKind",
+    "Episode",
+    "EpisodeStatus",
+    "ForgetReport",
+    "NewExchange",
+    "RecallRequest",
+    "RecalledEpisode",
+    "Scope",
+    "StoreStats",
+    "UserExport",
+    "Vote",
+    "VoteEvent",
+    "VoteOutcome",
+    "WisdomNote",
+]
+
+
+class ConversationKind(StrEnum):
+    """Where an exchange happened. DMs and channels are separate privacy partitions."""
+
+    DM = "dm"
+    CHANNEL = "channel"
+
+
+class Scope(BaseModel):
+    """The conversation an exchange belongs to: a hard partition for recall.
+
+    An episode from a DM is recalled only in that DM; one from a channel only in that
+    channel. Threads of a channel share the channel's scope.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    team_id: str
+    channel_id: str
+    kind: ConversationKind
+
+
+class EpisodeStatus(StrEnum):
+    """PENDING episodes were never validated by a vote and are never used as experience."""
+
+    PENDING = "pending"
+    SUCCESS = "success"
+    FAILURE = "failure"
+
+
+class Vote(StrEnum):
+    UP = "up"
+    DOWN = "down"
+
+
+class NewExchange(BaseModel):
+    """One answered question, as the bot records it right after posting the answer."""
+
+    scope: Scope
+    requester_id: str
+    thread_ts: str | None
+    question: str
+    answer: str
+    message_ts: list[str] = Field(min_length=1, description="ts of every message part sent")
+    created_at: datetime
+
+
+class Episode(BaseModel):
+    id: int
+    scope: Scope
+    requester_id: str
+    thread_ts: str | None
+    question: str
+    answer: str
+    status: EpisodeStatus
+    lesson: str | None = None
+    importance: int | None = Field(default=None, ge=1, le=10)
+    created_at: datetime
+    validated_at: datetime | None = None
+
+
+class VoteEvent(BaseModel):
+    """A reaction (or feedback button) added to or removed from a message the bot sent.
+
+    ``reaction`` is the raw emoji name (``+1::skin-tone-3``) or ``button`` for a feedback
+    button, whose ``vote`` is then given explicitly.
+    """
+
+    channel_id: str
+    message_ts: str
+    voter_id: str
+    reaction: str
+    added: bool
+    vote: Vote | None = None
+    at: datetime
+
+
+class VoteOutcome(BaseModel):
+    """What a vote event did. ``applied`` is False for every no-op, with the reason."""
+
+    applied: bool
+    reason: str
+    episode_id: int | None = None
+    status: EpisodeStatus | None = None
+
+
+class RecallRequest(BaseModel):
+    scope: Scope
+    requester_id: str
+    text: str
+    limit: int = Field(default=5, ge=1, le=50)
+    token_budget: int = Field(default=1500, ge=1)
+    now: datetime
+
+
+class RecalledEpisode(BaseModel):
+    episode: Episode
+    score: float
+    relevance: float
+    recency: float
+    importance: float
+
+
+class WisdomNote(BaseModel):
+    id: int
+    scope: Scope
+    user_id: str
+    text: str
+    episode_count: int
+    created_at: datetime
+
+
+class ForgetReport(BaseModel):
+    """How many rows of each kind were erased for one person."""
+
+    user_id: str
+    counts: dict[str, int]
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+
+class UserExport(BaseModel):
+    user_id: str
+    episodes: list[Episode]
+    wisdom: list[WisdomNote]
+    ledger_entries: int
+    votes: list[dict[str, str]]
+
+
+class StoreStats(BaseModel):
+    episodes_by_status: dict[str, int]
+    votes: int
+    recalls: int
+    tool_errors: dict[str, int]

@@ -1,0 +1,122 @@
+"""The one interface every memory backend implements.
+
+The bot talks to memory only through :class:`MemoryStore`; :func:`memory.open_store`
+chooses the backend from a URL, so nothing outside this package knows which one runs.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from datetime import datetime
+
+from memory.models import (
+    Episode,
+    EpisodeStatus,
+    ForgetReport,
+    NewExchange,
+    RecalledEpisode,
+    RecallRequest,
+    Scope,
+    StoreStats,
+    UserExport,
+    VoteEvent,
+    VoteOutcome,
+    WisdomNote,
+)
+
+__all__ = ["MemoryStore"]
+
+
+class MemoryStore(ABC):
+    """Everything the bot keeps about people: exchanges, votes, episodes, lessons, notes."""
+
+    @abstractmethod
+    async def close(self) -> None: ...
+
+    # -- exactly-once delivery -------------------------------------------------------------
+    @abstractmethod
+    async def claim(self, key: str, *, user_id: str, at: datetime) -> bool:
+        """Record that ``key`` (an event id or ``channel:ts``) is being handled.
+
+        Returns True the first time, False for every later claim, across restarts."""
+
+    # -- ledger and episodes ---------------------------------------------------------------
+    @abstractmethod
+    async def record_exchange(self, exchange: NewExchange) -> Episode:
+        """Store a pending episode and a ledger entry for each message part sent."""
+
+    @abstractmethod
+    async def apply_vote(self, event: VoteEvent) -> VoteOutcome:
+        """Turn a reaction (or button) on a ledger message into the episode's status."""
+
+    @abstractmethod
+    async def episodes_awaiting_reflection(self, *, limit: int) -> list[Episode]:
+        """Failures without a lesson and successes without an importance score."""
+
+    @abstractmethod
+    async def set_lesson(self, episode_id: int, lesson: str) -> None: ...
+
+    @abstractmethod
+    async def set_importance(self, episode_id: int, importance: int) -> None: ...
+
+    @abstractmethod
+    async def purge_expired(self, *, now: datetime) -> int:
+        """Delete expired ledger entries and the pending episodes nobody can vote on now."""
+
+    # -- recall ----------------------------------------------------------------------------
+    @abstractmethod
+    async def recall(self, request: RecallRequest) -> list[RecalledEpisode]:
+        """The requester's validated episodes in this scope most relevant to the text."""
+
+    # -- wisdom notes ----------------------------------------------------------------------
+    @abstractmethod
+    async def replace_wisdom(
+        self, scope: Scope, user_id: str, notes: list[str], *, episode_count: int, at: datetime
+    ) -> list[WisdomNote]: ...
+
+    @abstractmethod
+    async def wisdom(self, scope: Scope, user_id: str) -> list[WisdomNote]: ...
+
+    # -- what a person can see and erase ---------------------------------------------------
+    @abstractmethod
+    async def list_episodes(
+        self,
+        user_id: str,
+        *,
+        scope: Scope | None = None,
+        statuses: frozenset[EpisodeStatus] = frozenset(
+            {EpisodeStatus.SUCCESS, EpisodeStatus.FAILURE}
+        ),
+        since: datetime | None = None,
+        limit: int = 100,
+    ) -> list[Episode]: ...
+
+    @abstractmethod
+    async def list_wisdom(self, user_id: str) -> list[WisdomNote]: ...
+
+    @abstractmethod
+    async def forget_episode(self, user_id: str, episode_id: int) -> bool: ...
+
+    @abstractmethod
+    async def forget_wisdom(self, user_id: str, note_id: int) -> bool: ...
+
+    @abstractmethod
+    async def forget_user(self, user_id: str) -> ForgetReport:
+        """Erase every row holding this person's data, leaving no trace on disk."""
+
+    @abstractmethod
+    async def export_user(self, user_id: str) -> UserExport: ...
+
+    # -- operations ------------------------------------------------------------------------
+    @abstractmethod
+    async def scopes_with_recent_episodes(
+        self, *, since: datetime
+    ) -> list[tuple[Scope, str]]:
+        """(scope, user) pairs with validated episodes since ``since``, for consolidation."""
+
+    @abstractmethod
+    async def count(self, counter: str, *, by: int = 1) -> None:
+        """Increment an operational counter (recalls, ``tool_error:<class>:<tool>``...)."""
+
+    @abstractmethod
+    async def stats(self) -> StoreStats: ...
