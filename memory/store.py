@@ -46,6 +46,10 @@ class MemoryStore(ABC):
         """Store a pending episode and a ledger entry for each message part sent."""
 
     @abstractmethod
+    async def answered_in_thread(self, channel_id: str, thread_ts: str) -> bool:
+        """Whether the bot has answered in this thread (so follow-ups need no mention)."""
+
+    @abstractmethod
     async def apply_vote(self, event: VoteEvent) -> VoteOutcome:
         """Turn a reaction (or button) on a ledger message into the episode's status."""
 
