@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
+from typing import Annotated
 
 from pydantic import AnyHttpUrl, Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from memory import MemoryConfig, RecallWeights
 
@@ -17,6 +18,10 @@ def _emoji_set(value: object) -> object:
     if isinstance(value, str):
         return frozenset(name.strip().strip(":") for name in value.split(",") if name.strip())
     return value
+
+
+EmojiNames = Annotated[frozenset[str], NoDecode]
+"""A comma-separated list in the environment (``+1,:thumbsup:``), not JSON."""
 
 
 class Settings(BaseSettings):
@@ -38,8 +43,8 @@ class Settings(BaseSettings):
 
     bot_db_path: Path = Path("./bot.db")
     ledger_ttl_days: int = Field(default=30, ge=1)
-    positive_reactions: frozenset[str] = frozenset({"+1", "thumbsup"})
-    negative_reactions: frozenset[str] = frozenset({"-1", "thumbsdown"})
+    positive_reactions: EmojiNames = frozenset({"+1", "thumbsup"})
+    negative_reactions: EmojiNames = frozenset({"-1", "thumbsdown"})
     anyone_may_vote: bool = False
     share_channel_successes: bool = False
     recall_top_k: int = Field(default=5, ge=1, le=20)

@@ -113,9 +113,7 @@ class MemoryStore(ABC):
 
     # -- operations ------------------------------------------------------------------------
     @abstractmethod
-    async def scopes_with_recent_episodes(
-        self, *, since: datetime
-    ) -> list[tuple[Scope, str]]:
+    async def scopes_with_recent_episodes(self, *, since: datetime) -> list[tuple[Scope, str]]:
         """(scope, user) pairs with validated episodes since ``since``, for consolidation."""
 
     @abstractmethod

@@ -1,0 +1,74 @@
+"""Every setting is documented in .env.example, and settings parse as documented."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from bot.config import Settings
+
+ENV_EXAMPLE = Path(__file__).resolve().parents[1] / ".env.example"
+
+
+def documented_variables() -> dict[str, str]:
+    """Variables set in .env.example, each mapped to the comment lines just above it."""
+    documented: dict[str, str] = {}
+    comment: list[str] = []
+    for line in ENV_EXAMPLE.read_text().splitlines():
+        if line.startswith("#"):
+            comment.append(line)
+        elif match := re.match(r"^([A-Z][A-Z0-9_]*)=", line):
+            documented[match.group(1)] = "\n".join(comment)
+            comment = []
+        else:
+            comment = []
+    return documented
+
+
+def test_every_setting_is_in_env_example_with_a_comment() -> None:
+    documented = documented_variables()
+    fields = {name.upper() for name in Settings.model_fields}
+    assert fields == set(documented), "Settings and .env.example disagree"
+    for name in fields:
+        assert documented[name].strip(), f"{name} has no comment in .env.example"
+
+
+def test_env_example_values_are_valid_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, _ in documented_variables().items():
+        monkeypatch.delenv(name, raising=False)
+    settings = Settings(_env_file=ENV_EXAMPLE)  # type: ignore[call-arg]
+    assert settings.port == 3000
+    assert not settings.socket_mode
+    assert settings.positive_reactions == frozenset({"+1", "thumbsup"})
+
+
+def test_reaction_sets_are_comma_separated_and_colons_are_optional(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-test")
+    monkeypatch.setenv("SLACK_SIGNING_SECRET", "secret")
+    monkeypatch.setenv("POSITIVE_REACTIONS", "+1, :white_check_mark:,heart")
+    settings = Settings(_env_file=None)  # type: ignore[call-arg]
+    assert settings.positive_reactions == frozenset({"+1", "white_check_mark", "heart"})
+    assert settings.memory_config().positive_reactions == settings.positive_reactions
+
+
+def test_missing_token_is_reported_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SLACK_BOT_TOKEN", raising=False)
+    monkeypatch.setenv("SLACK_SIGNING_SECRET", "secret")
+    with pytest.raises(ValidationError) as raised:
+        Settings(_env_file=None)  # type: ignore[call-arg]
+    assert "slack_bot_token" in str(raised.value)
+
+
+def test_secrets_do_not_leak_through_repr(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-very-secret-value")
+    monkeypatch.setenv("SLACK_SIGNING_SECRET", "signing-very-secret")
+    monkeypatch.setenv("LLM_API_KEY", "sk-very-secret")
+    settings = Settings(_env_file=None)  # type: ignore[call-arg]
+    shown = repr(settings) + str(settings.model_dump())
+    for secret in ("xoxb-very-secret-value", "signing-very-secret", "sk-very-secret"):
+        assert secret not in shown
