@@ -1,0 +1,113 @@
+"""Advice for a new question from the person's past validated experience in this scope.
+
+After the Go original's PlanAdvisor: before answering, look at how similar questions went
+(what was rejected and why, what was approved) and at the scope's wisdom notes, and put
+that in front of the model as advice. Only exchanges the person validated with a reaction
+count; a pending exchange is never experience.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, Field
+
+from memory.models import Episode, EpisodeStatus, RecallRequest, Scope, WisdomNote
+from memory.store import MemoryStore
+from memory.text import shorten
+
+__all__ = ["Advice", "PlanAdvisor"]
+
+ADVICE_HEADER = "Advice from past validated experience with this person"
+"""Marks the prompt section, so the model (and a reader of the prompt) knows its origin."""
+
+
+class Advice(BaseModel):
+    """Validated past experience relevant to one question, ready to render into a prompt."""
+
+    failures: list[Episode] = Field(default_factory=list)
+    """Similar exchanges the person rejected (👎), most relevant first, with lessons if drawn."""
+    successes: list[Episode] = Field(default_factory=list)
+    """Similar exchanges the person approved (👍), most relevant first."""
+    wisdom: list[WisdomNote] = Field(default_factory=list)
+    """Notes consolidated from the person's episodes in this scope."""
+    max_text_chars: int = Field(default=300, ge=2)
+    """Each question, answer and lesson is shortened to this many characters when rendered."""
+
+    def render(self) -> str:
+        """A prompt section clearly marked as advice from past validated experience."""
+        lines = [
+            f"## {ADVICE_HEADER}",
+            "(Each exchange below was rated 👍 or 👎 by the person who asked it. Use this as"
+            " guidance; do not quote it back.)",
+        ]
+        if self.failures:
+            lines += ["", "Similar answers that did NOT work (avoid repeating them):"]
+            for episode in self.failures:
+                lines.append(
+                    f"- Q: {self._short(episode.question)} | rejected answer: "
+                    f"{self._short(episode.answer)}"
+                )
+                if episode.lesson:
+                    lines.append(f"  lesson: {self._short(episode.lesson)}")
+        if self.successes:
+            lines += ["", "Similar answers that worked:"]
+            lines += [
+                f"- Q: {self._short(episode.question)} | approved answer: "
+                f"{self._short(episode.answer)}"
+                for episode in self.successes
+            ]
+        if self.wisdom:
+            lines += ["", "What you have learned about helping this person here:"]
+            lines += [f"- {self._short(note.text)}" for note in self.wisdom]
+        return "\n".join(lines)
+
+    def _short(self, text: str) -> str:
+        return shorten(text, self.max_text_chars)
+
+
+class PlanAdvisor:
+    """Builds :class:`Advice` from :meth:`MemoryStore.recall` and the scope's wisdom notes.
+
+    Recall already keeps to the person's validated episodes of the scope, within
+    ``limit`` and ``token_budget``; the advisor checks statuses, scopes and owners again,
+    so a backend bug cannot turn a pending exchange, or someone else's note, into advice.
+    """
+
+    def __init__(self, store: MemoryStore, *, limit: int = 5, token_budget: int = 1500) -> None:
+        self._store = store
+        self._limit = limit
+        self._token_budget = token_budget
+
+    async def advise(
+        self, scope: Scope, user_id: str, question: str, now: datetime
+    ) -> Advice | None:
+        """Advice for ``question``, or None when no validated experience is relevant."""
+        recalled = await self._store.recall(
+            RecallRequest(
+                scope=scope,
+                requester_id=user_id,
+                text=question,
+                limit=self._limit,
+                token_budget=self._token_budget,
+                now=now,
+            )
+        )
+        episodes = [item.episode for item in recalled if item.episode.scope == scope]
+        wisdom = [
+            note
+            for note in await self._store.wisdom(scope, user_id)
+            if note.scope == scope and note.user_id == user_id
+        ]
+        advice = Advice(
+            failures=[
+                episode
+                for episode in episodes
+                if episode.status is EpisodeStatus.FAILURE and episode.requester_id == user_id
+            ],
+            successes=[episode for episode in episodes if episode.status is EpisodeStatus.SUCCESS],
+            wisdom=wisdom,
+        )
+        if not (advice.failures or advice.successes or advice.wisdom):
+            return None
+        return advice

@@ -1,0 +1,116 @@
+"""Distils each person's recent validated episodes into a few wisdom notes, per scope.
+
+Recall brings back individual exchanges; wisdom notes carry what many of them have in
+common ("prefers answers with a runnable command", "our staging cluster is called blue").
+Run periodically (the app's schedule, or ``python -m bot consolidate``).
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+
+from pydantic import BaseModel
+
+from memory.models import Scope
+from memory.protocols import EpisodeSummarizer
+from memory.store import MemoryStore
+from memory.text import shorten
+
+__all__ = ["ConsolidationReport", "Consolidator"]
+
+logger = logging.getLogger(__name__)
+
+
+class ConsolidationReport(BaseModel):
+    """What one :meth:`Consolidator.consolidate` did."""
+
+    scopes: int = 0
+    """(scope, person) pairs whose notes were replaced."""
+    notes: int = 0
+    """Notes written in all."""
+    skipped: int = 0
+    """Pairs left as they were: the summarizer failed or produced no usable note."""
+
+
+class Consolidator:
+    """Replaces each (scope, person)'s wisdom notes with a summary of their recent episodes.
+
+    Bounds, so a busy person costs no more than a quiet one:
+
+    - input: the ``max_episodes_per_scope`` most recent validated (👍/👎) episodes of the
+      scope, validated within ``lookback``; pending episodes are never read;
+    - output: at most ``max_notes`` notes per (scope, person), each stripped, with
+      whitespace collapsed, at most ``max_note_chars`` characters (cut at a word, with
+      "…"), empty and duplicate notes dropped.
+
+    Notes are written with :meth:`MemoryStore.replace_wisdom` for exactly the scope and
+    person the episodes came from, so they obey the same partitions as recall. When the
+    summarizer fails or returns nothing usable, the previous notes are kept.
+    """
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        summarizer: EpisodeSummarizer,
+        *,
+        lookback: timedelta,
+        max_episodes_per_scope: int = 30,
+        max_notes: int = 5,
+        max_note_chars: int = 300,
+    ) -> None:
+        if max_episodes_per_scope < 1 or max_notes < 1 or max_note_chars < 2:
+            raise ValueError("consolidation bounds must be positive")
+        self._store = store
+        self._summarizer = summarizer
+        self._lookback = lookback
+        self._max_episodes = max_episodes_per_scope
+        self._max_notes = max_notes
+        self._max_note_chars = max_note_chars
+
+    async def consolidate(self, *, now: datetime) -> ConsolidationReport:
+        """Consolidate every (scope, person) with episodes validated since ``now - lookback``."""
+        report = ConsolidationReport()
+        since = now - self._lookback
+        for scope, user_id in await self._store.scopes_with_recent_episodes(since=since):
+            written = await self._consolidate_one(scope, user_id, since=since, now=now)
+            if written:
+                report.scopes += 1
+                report.notes += written
+            else:
+                report.skipped += 1
+        return report
+
+    async def _consolidate_one(
+        self, scope: Scope, user_id: str, *, since: datetime, now: datetime
+    ) -> int:
+        episodes = await self._store.list_episodes(
+            user_id, scope=scope, since=since, limit=self._max_episodes
+        )
+        if not episodes:
+            return 0
+        try:
+            raw_notes = await self._summarizer.summarize(episodes)
+        except Exception as error:
+            # The error may quote people's words: log its class only.
+            logger.warning(
+                "summarizer failed (%s); keeping the previous notes", type(error).__name__
+            )
+            return 0
+        notes = _clean_notes(raw_notes, max_notes=self._max_notes, max_chars=self._max_note_chars)
+        if not notes:
+            return 0
+        await self._store.replace_wisdom(scope, user_id, notes, episode_count=len(episodes), at=now)
+        return len(notes)
+
+
+def _clean_notes(raw: list[str], *, max_notes: int, max_chars: int) -> list[str]:
+    """At most ``max_notes`` distinct non-empty notes of at most ``max_chars`` characters."""
+    notes: list[str] = []
+    for text in raw:
+        note = shorten(text, max_chars)
+        if note and note not in notes:
+            notes.append(note)
+        if len(notes) == max_notes:
+            break
+    return notes

@@ -1,0 +1,196 @@
+"""Draws lessons from 👎 episodes and scores 👍 episodes, off the event path.
+
+A vote is stored the moment it arrives; asking a model about it takes seconds and may fail,
+so that work happens here, in one background task: :meth:`ReflectionWorker.wake` after a
+vote, and a periodic retry for whatever the model could not handle before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from datetime import timedelta
+
+from pydantic import BaseModel
+
+from memory.models import Episode, EpisodeStatus
+from memory.protocols import FailureReflector, ImportanceScorer
+from memory.store import MemoryStore
+
+__all__ = ["ReflectionReport", "ReflectionWorker"]
+
+logger = logging.getLogger(__name__)
+
+_STILL_CURRENT_LOOKUP_LIMIT = 1000
+"""How many of the person's same-status episodes to scan when re-checking one's status."""
+
+
+class ReflectionReport(BaseModel):
+    """What one :meth:`ReflectionWorker.run_once` did."""
+
+    lessons: int = 0
+    """Failures that received a lesson."""
+    scored: int = 0
+    """Successes that received an importance score."""
+    stale: int = 0
+    """Episodes whose vote changed while the model was thinking; their result was dropped."""
+    deferred: int = 0
+    """Episodes the model failed on; they are retried after a back-off."""
+
+
+class ReflectionWorker:
+    """Gives each validated episode what recall needs: a lesson (👎) or an importance (👍).
+
+    Each run takes at most ``batch`` episodes from
+    :meth:`MemoryStore.episodes_awaiting_reflection`. When the model fails on one, the
+    vote stays as it is, the episode is deferred (back-off doubling from
+    ``retry_interval`` up to ``max_backoff``) and the run stops, since the next call would
+    most likely fail too; an outage is logged once at warning, without anyone's text.
+
+    A vote may change while the model thinks. Before writing, the worker re-reads the
+    episode's status and drops the result when it changed, so a lesson never lands on an
+    episode that is no longer a failure. (The store also drops lesson and importance when
+    a status changes, which covers a vote arriving after the write.)
+    """
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        reflector: FailureReflector,
+        scorer: ImportanceScorer,
+        *,
+        batch: int = 20,
+        retry_interval: timedelta = timedelta(minutes=5),
+        max_backoff: timedelta = timedelta(hours=6),
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if batch < 1:
+            raise ValueError("batch must be at least 1")
+        self._store = store
+        self._reflector = reflector
+        self._scorer = scorer
+        self._batch = batch
+        self._retry_interval = retry_interval.total_seconds()
+        self._max_backoff = max_backoff.total_seconds()
+        self._clock = clock
+        self._woken = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._failures: dict[int, int] = {}
+        """Episode id -> consecutive model failures on it."""
+        self._retry_at: dict[int, float] = {}
+        """Episode id -> clock time before which it is not retried."""
+        self._outage_logged = False
+
+    def wake(self) -> None:
+        """Ask for a run soon (called by the Slack app after a vote applied)."""
+        self._woken.set()
+
+    async def run_forever(self) -> None:
+        """Run on every wake-up and every ``retry_interval`` until :meth:`stop`."""
+        self._task = asyncio.current_task()
+        try:
+            while True:
+                try:
+                    await self.run_once()
+                except Exception as error:
+                    # The store itself failed (disk full, locked...): keep the worker alive.
+                    logger.warning(
+                        "reflection run failed (%s); retrying later", type(error).__name__
+                    )
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._woken.wait(), timeout=self._retry_interval)
+                self._woken.clear()
+        finally:
+            self._task = None
+
+    async def stop(self) -> None:
+        """End :meth:`run_forever` and wait until it has. Stored votes and results stay.
+
+        The model call in flight is abandoned; its episode is simply handled again next time.
+        """
+        task = self._task
+        if task is None or task.done():
+            return
+        task.cancel()
+        await asyncio.wait([task])
+
+    async def run_once(self) -> ReflectionReport:
+        """Handle the episodes awaiting reflection that are due; see the class docstring."""
+        report = ReflectionReport()
+        now = self._clock()
+        waiting = {episode_id for episode_id, retry_at in self._retry_at.items() if retry_at > now}
+        episodes = await self._store.episodes_awaiting_reflection(limit=self._batch + len(waiting))
+        self._forget_resolved({episode.id for episode in episodes})
+        due = [episode for episode in episodes if episode.id not in waiting][: self._batch]
+        for episode in due:
+            try:
+                outcome = await self._reflect(episode)
+            except Exception as error:
+                self._defer(episode, error)
+                report.deferred += 1
+                break
+            self._recovered(episode.id)
+            if outcome == "stale":
+                report.stale += 1
+            elif outcome == "lesson":
+                report.lessons += 1
+            else:
+                report.scored += 1
+        return report
+
+    async def _reflect(self, episode: Episode) -> str:
+        """Ask the model about one episode and store the answer if the vote still holds."""
+        if episode.status is EpisodeStatus.FAILURE:
+            lesson = await self._reflector.reflect(episode.question, episode.answer)
+            if not await self._still_current(episode):
+                return "stale"
+            await self._store.set_lesson(episode.id, lesson)
+            return "lesson"
+        importance = await self._scorer.score(episode.question, episode.answer, episode.status)
+        if not await self._still_current(episode):
+            return "stale"
+        await self._store.set_importance(episode.id, importance)
+        return "importance"
+
+    async def _still_current(self, episode: Episode) -> bool:
+        """Whether the episode still has the status it had when the model was asked."""
+        current = await self._store.list_episodes(
+            episode.requester_id,
+            scope=episode.scope,
+            statuses=frozenset({episode.status}),
+            since=episode.created_at,
+            limit=_STILL_CURRENT_LOOKUP_LIMIT,
+        )
+        return any(candidate.id == episode.id for candidate in current)
+
+    def _defer(self, episode: Episode, error: Exception) -> None:
+        failures = self._failures.get(episode.id, 0) + 1
+        self._failures[episode.id] = failures
+        backoff = min(self._retry_interval * 2 ** (failures - 1), self._max_backoff)
+        self._retry_at[episode.id] = self._clock() + backoff
+        # The error's text may quote the model's reply, hence people's words: log its class.
+        if not self._outage_logged:
+            self._outage_logged = True
+            logger.warning(
+                "model failed to reflect on episode %d (%s); votes are kept, retrying later",
+                episode.id,
+                type(error).__name__,
+            )
+        else:
+            logger.debug("model failed again on episode %d (%s)", episode.id, type(error).__name__)
+
+    def _recovered(self, episode_id: int) -> None:
+        self._failures.pop(episode_id, None)
+        self._retry_at.pop(episode_id, None)
+        if self._outage_logged:
+            self._outage_logged = False
+            logger.info("model answers reflection requests again")
+
+    def _forget_resolved(self, awaiting: set[int]) -> None:
+        """Drop back-off entries of episodes no longer awaiting (done elsewhere, or forgotten)."""
+        for episode_id in [known for known in self._retry_at if known not in awaiting]:
+            self._failures.pop(episode_id, None)
+            self._retry_at.pop(episode_id, None)
