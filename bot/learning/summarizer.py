@@ -1,0 +1,63 @@
+"""An :class:`memory.protocols.EpisodeSummarizer` that asks the model."""
+
+from __future__ import annotations
+
+from bot.agent.messages import CompletionRequest, Message
+from bot.agent.provider import Provider
+from bot.learning.parsing import parse_notes
+from memory.models import Episode, EpisodeStatus
+from memory.text import shorten
+
+__all__ = ["LLMEpisodeSummarizer"]
+
+SUMMARY_PROMPT = """\
+Below are past exchanges between one person and a Slack assistant. Each is marked 👍 (the \
+person approved the answer) or 👎 (the person rejected it, with the lesson drawn from it). \
+Write at most {max_notes} short, general notes, one sentence each, that will help the \
+assistant answer this person better next time: their preferences, what works, what to avoid. \
+Do not restate individual questions. Reply with a JSON array of strings only.\
+"""
+
+
+class LLMEpisodeSummarizer:
+    """Distils episodes into notes; raises when the model fails or replies with no notes.
+
+    Each question, answer and lesson is shortened to ``max_input_chars`` in the prompt; the
+    number of episodes is bounded by the caller (:class:`memory.consolidation.Consolidator`).
+    """
+
+    def __init__(
+        self, provider: Provider, *, max_notes: int = 5, max_input_chars: int = 400
+    ) -> None:
+        self._provider = provider
+        self._max_notes = max_notes
+        self._max_input_chars = max_input_chars
+
+    async def summarize(self, episodes: list[Episode]) -> list[str]:
+        completion = await self._provider.complete(
+            CompletionRequest(
+                messages=[
+                    Message.system(SUMMARY_PROMPT.format(max_notes=self._max_notes)),
+                    Message.user(
+                        "\n\n".join(
+                            self._describe(number, episode)
+                            for number, episode in enumerate(episodes, start=1)
+                        )
+                    ),
+                ],
+                max_tokens=600,
+                temperature=0.2,
+            )
+        )
+        return parse_notes(completion.content)
+
+    def _describe(self, number: int, episode: Episode) -> str:
+        mark = "👍" if episode.status is EpisodeStatus.SUCCESS else "👎"
+        lines = [
+            f"{number}. {mark}",
+            f"Q: {shorten(episode.question, self._max_input_chars)}",
+            f"A: {shorten(episode.answer, self._max_input_chars)}",
+        ]
+        if episode.lesson:
+            lines.append(f"Lesson: {shorten(episode.lesson, self._max_input_chars)}")
+        return "\n".join(lines)
