@@ -21,6 +21,7 @@ from memory.models import (
     VoteOutcome,
     WisdomNote,
 )
+from memory.open import open_store
 from memory.store import MemoryStore
 
 __all__ = [
@@ -41,4 +42,5 @@ __all__ = [
     "VoteEvent",
     "VoteOutcome",
     "WisdomNote",
+    "open_store",
 ]

@@ -1,0 +1,47 @@
+"""Operational counters and exactly-once claims."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlite_utils import Database
+
+from memory.models import EpisodeStatus, StoreStats
+from memory.sqlite.codec import to_db_time
+
+__all__ = ["TOOL_ERROR_PREFIX", "claim", "increment", "stats"]
+
+TOOL_ERROR_PREFIX = "tool_error:"
+
+
+def increment(db: Database, name: str, by: int = 1) -> None:
+    db.execute(
+        "INSERT INTO counters (name, value) VALUES (?, ?)"
+        " ON CONFLICT (name) DO UPDATE SET value = value + excluded.value",
+        [name, by],
+    )
+
+
+def claim(db: Database, key: str, user_id: str, at: datetime) -> bool:
+    cursor = db.execute(
+        "INSERT OR IGNORE INTO claims (key, user_id, at) VALUES (?, ?, ?)",
+        [key, user_id, to_db_time(at)],
+    )
+    return cursor.rowcount == 1
+
+
+def stats(db: Database) -> StoreStats:
+    by_status = {status.value: 0 for status in EpisodeStatus}
+    for row in db.query("SELECT status, count(*) AS n FROM episodes GROUP BY status"):
+        by_status[row["status"]] = row["n"]
+    counters = {row["name"]: row["value"] for row in db.query("SELECT * FROM counters")}
+    return StoreStats(
+        episodes_by_status=by_status,
+        votes=next(db.query("SELECT count(*) AS n FROM votes"))["n"],
+        recalls=counters.get("recalls", 0),
+        tool_errors={
+            name.removeprefix(TOOL_ERROR_PREFIX): value
+            for name, value in counters.items()
+            if name.startswith(TOOL_ERROR_PREFIX)
+        },
+    )

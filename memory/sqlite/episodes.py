@@ -1,0 +1,166 @@
+"""Exchanges, their ledger entries, and the episodes' life cycle outside voting."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlite_utils import Database
+
+from memory.config import MemoryConfig
+from memory.models import Episode, EpisodeStatus, NewExchange, Scope
+from memory.sqlite.codec import episode_from_row, to_db_time
+from memory.sqlite.fts import reindex_episode
+
+__all__ = [
+    "answered_in_thread",
+    "awaiting_reflection",
+    "list_episodes",
+    "purge_expired",
+    "record_exchange",
+    "scopes_with_recent_episodes",
+    "set_importance",
+    "set_lesson",
+]
+
+_VALIDATED = (EpisodeStatus.SUCCESS.value, EpisodeStatus.FAILURE.value)
+
+
+def _episode(db: Database, episode_id: int) -> Episode:
+    return episode_from_row(next(db.query("SELECT * FROM episodes WHERE id = ?", [episode_id])))
+
+
+def record_exchange(db: Database, exchange: NewExchange, config: MemoryConfig) -> Episode:
+    expires_at = to_db_time(exchange.created_at + config.ledger_ttl)
+    with db.atomic():
+        cursor = db.execute(
+            "INSERT INTO episodes (team_id, channel_id, kind, requester_id, thread_ts,"
+            " question, answer, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                exchange.scope.team_id,
+                exchange.scope.channel_id,
+                exchange.scope.kind.value,
+                exchange.requester_id,
+                exchange.thread_ts,
+                exchange.question,
+                exchange.answer,
+                EpisodeStatus.PENDING.value,
+                to_db_time(exchange.created_at),
+            ],
+        )
+        episode_id = cursor.lastrowid
+        assert episode_id is not None
+        for message_ts in dict.fromkeys(exchange.message_ts):
+            db.execute(
+                "INSERT OR REPLACE INTO ledger (channel_id, message_ts, episode_id, expires_at)"
+                " VALUES (?, ?, ?, ?)",
+                [exchange.scope.channel_id, message_ts, episode_id, expires_at],
+            )
+        return _episode(db, episode_id)
+
+
+def answered_in_thread(db: Database, channel_id: str, thread_ts: str) -> bool:
+    row = next(
+        db.query(
+            "SELECT EXISTS (SELECT 1 FROM episodes WHERE channel_id = :c AND thread_ts = :t)"
+            " OR EXISTS (SELECT 1 FROM ledger WHERE channel_id = :c AND message_ts = :t)"
+            " AS answered",
+            {"c": channel_id, "t": thread_ts},
+        )
+    )
+    return bool(row["answered"])
+
+
+def awaiting_reflection(db: Database, limit: int) -> list[Episode]:
+    rows = db.query(
+        "SELECT * FROM episodes"
+        " WHERE (status = 'failure' AND lesson IS NULL)"
+        " OR (status = 'success' AND importance IS NULL)"
+        " ORDER BY validated_at, id LIMIT ?",
+        [limit],
+    )
+    return [episode_from_row(row) for row in rows]
+
+
+def set_lesson(db: Database, episode_id: int, lesson: str) -> None:
+    """Attach a lesson to a validated episode; a pending or forgotten one is left alone."""
+    with db.atomic():
+        cursor = db.execute(
+            "UPDATE episodes SET lesson = ? WHERE id = ? AND status IN (?, ?)",
+            [lesson, episode_id, *_VALIDATED],
+        )
+        if cursor.rowcount:
+            reindex_episode(db, episode_id)
+
+
+def set_importance(db: Database, episode_id: int, importance: int) -> None:
+    """Score a validated episode 1..10; a pending or forgotten one is left alone."""
+    if not 1 <= importance <= 10:
+        raise ValueError(f"importance must be between 1 and 10, not {importance}")
+    db.execute(
+        "UPDATE episodes SET importance = ? WHERE id = ? AND status IN (?, ?)",
+        [importance, episode_id, *_VALIDATED],
+    )
+
+
+def purge_expired(db: Database, now: datetime, config: MemoryConfig) -> int:
+    """Delete expired ledger rows, then what they leave useless; returns rows deleted.
+
+    A pending episode without ledger rows can never be validated, so only holds someone's
+    text for nothing. Claims older than the ledger's lifetime cannot meet a retry anymore.
+    """
+    cutoff = to_db_time(now)
+    with db.atomic():
+        ledger = db.execute("DELETE FROM ledger WHERE expires_at <= ?", [cutoff]).rowcount
+        episodes = db.execute(
+            "DELETE FROM episodes WHERE status = 'pending'"
+            " AND NOT EXISTS (SELECT 1 FROM ledger WHERE ledger.episode_id = episodes.id)"
+        ).rowcount
+        claims = db.execute(
+            "DELETE FROM claims WHERE at <= ?", [to_db_time(now - config.ledger_ttl)]
+        ).rowcount
+    return ledger + episodes + claims
+
+
+def list_episodes(
+    db: Database,
+    user_id: str,
+    *,
+    scope: Scope | None,
+    statuses: frozenset[EpisodeStatus],
+    since: datetime | None,
+    limit: int,
+) -> list[Episode]:
+    """A person's episodes, newest first."""
+    if not statuses:
+        return []
+    where = ["requester_id = ?", f"status IN ({', '.join('?' for _ in statuses)})"]
+    params: list[Any] = [user_id, *(status.value for status in statuses)]
+    if scope is not None:
+        where.append("team_id = ? AND channel_id = ? AND kind = ?")
+        params += [scope.team_id, scope.channel_id, scope.kind.value]
+    if since is not None:
+        where.append("created_at >= ?")
+        params.append(to_db_time(since))
+    rows = db.query(
+        f"SELECT * FROM episodes WHERE {' AND '.join(where)}"
+        " ORDER BY created_at DESC, id DESC LIMIT ?",
+        [*params, limit],
+    )
+    return [episode_from_row(row) for row in rows]
+
+
+def scopes_with_recent_episodes(db: Database, since: datetime) -> list[tuple[Scope, str]]:
+    rows = db.query(
+        "SELECT DISTINCT team_id, channel_id, kind, requester_id FROM episodes"
+        " WHERE status IN (?, ?) AND validated_at >= ?"
+        " ORDER BY team_id, channel_id, kind, requester_id",
+        [*_VALIDATED, to_db_time(since)],
+    )
+    return [
+        (
+            Scope(team_id=row["team_id"], channel_id=row["channel_id"], kind=row["kind"]),
+            row["requester_id"],
+        )
+        for row in rows
+    ]

@@ -1,0 +1,126 @@
+"""Showing a person everything kept about them, and erasing it without a trace.
+
+Deleting rows is not enough to forget: SQLite keeps deleted text in free pages, the
+full-text index keeps it in old segments, and the write-ahead log keeps old page images.
+So every erasure ends with :func:`scrub`, relying on ``secure_delete`` (set on connect)
+to zero what is freed.
+"""
+
+from __future__ import annotations
+
+from sqlite_utils import Database
+
+from memory.config import MemoryConfig
+from memory.models import ForgetReport, UserExport
+from memory.sqlite.codec import episode_from_row, from_db_time
+from memory.sqlite.fts import rewrite_index, unindex_episodes
+from memory.sqlite.votes import settle_status
+from memory.sqlite.wisdom import list_wisdom
+
+__all__ = ["export_user", "forget_episode", "forget_user", "forget_wisdom", "scrub"]
+
+
+def scrub(db: Database) -> None:
+    """Rewrite the full-text index and empty the write-ahead log into the zeroed file."""
+    rewrite_index(db)
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def _count(db: Database, sql: str, params: list[str]) -> int:
+    return int(next(db.query(f"SELECT count(*) AS n FROM ({sql})", params))["n"])
+
+
+def forget_user(db: Database, user_id: str, config: MemoryConfig) -> ForgetReport:
+    """Delete every row holding the person's data; return how many of each kind."""
+    with db.atomic():
+        own_filter = "SELECT id FROM episodes WHERE requester_id = ?"
+        own = [row["id"] for row in db.query(own_filter, [user_id])]
+        counts = {
+            "ledger": _count(
+                db, f"SELECT 1 FROM ledger WHERE episode_id IN ({own_filter})", [user_id]
+            ),
+            "votes": _count(
+                db,
+                f"SELECT 1 FROM votes WHERE episode_id IN ({own_filter}) OR voter_id = ?",
+                [user_id, user_id],
+            ),
+            "claims": _count(db, "SELECT 1 FROM claims WHERE user_id = ?", [user_id]),
+            "wisdom": _count(db, "SELECT 1 FROM wisdom WHERE user_id = ?", [user_id]),
+        }
+        # Votes they cast on other people's exchanges decided those statuses too.
+        others_voted = [
+            row["episode_id"]
+            for row in db.query(
+                "SELECT DISTINCT votes.episode_id FROM votes JOIN episodes"
+                " ON episodes.id = votes.episode_id"
+                " WHERE votes.voter_id = ? AND episodes.requester_id != ?",
+                [user_id, user_id],
+            )
+        ]
+        unindex_episodes(db, own)
+        counts["episodes"] = db.execute(
+            "DELETE FROM episodes WHERE requester_id = ?", [user_id]
+        ).rowcount
+        db.execute("DELETE FROM votes WHERE voter_id = ?", [user_id])
+        db.execute("DELETE FROM claims WHERE user_id = ?", [user_id])
+        db.execute("DELETE FROM wisdom WHERE user_id = ?", [user_id])
+        for episode_id in others_voted:
+            settle_status(db, episode_id, config)
+    scrub(db)
+    return ForgetReport(user_id=user_id, counts=counts)
+
+
+def forget_episode(db: Database, user_id: str, episode_id: int) -> bool:
+    """Erase one of the person's own episodes (with its votes and ledger rows)."""
+    with db.atomic():
+        deleted = db.execute(
+            "DELETE FROM episodes WHERE id = ? AND requester_id = ?", [episode_id, user_id]
+        ).rowcount
+        if deleted:
+            unindex_episodes(db, [episode_id])
+    if deleted:
+        scrub(db)
+    return bool(deleted)
+
+
+def forget_wisdom(db: Database, user_id: str, note_id: int) -> bool:
+    deleted = db.execute(
+        "DELETE FROM wisdom WHERE id = ? AND user_id = ?", [note_id, user_id]
+    ).rowcount
+    if deleted:
+        scrub(db)
+    return bool(deleted)
+
+
+def export_user(db: Database, user_id: str) -> UserExport:
+    episodes = [
+        episode_from_row(row)
+        for row in db.query(
+            "SELECT * FROM episodes WHERE requester_id = ? ORDER BY created_at, id", [user_id]
+        )
+    ]
+    ledger_entries = _count(
+        db,
+        "SELECT 1 FROM ledger JOIN episodes ON episodes.id = ledger.episode_id"
+        " WHERE episodes.requester_id = ?",
+        [user_id],
+    )
+    votes = [
+        {
+            "episode_id": str(row["episode_id"]),
+            "reaction": row["reaction"],
+            "vote": row["vote"],
+            "at": from_db_time(row["at"]).isoformat(),
+        }
+        for row in db.query(
+            "SELECT episode_id, reaction, vote, at FROM votes WHERE voter_id = ? ORDER BY at, id",
+            [user_id],
+        )
+    ]
+    return UserExport(
+        user_id=user_id,
+        episodes=episodes,
+        wisdom=list_wisdom(db, user_id),
+        ledger_entries=ledger_entries,
+        votes=votes,
+    )

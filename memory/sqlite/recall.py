@@ -1,0 +1,66 @@
+"""Recall: full-text candidates from the asker's own partition, re-ranked within a budget."""
+
+from __future__ import annotations
+
+from sqlite_utils import Database
+
+from memory.config import MemoryConfig
+from memory.models import ConversationKind, RecalledEpisode, RecallRequest
+from memory.ranking import Candidate, fit_budget, rank
+from memory.recall_query import fts5_match, search_terms
+from memory.sqlite.codec import episode_from_row
+from memory.sqlite.counters import increment
+from memory.sqlite.fts import BM25_WEIGHTS
+from memory.sqlite.scope_tokens import channel_token, personal_token
+
+__all__ = ["CANDIDATES_PER_RESULT", "recall"]
+
+CANDIDATES_PER_RESULT = 4
+"""Full-text candidates fetched per requested result, for recency and importance to re-rank."""
+
+# The scope is enforced twice: by the scope tokens inside the MATCH (so the index only
+# visits the asker's partition) and by the columns of the episode itself.
+_CANDIDATES_SQL = f"""
+SELECT episodes.*, bm25(episodes_fts, {BM25_WEIGHTS}) AS bm25
+FROM episodes_fts JOIN episodes ON episodes.id = episodes_fts.rowid
+WHERE episodes_fts MATCH :match
+  AND episodes.team_id = :team_id
+  AND episodes.channel_id = :channel_id
+  AND episodes.kind = :kind
+  AND episodes.status IN ('success', 'failure')
+  AND (
+    episodes.requester_id = :requester_id
+    OR (:shared AND episodes.kind = 'channel' AND episodes.status = 'success')
+  )
+ORDER BY bm25
+LIMIT :candidates
+"""
+
+
+def recall(db: Database, request: RecallRequest, config: MemoryConfig) -> list[RecalledEpisode]:
+    scope = request.scope
+    shared = config.share_channel_successes and scope.kind is ConversationKind.CHANNEL
+    tokens = [personal_token(scope, request.requester_id)]
+    if shared:
+        tokens.append(channel_token(scope))
+    match = fts5_match(search_terms(request.text), tokens)
+    if match is None:
+        return []
+    rows = db.query(
+        _CANDIDATES_SQL,
+        {
+            "match": match,
+            "team_id": scope.team_id,
+            "channel_id": scope.channel_id,
+            "kind": scope.kind.value,
+            "requester_id": request.requester_id,
+            "shared": shared,
+            "candidates": CANDIDATES_PER_RESULT * request.limit,
+        },
+    )
+    candidates = [Candidate(episode=episode_from_row(row), bm25=row["bm25"]) for row in rows]
+    ranked = rank(candidates, now=request.now, weights=config.weights)
+    recalled = fit_budget(ranked, limit=request.limit, token_budget=request.token_budget)
+    if recalled:
+        increment(db, "recalls")
+    return recalled
