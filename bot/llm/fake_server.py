@@ -1,0 +1,212 @@
+"""A real, scriptable OpenAI-compatible HTTP server on 127.0.0.1, for tests.
+
+Like httpx's ``MockTransport`` or pydantic-ai's ``TestModel`` it ships beside the real thing,
+but it listens on a socket, so the provider under test runs exactly its production path::
+
+    async with FakeLLMServer() as llm:
+        llm.script(ScriptedReply.error(429, retry_after="0"), ScriptedReply.answer("Hi"))
+        provider = OpenAICompatibleProvider(build_llm_client(llm.base_url, "key", 5), model="m")
+        ...
+        assert llm.requests[0]["messages"][-1]["content"] == "Hello"
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections import deque
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any, Self
+
+from aiohttp import web
+from pydantic import BaseModel, Field
+
+from bot.agent.messages import ToolCall
+from bot.llm.fake_wire import (
+    completion_body,
+    completion_chunks,
+    error_body,
+    request_problem,
+    sse_event,
+)
+
+__all__ = ["FakeLLMServer", "Responder", "ScriptedReply", "echo_last_user_message"]
+
+
+class ScriptedReply(BaseModel):
+    """One reply of the fake: an answer (text and/or tool calls) or an HTTP error."""
+
+    text: str = ""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    status: int = Field(default=200, ge=200, le=599)
+    error_message: str = "scripted failure"
+    retry_after: str | None = Field(default=None, description="Retry-After header of an error")
+    delay_seconds: float = Field(default=0.0, ge=0, description="wait before answering")
+    piece_size: int = Field(default=3, ge=1, description="characters per streamed chunk")
+    break_after_chunks: int | None = Field(
+        default=None, ge=0, description="streaming: drop the connection after this many chunks"
+    )
+
+    @classmethod
+    def answer(cls, text: str, **options: Any) -> ScriptedReply:
+        return cls(text=text, **options)
+
+    @classmethod
+    def calls(cls, *tool_calls: ToolCall, text: str = "", **options: Any) -> ScriptedReply:
+        return cls(text=text, tool_calls=list(tool_calls), **options)
+
+    @classmethod
+    def error(
+        cls, status: int, *, retry_after: str | None = None, message: str = "scripted failure"
+    ) -> ScriptedReply:
+        return cls(status=status, retry_after=retry_after, error_message=message)
+
+    @classmethod
+    def empty(cls) -> ScriptedReply:
+        return cls()
+
+
+Responder = Callable[[dict[str, Any]], ScriptedReply]
+"""Turns a recorded request body into the reply, when nothing is scripted."""
+
+
+def echo_last_user_message(request: dict[str, Any]) -> ScriptedReply:
+    """The default responder: ``"Answer: <last user message>"``, deterministic by design."""
+    user_texts = [
+        message["content"]
+        for message in request["messages"]
+        if message.get("role") == "user" and isinstance(message.get("content"), str)
+    ]
+    return ScriptedReply.answer(f"Answer: {user_texts[-1] if user_texts else ''}")
+
+
+class FakeLLMServer:
+    """``POST /v1/chat/completions`` (plain and SSE) and ``GET /v1/models`` on a random port.
+
+    Replies come from the :meth:`script` queue first, then from ``responder``. Every chat
+    request body is kept in ``requests``. Set ``down`` to answer everything with 503, and
+    ``latency_seconds`` to make every reply slow. Requests OpenAI would reject get a 400."""
+
+    def __init__(
+        self, *, model: str = "fake-model", responder: Responder = echo_last_user_message
+    ) -> None:
+        self.model = model
+        self.responder = responder
+        self.requests: list[dict[str, Any]] = []
+        self.down = False
+        self.latency_seconds = 0.0
+        self._script: deque[ScriptedReply] = deque()
+        self._ids = itertools.count(1)
+        self._closing = asyncio.Event()
+        self._runner: web.AppRunner | None = None
+        self._base_url: str | None = None
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:<port>/v1``, the value to give the client as its base URL."""
+        if self._base_url is None:
+            raise RuntimeError("FakeLLMServer is not running; use it with 'async with'")
+        return self._base_url
+
+    def script(self, *replies: ScriptedReply) -> None:
+        """Queue replies for the next chat requests, in order."""
+        self._script.extend(replies)
+
+    @property
+    def pending_replies(self) -> int:
+        """Scripted replies not yet used."""
+        return len(self._script)
+
+    async def __aenter__(self) -> Self:
+        self._closing = asyncio.Event()
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", self._chat_completions)
+        app.router.add_get("/v1/models", self._models)
+        self._runner = web.AppRunner(app, shutdown_timeout=1.0)
+        await self._runner.setup()
+        await web.TCPSite(self._runner, "127.0.0.1", 0).start()
+        host, port = self._runner.addresses[0][:2]
+        self._base_url = f"http://{host}:{port}/v1"
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self._closing.set()  # wakes handlers still waiting out a delay
+        if self._runner is not None:
+            await self._runner.cleanup()
+        self._runner = None
+        self._base_url = None
+
+    async def _pause(self, seconds: float) -> None:
+        if seconds > 0:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._closing.wait(), seconds)
+
+    async def _models(self, request: web.Request) -> web.StreamResponse:
+        if self.down:
+            return _error_response(ScriptedReply.error(503, message="the model is down"))
+        return web.json_response(
+            {
+                "object": "list",
+                "data": [{"id": self.model, "object": "model", "created": 0, "owned_by": "fake"}],
+            }
+        )
+
+    async def _chat_completions(self, request: web.Request) -> web.StreamResponse:
+        try:
+            body = await request.json()
+        except ValueError:
+            return _error_response(ScriptedReply.error(400, message="the body is not JSON"))
+        if isinstance(body, dict):
+            self.requests.append(body)
+        if self.down:
+            return _error_response(ScriptedReply.error(503, message="the model is down"))
+        if problem := request_problem(body):
+            return _error_response(ScriptedReply.error(400, message=problem))
+        reply = self._script.popleft() if self._script else self.responder(body)
+        await self._pause(self.latency_seconds + reply.delay_seconds)
+        if reply.status != 200:
+            return _error_response(reply)
+        completion_id = f"chatcmpl-fake{next(self._ids)}"
+        if body.get("stream"):
+            return await self._stream(request, body, completion_id, reply)
+        return web.json_response(completion_body(body, completion_id, reply.text, reply.tool_calls))
+
+    async def _stream(
+        self,
+        request: web.Request,
+        body: dict[str, Any],
+        completion_id: str,
+        reply: ScriptedReply,
+    ) -> web.StreamResponse:
+        response = web.StreamResponse(
+            headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+        )
+        await response.prepare(request)
+        chunks = completion_chunks(
+            body, completion_id, reply.text, reply.tool_calls, piece_size=reply.piece_size
+        )
+        try:
+            for sent, chunk in enumerate(chunks):
+                if sent == reply.break_after_chunks and request.transport is not None:
+                    request.transport.abort()
+                    return response
+                await response.write(sse_event(chunk))
+            await response.write(sse_event("[DONE]"))
+            await response.write_eof()
+        except ConnectionError:
+            pass  # the client stopped reading; nothing left to tell it
+        return response
+
+
+def _error_response(reply: ScriptedReply) -> web.Response:
+    headers = {"Retry-After": reply.retry_after} if reply.retry_after is not None else None
+    return web.json_response(
+        error_body(reply.status, reply.error_message), status=reply.status, headers=headers
+    )

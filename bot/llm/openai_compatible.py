@@ -1,0 +1,135 @@
+"""The :class:`Provider` for any server speaking OpenAI's ``/chat/completions`` API."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+from pydantic import ValidationError
+
+from bot.agent.messages import Completion, CompletionRequest, Delta
+from bot.agent.provider import ModelUnavailable
+from bot.llm.errors import ModelRequestRejected
+from bot.llm.retry import RetryableFailure, RetryPolicy, retry_after_seconds, run_with_retries
+from bot.llm.sse import iter_sse_data
+from bot.llm.stream_assembler import StreamAssembler
+from bot.llm.wire import ChatCompletion, ChatCompletionChunk, encode_request
+
+__all__ = ["OpenAICompatibleProvider"]
+
+logger = logging.getLogger(__name__)
+
+_CHAT_COMPLETIONS = "chat/completions"
+_STREAM_END = "[DONE]"
+_RETRYABLE_TRANSPORT_ERRORS = (
+    httpx.TimeoutException,
+    httpx.NetworkError,
+    httpx.RemoteProtocolError,
+)
+_DETAIL_LIMIT = 200
+
+
+class OpenAICompatibleProvider:
+    """Talks to OpenAI, Ollama, vLLM, llama.cpp and the like through an injected client.
+
+    The client carries the base URL and credentials (see :func:`build_llm_client`), so tests
+    can point it at :class:`FakeLLMServer` and production at the real thing."""
+
+    def __init__(
+        self, client: httpx.AsyncClient, *, model: str, retry: RetryPolicy | None = None
+    ) -> None:
+        self._client = client
+        self._model = model
+        self._retry = retry or RetryPolicy()
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        body = encode_request(request, model=self._model, stream=False)
+        response = await run_with_retries(self._retry, lambda: self._send(body, stream=False))
+        try:
+            return ChatCompletion.model_validate_json(response.content).to_completion()
+        except ValidationError as error:
+            raise ModelUnavailable("the model server sent a malformed response") from error
+
+    async def stream(self, request: CompletionRequest) -> AsyncIterator[Delta]:
+        body = encode_request(request, model=self._model, stream=True)
+        # Retries happen only here, before any of the body was read: once text has been
+        # yielded, starting over would show the person a garbled answer.
+        response = await run_with_retries(self._retry, lambda: self._send(body, stream=True))
+        try:
+            assembler = StreamAssembler()
+            async for text in self._stream_texts(response, assembler):
+                yield Delta(content=text)
+            yield Delta(final=assembler.completion())
+        finally:
+            await response.aclose()
+
+    async def _stream_texts(
+        self, response: httpx.Response, assembler: StreamAssembler
+    ) -> AsyncIterator[str]:
+        done = False
+        try:
+            async for data in iter_sse_data(response.aiter_lines()):
+                if data.strip() == _STREAM_END:
+                    done = True
+                    break
+                chunk = ChatCompletionChunk.model_validate_json(data)
+                if chunk.error is not None:
+                    raise ModelUnavailable(
+                        f"the model server failed mid-stream: {_error_text(chunk.error)}"
+                    )
+                if text := assembler.add(chunk):
+                    yield text
+        except httpx.HTTPError as error:
+            raise ModelUnavailable(
+                f"the model's stream broke off ({type(error).__name__})"
+            ) from error
+        except ValidationError as error:
+            raise ModelUnavailable("the model server sent a malformed stream chunk") from error
+        if not done and not assembler.finished:
+            raise ModelUnavailable("the model's stream ended before the answer did")
+
+    async def _send(self, body: dict[str, Any], *, stream: bool) -> httpx.Response:
+        """One attempt: a response with a 2xx status (body unread when streaming), or an error."""
+        request = self._client.build_request("POST", _CHAT_COMPLETIONS, json=body)
+        try:
+            response = await self._client.send(request, stream=stream)
+        except _RETRYABLE_TRANSPORT_ERRORS as error:
+            raise RetryableFailure(
+                f"could not reach the model server ({type(error).__name__})"
+            ) from error
+        if response.is_success:
+            return response
+        try:
+            await response.aread()
+        except httpx.HTTPError:
+            pass  # the status alone says enough
+        finally:
+            await response.aclose()
+        status = response.status_code
+        if status == 429 or status >= 500:
+            raise RetryableFailure(
+                f"the model server answered HTTP {status}",
+                retry_after=retry_after_seconds(response.headers.get("Retry-After")),
+            )
+        raise ModelRequestRejected(status, _rejection_reason(response))
+
+
+def _error_text(error: object) -> str:
+    """The ``message`` of an OpenAI-style ``error`` object, shortened for a log line."""
+    message = error.get("message") if isinstance(error, dict) else None
+    text = message if isinstance(message, str) else json.dumps(error)
+    return text[:_DETAIL_LIMIT]
+
+
+def _rejection_reason(response: httpx.Response) -> str:
+    reason = f"the model server rejected the request (HTTP {response.status_code})"
+    if response.status_code in (401, 403):
+        return reason  # the server may quote the credentials back; keep them out of logs
+    try:
+        error = response.json().get("error")
+    except (httpx.ResponseNotRead, ValueError, AttributeError):
+        return reason
+    return f"{reason}: {_error_text(error)}" if error else reason
