@@ -52,7 +52,7 @@ def parse_importance(reply: str) -> int:
         raise UnusableReply("the model's importance reply holds no number")
     value = round(float(match.group()))
     if not 1 <= value <= 10:
-        raise UnusableReply(f"the model's importance {value} is outside 1..10")
+        raise UnusableReply("the model's importance is outside 1..10")
     return value
 
 

@@ -1,0 +1,121 @@
+"""Working memory: per-thread facts, bounded, expiring, erasable per person."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from memory.working import WorkingMemory
+
+
+class Clock:
+    """A clock that moves only when told to."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, delta: timedelta) -> None:
+        self.now += delta
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+def test_facts_are_kept_per_thread(clock: Clock) -> None:
+    memory = WorkingMemory(clock=clock)
+    memory.put("C1:100.1", "service", "billing", user_id="U1")
+    memory.put("C1:200.2", "service", "search", user_id="U2")
+
+    assert memory.get("C1:100.1", "service", user_id="U1") == "billing"
+    assert memory.get("C1:200.2", "service", user_id="U2") == "search"
+    assert memory.get("C1:300.3", "service", user_id="U1") is None
+    assert memory.facts("C1:100.1", user_id="U1") == {"service": "billing"}
+
+
+def test_a_new_value_replaces_the_old_one(clock: Clock) -> None:
+    memory = WorkingMemory(clock=clock)
+    memory.put("t", "branch", "main", user_id="U1")
+    memory.put("t", "branch", "release-2", user_id="U1")
+
+    assert memory.facts("t", user_id="U1") == {"branch": "release-2"}
+
+
+def test_the_least_recently_used_key_makes_room(clock: Clock) -> None:
+    memory = WorkingMemory(max_keys_per_thread=2, clock=clock)
+    memory.put("t", "a", "1", user_id="U1")
+    memory.put("t", "b", "2", user_id="U1")
+    assert memory.get("t", "a", user_id="U1") == "1"  # "b" is now the least recently used
+    memory.put("t", "c", "3", user_id="U1")
+
+    assert memory.facts("t", user_id="U1") == {"a": "1", "c": "3"}
+
+
+def test_the_least_recently_used_thread_makes_room(clock: Clock) -> None:
+    memory = WorkingMemory(max_threads=2, clock=clock)
+    memory.put("t1", "k", "1", user_id="U1")
+    memory.put("t2", "k", "2", user_id="U1")
+    memory.facts("t1", user_id="U1")  # "t2" is now the least recently used
+    memory.put("t3", "k", "3", user_id="U1")
+
+    assert len(memory) == 2
+    assert memory.get("t2", "k", user_id="U1") is None
+    assert memory.get("t1", "k", user_id="U1") == "1"
+    assert memory.get("t3", "k", user_id="U1") == "3"
+
+
+def test_long_values_and_keys_are_cut(clock: Clock) -> None:
+    memory = WorkingMemory(max_value_chars=20, max_key_chars=10, clock=clock)
+    memory.put("t", "a very long key indeed", "line one\nline two " + "x" * 100, user_id="U1")
+
+    [(key, value)] = memory.facts("t", user_id="U1").items()
+    assert len(key) <= 10
+    assert len(value) == 20
+    assert value.startswith("line one\nline two")
+    assert value.endswith("…")
+
+
+def test_a_thread_unused_for_the_ttl_expires(clock: Clock) -> None:
+    memory = WorkingMemory(ttl=timedelta(minutes=30), clock=clock)
+    memory.put("quiet", "k", "v", user_id="U1")
+    memory.put("busy", "k", "v", user_id="U1")
+    clock.advance(timedelta(minutes=20))
+    memory.get("busy", "k", user_id="U1")
+    clock.advance(timedelta(minutes=20))
+
+    assert memory.get("quiet", "k", user_id="U1") is None
+    assert memory.get("busy", "k", user_id="U1") == "v"
+    assert len(memory) == 1
+
+
+def test_forget_user_drops_every_thread_the_person_touched(clock: Clock) -> None:
+    memory = WorkingMemory(clock=clock)
+    memory.put("wrote", "k", "v", user_id="U1")
+    memory.put("read", "k", "v", user_id="U2")
+    memory.get("read", "k", user_id="U1")
+    memory.put("other", "k", "v", user_id="U2")
+
+    assert memory.forget_user("U1") == 2
+    assert memory.facts("wrote", user_id="U3") == {}
+    assert memory.facts("read", user_id="U3") == {}
+    assert memory.facts("other", user_id="U2") == {"k": "v"}
+
+
+def test_forget_thread(clock: Clock) -> None:
+    memory = WorkingMemory(clock=clock)
+    memory.put("t", "k", "v", user_id="U1")
+    memory.forget_thread("t")
+
+    assert len(memory) == 0
+
+
+def test_reading_an_unknown_thread_creates_nothing(clock: Clock) -> None:
+    memory = WorkingMemory(clock=clock)
+    assert memory.facts("nothing", user_id="U1") == {}
+    assert memory.get("nothing", "k", user_id="U1") is None
+    assert len(memory) == 0
