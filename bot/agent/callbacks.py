@@ -1,0 +1,110 @@
+"""Hooks around the loop, each model call and each tool call.
+
+Subclass :class:`Callback` and override what you need; every method is a no-op. A failing
+hook stops the turn, except ``after_tool_call`` and ``on_evaluator_error``, which are
+best-effort reporting: their errors are logged and ignored.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from bot.agent.context import TurnContext
+from bot.agent.evaluation import EvaluatorError
+from bot.agent.messages import Completion, CompletionRequest, Conversation, ToolCall, ToolResult
+from bot.agent.tools.errors import ToolError
+
+if TYPE_CHECKING:
+    from bot.agent.result import AgentResult
+
+__all__ = ["Callback", "CallbackChain", "CountToolErrors"]
+
+logger = logging.getLogger(__name__)
+
+
+class Callback:
+    async def before_loop(self, conversation: Conversation, context: TurnContext) -> None:
+        """The conversation as the model will first see it (system message included)."""
+
+    async def after_loop(self, result: AgentResult, context: TurnContext) -> None: ...
+
+    async def before_llm_call(self, request: CompletionRequest, context: TurnContext) -> None:
+        """May adjust the request in place."""
+
+    async def after_llm_call(self, completion: Completion, context: TurnContext) -> None: ...
+
+    async def before_tool_call(self, call: ToolCall, context: TurnContext) -> None: ...
+
+    async def after_tool_call(
+        self,
+        call: ToolCall,
+        result: ToolResult,
+        error: ToolError | None,
+        context: TurnContext,
+    ) -> None:
+        """``error`` is set when the call failed (it is also in ``AgentResult.tool_errors``)."""
+
+    async def on_evaluator_error(self, error: EvaluatorError, context: TurnContext) -> None: ...
+
+
+class CountToolErrors(Callback):
+    """Count each tool failure in memory as ``tool_error:<class>:<tool>``."""
+
+    async def after_tool_call(
+        self,
+        call: ToolCall,
+        result: ToolResult,
+        error: ToolError | None,
+        context: TurnContext,
+    ) -> None:
+        if error is not None:
+            await context.memory.count(error.counter)
+
+
+class CallbackChain(Callback):
+    """Calls each callback in order."""
+
+    def __init__(self, callbacks: Iterable[Callback] = ()) -> None:
+        self._callbacks = list(callbacks)
+
+    async def before_loop(self, conversation: Conversation, context: TurnContext) -> None:
+        for callback in self._callbacks:
+            await callback.before_loop(conversation, context)
+
+    async def after_loop(self, result: AgentResult, context: TurnContext) -> None:
+        for callback in self._callbacks:
+            await callback.after_loop(result, context)
+
+    async def before_llm_call(self, request: CompletionRequest, context: TurnContext) -> None:
+        for callback in self._callbacks:
+            await callback.before_llm_call(request, context)
+
+    async def after_llm_call(self, completion: Completion, context: TurnContext) -> None:
+        for callback in self._callbacks:
+            await callback.after_llm_call(completion, context)
+
+    async def before_tool_call(self, call: ToolCall, context: TurnContext) -> None:
+        for callback in self._callbacks:
+            await callback.before_tool_call(call, context)
+
+    async def after_tool_call(
+        self,
+        call: ToolCall,
+        result: ToolResult,
+        error: ToolError | None,
+        context: TurnContext,
+    ) -> None:
+        for callback in self._callbacks:
+            try:
+                await callback.after_tool_call(call, result, error, context)
+            except Exception:
+                logger.exception("after_tool_call hook of %s failed", type(callback).__name__)
+
+    async def on_evaluator_error(self, error: EvaluatorError, context: TurnContext) -> None:
+        for callback in self._callbacks:
+            try:
+                await callback.on_evaluator_error(error, context)
+            except Exception:
+                logger.exception("on_evaluator_error hook of %s failed", type(callback).__name__)

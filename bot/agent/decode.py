@@ -1,0 +1,113 @@
+"""Decoding what the model wrote into typed values: success, feedback or error.
+
+Feedback is not an error (seed 000): it is the normal refinement step of the loop, sent
+back to the model as a value. Only an error ends the turn.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from enum import Enum
+from typing import Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+__all__ = ["DecodeResult", "decode_arguments", "describe_validation_error"]
+
+T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
+
+_MAX_REPORTED_ERRORS = 3
+
+
+class _State(Enum):
+    SUCCESS = "success"
+    FEEDBACK = "feedback"
+    ERROR = "error"
+
+
+@dataclass(frozen=True, slots=True)
+class DecodeResult(Generic[T]):
+    """The outcome of decoding a model's output: exactly one of three states.
+
+    Build one with :meth:`success`, :meth:`feedback` or :meth:`error`; read ``value`` and
+    ``confidence`` only on success, ``message`` only on feedback, ``err`` only on error.
+    """
+
+    state: _State
+    value: T | None = None
+    confidence: float = 0.0
+    message: str = ""
+    err: BaseException | None = None
+
+    @classmethod
+    def success(cls, value: T, confidence: float = 1.0) -> DecodeResult[T]:
+        if not 0.0 <= confidence <= 1.0:
+            raise ValueError("confidence must be between 0 and 1")
+        return cls(state=_State.SUCCESS, value=value, confidence=confidence)
+
+    @classmethod
+    def feedback(cls, message: str) -> DecodeResult[T]:
+        """What the model should fix; it gets another attempt."""
+        return cls(state=_State.FEEDBACK, message=message)
+
+    @classmethod
+    def error(cls, err: BaseException) -> DecodeResult[T]:
+        """An unrecoverable failure: the turn ends."""
+        return cls(state=_State.ERROR, err=err)
+
+    @property
+    def is_success(self) -> bool:
+        return self.state is _State.SUCCESS
+
+    @property
+    def is_feedback(self) -> bool:
+        return self.state is _State.FEEDBACK
+
+    @property
+    def is_error(self) -> bool:
+        return self.state is _State.ERROR
+
+
+def describe_validation_error(error: ValidationError) -> str:
+    """A few ``field: problem`` lines a model (or a person) can act on; no stack trace."""
+    lines = []
+    for item in error.errors()[:_MAX_REPORTED_ERRORS]:
+        location = ".".join(str(part) for part in item["loc"]) or "(root)"
+        lines.append(f"`{location}`: {item['msg']}")
+    extra = error.error_count() - _MAX_REPORTED_ERRORS
+    if extra > 0:
+        lines.append(f"and {extra} more problem(s)")
+    return "; ".join(lines)
+
+
+def decode_arguments(raw: str, model: type[M]) -> DecodeResult[M]:
+    """Decode a tool call's raw ``arguments`` into the tool's input model.
+
+    Malformed JSON, a non-object and a schema mismatch are feedback for the model; an
+    exception raised by the model's own validators (a bug, not a bad argument) is an error.
+    """
+    text = raw.strip() or "{}"
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return DecodeResult.feedback(
+            f"The arguments are not valid JSON ({exc.msg} at position {exc.pos}). "
+            "Send one JSON object that matches the tool's parameters."
+        )
+    if not isinstance(parsed, dict):
+        return DecodeResult.feedback(
+            f"The arguments must be a JSON object, not {type(parsed).__name__}. "
+            "Send one JSON object that matches the tool's parameters."
+        )
+    try:
+        value = model.model_validate(parsed)
+    except ValidationError as exc:
+        return DecodeResult.feedback(
+            f"The arguments do not match the tool's parameters: {describe_validation_error(exc)}. "
+            "Fix them and call the tool again."
+        )
+    except Exception as exc:  # a validator bug: retrying cannot help
+        return DecodeResult.error(exc)
+    return DecodeResult.success(value)

@@ -1,0 +1,122 @@
+"""Evaluators check a draft answer before it is sent (seed 003).
+
+A negative verdict is normal feedback: the loop runs another iteration with it. An
+evaluator that fails to run is an :class:`EvaluatorError`, reported and otherwise ignored:
+it never counts as a negative verdict, so the draft stands.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Protocol, runtime_checkable
+
+from pydantic import BaseModel, Field
+
+from bot.agent.context import TurnContext
+
+__all__ = [
+    "EvaluationDetails",
+    "EvaluationResult",
+    "Evaluator",
+    "EvaluatorError",
+    "SelectiveEvaluator",
+    "evaluate_draft",
+    "evaluation_feedback",
+    "is_active",
+]
+
+logger = logging.getLogger(__name__)
+
+
+class EvaluationDetails(BaseModel):
+    metrics: dict[str, float] = Field(default_factory=dict)
+    violations: list[str] = Field(default_factory=list)
+    suggestions: list[str] = Field(default_factory=list)
+
+
+class EvaluationResult(BaseModel):
+    success: bool
+    feedback: str = ""
+    details: EvaluationDetails = Field(default_factory=EvaluationDetails)
+
+    @classmethod
+    def passed(cls) -> EvaluationResult:
+        return cls(success=True)
+
+
+@runtime_checkable
+class Evaluator(Protocol):
+    async def evaluate(self, draft: str, context: TurnContext) -> EvaluationResult: ...
+
+
+@runtime_checkable
+class SelectiveEvaluator(Evaluator, Protocol):
+    """An evaluator that can tell in advance whether it has anything to check this turn.
+
+    While no evaluator is active, the loop streams drafts straight to the person."""
+
+    def applies(self, context: TurnContext) -> bool: ...
+
+
+class EvaluatorError(Exception):
+    """An evaluator failed to run (not a negative verdict)."""
+
+    def __init__(self, evaluator: str, cause: BaseException) -> None:
+        super().__init__(f"evaluator {evaluator} failed: {type(cause).__name__}")
+        self.evaluator = evaluator
+        self.cause = cause
+
+
+OnEvaluatorError = Callable[[EvaluatorError], Awaitable[None]]
+
+
+def _name(evaluator: Evaluator) -> str:
+    return type(evaluator).__name__
+
+
+async def is_active(evaluator: Evaluator, context: TurnContext, on_error: OnEvaluatorError) -> bool:
+    """Whether the evaluator will check this turn; one that can't tell is left out."""
+    if not isinstance(evaluator, SelectiveEvaluator):
+        return True
+    try:
+        return evaluator.applies(context)
+    except Exception as exc:
+        await _report(EvaluatorError(_name(evaluator), exc), on_error)
+        return False
+
+
+async def evaluate_draft(
+    evaluators: Sequence[Evaluator],
+    draft: str,
+    context: TurnContext,
+    on_error: OnEvaluatorError,
+) -> list[EvaluationResult]:
+    """The negative verdicts on a draft, in evaluator order (empty: the draft passes)."""
+    rejections = []
+    for evaluator in evaluators:
+        try:
+            result = await evaluator.evaluate(draft, context)
+        except Exception as exc:
+            await _report(EvaluatorError(_name(evaluator), exc), on_error)
+            continue
+        if not result.success:
+            rejections.append(result)
+    return rejections
+
+
+async def _report(error: EvaluatorError, on_error: OnEvaluatorError) -> None:
+    logger.warning("%s", error, exc_info=error.cause)
+    await on_error(error)
+
+
+def evaluation_feedback(rejections: Sequence[EvaluationResult]) -> str:
+    """The user message that sends a rejected draft back to the model."""
+    lines = ["Your draft answer was reviewed and is not ready to send."]
+    for result in rejections:
+        if result.feedback:
+            lines.append(result.feedback)
+        lines.extend(f"- Problem: {violation}" for violation in result.details.violations)
+        lines.extend(f"- Suggestion: {suggestion}" for suggestion in result.details.suggestions)
+    lines.append("Write the complete improved answer for the person; don't mention this review.")
+    return "\n".join(lines)

@@ -1,0 +1,251 @@
+"""The agent loop (seed 002): model call, tool calls, evaluation, until an answer.
+
+Bounded everywhere: iterations, empty-reply nudges, argument corrections, retries of the
+same tool call, evaluation rounds. The only exception that leaves :meth:`Agent.run` on
+purpose is :class:`~bot.agent.provider.ModelUnavailable` (and whatever a callback raises).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from bot.agent.callbacks import Callback, CallbackChain
+from bot.agent.context import TurnContext
+from bot.agent.dispatch import ToolDispatcher
+from bot.agent.evaluation import (
+    Evaluator,
+    EvaluatorError,
+    evaluate_draft,
+    evaluation_feedback,
+    is_active,
+)
+from bot.agent.messages import (
+    Completion,
+    CompletionRequest,
+    Conversation,
+    Message,
+    Role,
+    ToolDefinition,
+)
+from bot.agent.provider import Provider
+from bot.agent.result import AgentResult, StopReason
+from bot.agent.streaming import OnText, TextSink
+from bot.agent.tools.errors import ToolError
+from bot.agent.tools.guard import GuardPolicy, ToolGuard
+from bot.agent.tools.loop_detector import LoopMemory
+from bot.agent.tools.registry import Tool, ToolRegistry
+
+__all__ = ["EMPTY_REPLY_NUDGE", "EMPTY_REPLY_TEXT", "NARROW_DOWN_TEXT", "Agent"]
+
+EMPTY_REPLY_NUDGE = (
+    "Your last reply was empty. Answer the question above, or call a tool if you need one."
+)
+EMPTY_REPLY_TEXT = "I couldn't produce an answer; please rephrase and ask again."
+NARROW_DOWN_TEXT = (
+    "I ran out of steps before finishing; please narrow the question down and ask again."
+)
+
+
+@dataclass
+class _Turn:
+    """The mutable bookkeeping of one run."""
+
+    conversation: Conversation
+    context: TurnContext
+    sink: TextSink
+    stream: bool
+    evaluators: list[Evaluator]
+    llm_calls: int = 0
+    iterations: int = 0
+    evaluation_rounds: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    best_text: str = ""
+    tool_errors: list[ToolError] = field(default_factory=list)
+
+
+class Agent:
+    """Answers one conversation turn with a model, tools and evaluators.
+
+    One Agent serves every turn (concurrently too); it keeps a small per-thread memory of
+    failed tool calls (``loop_memory``) so a follow-up in a thread doesn't repeat them.
+    """
+
+    def __init__(
+        self,
+        provider: Provider,
+        *,
+        tools: Sequence[Tool] = (),
+        instructions: str | None = None,
+        max_iterations: int = 6,
+        max_empty_retries: int = 2,
+        max_decode_feedback: int = 2,
+        evaluators: Sequence[Evaluator] = (),
+        max_evaluation_rounds: int = 2,
+        callbacks: Sequence[Callback] = (),
+        guard: GuardPolicy | None = None,
+        loop_memory: LoopMemory | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> None:
+        if max_iterations < 1:
+            raise ValueError("max_iterations must be at least 1")
+        if min(max_empty_retries, max_decode_feedback, max_evaluation_rounds) < 0:
+            raise ValueError("retry limits can't be negative")
+        self.provider = provider
+        self.tools = ToolRegistry(tools)
+        self.instructions = instructions
+        self.max_iterations = max_iterations
+        self.max_empty_retries = max_empty_retries
+        self.max_decode_feedback = max_decode_feedback
+        self.evaluators = list(evaluators)
+        self.max_evaluation_rounds = max_evaluation_rounds
+        self.callbacks = CallbackChain(callbacks)
+        self.guard = guard or GuardPolicy()
+        self.loop_memory = loop_memory or LoopMemory()
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+
+    async def run(
+        self,
+        conversation: Conversation,
+        *,
+        context: TurnContext,
+        on_text: OnText | None = None,
+    ) -> AgentResult:
+        """Answer the last message of ``conversation`` (which is not modified).
+
+        With ``on_text``, the answer is streamed through it, unless an evaluator has
+        something to check this turn: then the accepted answer is sent through it once.
+        """
+        turn = await self._start(conversation, context, on_text)
+        await self.callbacks.before_loop(turn.conversation, context)
+        dispatcher = ToolDispatcher(
+            self.tools,
+            ToolGuard(self.guard, self.loop_memory, context),
+            self.callbacks,
+            context,
+            max_decode_feedback=self.max_decode_feedback,
+        )
+        definitions = self.tools.definitions()
+        while turn.iterations < self.max_iterations:
+            turn.iterations += 1
+            completion = await self._reply(turn, definitions)
+            if completion is None:
+                return await self._finish(turn, EMPTY_REPLY_TEXT, "empty_reply")
+            turn.conversation.append(Message.assistant(completion.content, completion.tool_calls))
+            if completion.content.strip():
+                turn.best_text = completion.content
+            if not completion.tool_calls:
+                if await self._send_back(turn, completion.content):
+                    continue
+                return await self._finish(turn, completion.content, "answer", appended=True)
+            turn.sink.end_reply()
+            outcomes = await dispatcher.dispatch(completion.tool_calls)
+            for outcome in outcomes:
+                turn.conversation.append(
+                    Message(
+                        role=Role.TOOL,
+                        content=outcome.content,
+                        tool_call_id=outcome.call.id,
+                        name=outcome.call.name,
+                    )
+                )
+                if outcome.error is not None:
+                    turn.tool_errors.append(outcome.error)
+            stop_text = next((o.stop_text for o in outcomes if o.stop_text), None)
+            if stop_text is not None:
+                return await self._finish(turn, stop_text, "loop_detected")
+        text = f"{turn.best_text}\n\n{NARROW_DOWN_TEXT}" if turn.best_text else NARROW_DOWN_TEXT
+        return await self._finish(turn, text, "max_iterations")
+
+    async def _start(
+        self, conversation: Conversation, context: TurnContext, on_text: OnText | None
+    ) -> _Turn:
+        working = conversation.clone()
+        first = working.messages[0] if working.messages else None
+        if self.instructions and (first is None or first.role is not Role.SYSTEM):
+            working.messages.insert(0, Message.system(self.instructions))
+
+        async def report(error: EvaluatorError) -> None:
+            await self.callbacks.on_evaluator_error(error, context)
+
+        active = [e for e in self.evaluators if await is_active(e, context, report)]
+        return _Turn(
+            conversation=working,
+            context=context,
+            sink=TextSink(on_text),
+            stream=on_text is not None and not active,
+            evaluators=active,
+        )
+
+    async def _reply(self, turn: _Turn, tools: list[ToolDefinition]) -> Completion | None:
+        """One model reply with text or tool calls, nudging empty ones; None if all were."""
+        for attempt in range(self.max_empty_retries + 1):
+            if attempt:
+                turn.conversation.append(Message.user(EMPTY_REPLY_NUDGE))
+            request = CompletionRequest(
+                messages=list(turn.conversation.messages),
+                tools=tools,
+                max_tokens=self.max_tokens,
+                temperature=self.temperature,
+            )
+            await self.callbacks.before_llm_call(request, turn.context)
+            turn.llm_calls += 1
+            completion = await self._complete(request, turn)
+            turn.input_tokens += completion.input_tokens
+            turn.output_tokens += completion.output_tokens
+            await self.callbacks.after_llm_call(completion, turn.context)
+            if completion.content.strip() or completion.tool_calls:
+                return completion
+            turn.sink.drop_reply()
+        return None
+
+    async def _complete(self, request: CompletionRequest, turn: _Turn) -> Completion:
+        if not turn.stream:
+            return await self.provider.complete(request)
+        streamed: list[str] = []
+        final: Completion | None = None
+        async for delta in self.provider.stream(request):
+            if delta.content:
+                streamed.append(delta.content)
+                await turn.sink.delta(delta.content)
+            if delta.final is not None:
+                final = delta.final
+        return final or Completion(content="".join(streamed))
+
+    async def _send_back(self, turn: _Turn, draft: str) -> bool:
+        """Whether evaluators rejected the draft (their feedback is then appended)."""
+        if not turn.evaluators or turn.evaluation_rounds >= self.max_evaluation_rounds:
+            return False
+
+        async def report(error: EvaluatorError) -> None:
+            await self.callbacks.on_evaluator_error(error, turn.context)
+
+        rejections = await evaluate_draft(turn.evaluators, draft, turn.context, report)
+        if not rejections:
+            return False
+        turn.evaluation_rounds += 1
+        turn.conversation.append(Message.user(evaluation_feedback(rejections)))
+        return True
+
+    async def _finish(
+        self, turn: _Turn, text: str, reason: StopReason, *, appended: bool = False
+    ) -> AgentResult:
+        if not appended:
+            turn.conversation.append(Message.assistant(text))
+        await turn.sink.finish(text)
+        result = AgentResult(
+            text=text,
+            conversation=turn.conversation,
+            llm_calls=turn.llm_calls,
+            tool_errors=turn.tool_errors,
+            stop_reason=reason,
+            iterations=turn.iterations,
+            evaluation_rounds=turn.evaluation_rounds,
+            input_tokens=turn.input_tokens,
+            output_tokens=turn.output_tokens,
+        )
+        await self.callbacks.after_loop(result, turn.context)
+        return result
