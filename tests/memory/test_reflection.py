@@ -1,0 +1,245 @@
+"""The reflection worker: lessons for 👎, importance for 👍, never for a stale vote."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from learning_support import Conversations
+
+from memory import EpisodeStatus, MemoryConfig, MemoryStore, open_store
+from memory.reflection import ReflectionWorker
+
+SECRET = "zanzibar-quokka"
+"""A word people wrote; it must never reach the logs."""
+
+
+class ScriptedModel:
+    """A reflector and scorer whose answers, failures and pauses the test decides."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+        self.failing: set[str] = set()
+        """Questions the model fails on ("*" for all)."""
+        self.while_thinking: Callable[[], Awaitable[None]] | None = None
+
+    async def _think(self, question: str) -> None:
+        self.calls.append(question)
+        if self.while_thinking is not None:
+            await self.while_thinking()
+        if "*" in self.failing or question in self.failing:
+            raise RuntimeError(f"model down while reading {question!r}")
+
+    async def reflect(self, question: str, answer: str) -> str:
+        await self._think(question)
+        return f"Lesson for {question}"
+
+    async def score(self, question: str, answer: str, status: EpisodeStatus) -> int:
+        await self._think(question)
+        return 8 if status is EpisodeStatus.SUCCESS else 2
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[MemoryStore]:
+    opened = await open_store(str(tmp_path / "memory.db"), MemoryConfig())
+    yield opened
+    await opened.close()
+
+
+@pytest.fixture
+def people(store: MemoryStore) -> Conversations:
+    return Conversations(store)
+
+
+@pytest.fixture
+def model() -> ScriptedModel:
+    return ScriptedModel()
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def worker(store: MemoryStore, model: ScriptedModel, clock: Clock) -> ReflectionWorker:
+    return ReflectionWorker(
+        store, model, model, batch=20, retry_interval=timedelta(minutes=5), clock=clock
+    )
+
+
+async def test_failures_get_lessons_and_successes_get_importance(
+    people: Conversations, model: ScriptedModel, worker: ReflectionWorker
+) -> None:
+    failed = await people.validated("deploy billing?", "run make deploy", EpisodeStatus.FAILURE)
+    worked = await people.validated("restart search?", "kubectl rollout", EpisodeStatus.SUCCESS)
+    pending = await people.ask("what is staging?", "a cluster")
+
+    report = await worker.run_once()
+
+    assert (report.lessons, report.scored, report.deferred, report.stale) == (1, 1, 0, 0)
+    assert (await people.current(failed)).lesson == "Lesson for deploy billing?"
+    assert (await people.current(worked)).importance == 8
+    untouched = await people.current(pending)
+    assert (untouched.lesson, untouched.importance) == (None, None)
+    assert "what is staging?" not in model.calls
+
+    again = await worker.run_once()
+    assert (again.lessons, again.scored) == (0, 0)
+    assert len(model.calls) == 2
+
+
+async def test_a_run_handles_at_most_one_batch(
+    store: MemoryStore, people: Conversations, model: ScriptedModel
+) -> None:
+    for number in range(3):
+        await people.validated(f"question {number}", "answer", EpisodeStatus.FAILURE)
+    worker = ReflectionWorker(store, model, model, batch=2)
+
+    assert (await worker.run_once()).lessons == 2
+    assert (await worker.run_once()).lessons == 1
+
+
+async def test_a_model_failure_keeps_the_vote_and_retries_after_a_back_off(
+    people: Conversations,
+    model: ScriptedModel,
+    worker: ReflectionWorker,
+    clock: Clock,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    question = f"why does {SECRET} time out?"
+    failed = await people.validated(question, "restart it", EpisodeStatus.FAILURE)
+    model.failing = {"*"}
+
+    with caplog.at_level(logging.DEBUG, logger="memory.reflection"):
+        assert (await worker.run_once()).deferred == 1
+        assert (await worker.run_once()).deferred == 0  # backing off: the model is not asked
+        clock.now += timedelta(minutes=5).total_seconds()
+        assert (await worker.run_once()).deferred == 1
+
+    assert len(model.calls) == 2
+    kept = await people.current(failed)
+    assert (kept.status, kept.lesson) == (EpisodeStatus.FAILURE, None)
+    warnings = [record for record in caplog.records if record.levelno >= logging.WARNING]
+    assert len(warnings) == 1
+    assert all(SECRET not in record.getMessage() for record in caplog.records)
+
+    model.failing = set()
+    clock.now += timedelta(minutes=9).total_seconds()  # still backing off (10 minutes now)
+    assert (await worker.run_once()).lessons == 0
+    clock.now += timedelta(minutes=1).total_seconds()
+    assert (await worker.run_once()).lessons == 1
+    assert (await people.current(failed)).lesson == f"Lesson for {question}"
+
+
+async def test_an_episode_the_model_chokes_on_does_not_block_the_others(
+    people: Conversations, model: ScriptedModel, worker: ReflectionWorker
+) -> None:
+    poison = await people.validated("poison", "answer", EpisodeStatus.FAILURE)
+    healthy = await people.validated("healthy", "answer", EpisodeStatus.FAILURE)
+    model.failing = {"poison"}
+
+    first = await worker.run_once()
+    second = await worker.run_once()
+
+    assert (first.deferred, first.lessons) == (1, 0)
+    assert (second.deferred, second.lessons) == (0, 1)
+    assert (await people.current(healthy)).lesson == "Lesson for healthy"
+    assert (await people.current(poison)).lesson is None
+
+
+async def test_a_vote_removed_while_reflecting_gets_no_lesson(
+    people: Conversations, model: ScriptedModel, worker: ReflectionWorker
+) -> None:
+    failed = await people.validated("deploy billing?", "run make deploy", EpisodeStatus.FAILURE)
+
+    async def person_takes_back_the_thumbs_down() -> None:
+        await people.react(failed, EpisodeStatus.FAILURE, added=False)
+
+    model.while_thinking = person_takes_back_the_thumbs_down
+
+    report = await worker.run_once()
+
+    assert (report.stale, report.lessons) == (1, 0)
+    now = await people.current(failed)
+    assert (now.status, now.lesson) == (EpisodeStatus.PENDING, None)
+
+
+async def test_a_vote_flipped_to_thumbs_up_while_reflecting_gets_no_lesson(
+    people: Conversations, model: ScriptedModel, worker: ReflectionWorker
+) -> None:
+    failed = await people.validated("deploy billing?", "run make deploy", EpisodeStatus.FAILURE)
+
+    async def person_changes_their_mind() -> None:
+        model.while_thinking = None
+        await people.react(failed, EpisodeStatus.FAILURE, added=False)
+        await people.react(failed, EpisodeStatus.SUCCESS)
+
+    model.while_thinking = person_changes_their_mind
+
+    assert (await worker.run_once()).stale == 1
+    flipped = await people.current(failed)
+    assert (flipped.status, flipped.lesson) == (EpisodeStatus.SUCCESS, None)
+
+    assert (await worker.run_once()).scored == 1
+    assert (await people.current(failed)).importance == 8
+
+
+async def test_a_wake_up_runs_the_worker(
+    store: MemoryStore,
+    people: Conversations,
+    model: ScriptedModel,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    lesson_written = asyncio.Event()
+    set_lesson = store.set_lesson
+
+    async def set_lesson_and_tell(episode_id: int, lesson: str) -> None:
+        await set_lesson(episode_id, lesson)
+        lesson_written.set()
+
+    monkeypatch.setattr(store, "set_lesson", set_lesson_and_tell)
+    worker = ReflectionWorker(store, model, model, retry_interval=timedelta(hours=1))
+    running = asyncio.create_task(worker.run_forever())
+
+    failed = await people.validated("deploy billing?", "run make deploy", EpisodeStatus.FAILURE)
+    worker.wake()
+    await asyncio.wait_for(lesson_written.wait(), timeout=10)
+    await worker.stop()
+
+    assert running.done()
+    assert (await people.current(failed)).lesson == "Lesson for deploy billing?"
+
+
+async def test_stop_ends_the_worker_while_the_model_hangs(
+    store: MemoryStore, people: Conversations, model: ScriptedModel
+) -> None:
+    thinking = asyncio.Event()
+
+    async def hang() -> None:
+        thinking.set()
+        await asyncio.Event().wait()
+
+    model.while_thinking = hang
+    failed = await people.validated("deploy billing?", "run make deploy", EpisodeStatus.FAILURE)
+    worker = ReflectionWorker(store, model, model, retry_interval=timedelta(hours=1))
+    running = asyncio.create_task(worker.run_forever())
+    await asyncio.wait_for(thinking.wait(), timeout=10)
+
+    await worker.stop()
+
+    assert running.done()
+    kept = await people.current(failed)
+    assert (kept.status, kept.lesson) == (EpisodeStatus.FAILURE, None)
