@@ -1,0 +1,105 @@
+"""The request bodies the provider sends follow OpenAI's documented shapes exactly."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.agent.messages import CompletionRequest, Message, Role, ToolCall, ToolDefinition
+from bot.llm import FakeLLMServer, ModelRequestRejected, OpenAICompatibleProvider
+
+SEARCH = ToolDefinition(
+    name="search_docs",
+    description="Search the team's documentation.",
+    parameters={"type": "object", "properties": {"query": {"type": "string"}}},
+)
+CALL = ToolCall(id="call_1", name="search_docs", arguments='{"query": "vpn"}')
+
+TOOL_ROUND_TRIP = [
+    Message.system("You help with IT questions."),
+    Message.user("how do I set up the vpn"),
+    Message.assistant("", tool_calls=[CALL]),
+    Message(role=Role.TOOL, tool_call_id="call_1", name="search_docs", content="VPN guide: ..."),
+]
+
+
+async def test_plain_request_has_model_and_messages_and_no_tools(
+    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+) -> None:
+    await provider.complete(CompletionRequest(messages=[Message.user("hi")]))
+
+    assert llm.requests == [
+        {"model": "test-model", "messages": [{"role": "user", "content": "hi"}]}
+    ]
+
+
+async def test_tools_are_sent_as_functions_when_given(
+    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+) -> None:
+    await provider.complete(CompletionRequest(messages=[Message.user("hi")], tools=[SEARCH]))
+
+    assert llm.requests[0]["tools"] == [
+        {
+            "type": "function",
+            "function": {
+                "name": "search_docs",
+                "description": "Search the team's documentation.",
+                "parameters": {"type": "object", "properties": {"query": {"type": "string"}}},
+            },
+        }
+    ]
+
+
+async def test_assistant_tool_calls_and_tool_results_use_openai_shapes(
+    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+) -> None:
+    await provider.complete(CompletionRequest(messages=TOOL_ROUND_TRIP, tools=[SEARCH]))
+
+    assert llm.requests[0]["messages"] == [
+        {"role": "system", "content": "You help with IT questions."},
+        {"role": "user", "content": "how do I set up the vpn"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "search_docs", "arguments": '{"query": "vpn"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_1", "content": "VPN guide: ..."},
+    ]
+
+
+async def test_sampling_options_are_sent_only_when_set(
+    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+) -> None:
+    await provider.complete(
+        CompletionRequest(messages=[Message.user("hi")], max_tokens=200, temperature=0.0)
+    )
+
+    assert llm.requests[0]["max_tokens"] == 200
+    assert llm.requests[0]["temperature"] == 0.0
+
+
+async def test_the_fake_rejects_a_tool_result_that_answers_no_call(
+    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+) -> None:
+    orphan = Message(role=Role.TOOL, tool_call_id="call_9", content="result")
+
+    with pytest.raises(ModelRequestRejected) as rejected:
+        await provider.complete(CompletionRequest(messages=[Message.user("hi"), orphan]))
+
+    assert rejected.value.status == 400
+    assert "tool" in str(rejected.value)
+    assert len(llm.requests) == 1
+
+
+async def test_the_fake_rejects_tool_calls_left_unanswered(
+    provider: OpenAICompatibleProvider,
+) -> None:
+    unanswered = [Message.user("hi"), Message.assistant("", tool_calls=[CALL]), Message.user("?")]
+
+    with pytest.raises(ModelRequestRejected):
+        await provider.complete(CompletionRequest(messages=unanswered))
