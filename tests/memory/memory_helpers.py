@@ -1,0 +1,129 @@
+"""Shorthand for the memory store's tests: fixed scopes and times, and a tiny DSL."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from memory import (
+    ConversationKind,
+    Episode,
+    MemoryStore,
+    NewExchange,
+    RecalledEpisode,
+    RecallRequest,
+    Scope,
+    Vote,
+    VoteEvent,
+    VoteOutcome,
+)
+
+__all__ = ["CHANNEL", "DM", "T0", "Memory"]
+
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+DM = Scope(team_id="T1", channel_id="D100", kind=ConversationKind.DM)
+CHANNEL = Scope(team_id="T1", channel_id="C100", kind=ConversationKind.CHANNEL)
+
+
+@dataclass
+class Memory:
+    """A store plus shorthand for the calls tests make over and over."""
+
+    store: MemoryStore
+    sent: dict[int, list[str]] = field(default_factory=dict)
+    """The ts of every message part sent, by episode id."""
+    _last_ts: int = 1000
+
+    def new_ts(self) -> str:
+        self._last_ts += 1
+        return f"{self._last_ts}.000100"
+
+    async def ask(
+        self,
+        question: str,
+        answer: str = "An answer.",
+        *,
+        user: str = "U1",
+        scope: Scope = DM,
+        at: datetime = T0,
+        thread_ts: str | None = None,
+        parts: int = 1,
+    ) -> Episode:
+        """A pending exchange, as recorded right after the bot answered."""
+        message_ts = [self.new_ts() for _ in range(parts)]
+        episode = await self.store.record_exchange(
+            NewExchange(
+                scope=scope,
+                requester_id=user,
+                thread_ts=thread_ts,
+                question=question,
+                answer=answer,
+                message_ts=message_ts,
+                created_at=at,
+            )
+        )
+        self.sent[episode.id] = message_ts
+        return episode
+
+    async def answered(
+        self,
+        question: str,
+        answer: str = "An answer.",
+        *,
+        user: str = "U1",
+        scope: Scope = DM,
+        at: datetime = T0,
+        vote: Vote = Vote.UP,
+    ) -> Episode:
+        """An exchange, validated by its requester's reaction one minute later."""
+        episode = await self.ask(question, answer, user=user, scope=scope, at=at)
+        reaction = "+1" if vote is Vote.UP else "-1"
+        outcome = await self.react(
+            scope, self.sent[episode.id][0], user, reaction, at=at + timedelta(minutes=1)
+        )
+        assert outcome.applied, outcome.reason
+        return episode
+
+    async def react(
+        self,
+        scope: Scope,
+        message_ts: str,
+        voter: str,
+        reaction: str,
+        *,
+        added: bool = True,
+        at: datetime = T0,
+        vote: Vote | None = None,
+    ) -> VoteOutcome:
+        return await self.store.apply_vote(
+            VoteEvent(
+                channel_id=scope.channel_id,
+                message_ts=message_ts,
+                voter_id=voter,
+                reaction=reaction,
+                added=added,
+                vote=vote,
+                at=at,
+            )
+        )
+
+    async def recall(
+        self,
+        text: str,
+        *,
+        user: str = "U1",
+        scope: Scope = DM,
+        now: datetime = T0 + timedelta(hours=1),
+        limit: int = 5,
+        token_budget: int = 1500,
+    ) -> list[RecalledEpisode]:
+        return await self.store.recall(
+            RecallRequest(
+                scope=scope,
+                requester_id=user,
+                text=text,
+                limit=limit,
+                token_budget=token_budget,
+                now=now,
+            )
+        )

@@ -1,0 +1,146 @@
+"""The recall score: relevance, recency and importance, best first, within a budget."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from memory import ConversationKind, Episode, EpisodeStatus, RecallWeights, Scope
+from memory.ranking import (
+    Candidate,
+    fit_budget,
+    importance_score,
+    rank,
+    recency_score,
+    relevance_scores,
+    token_estimate,
+)
+
+NOW = datetime(2026, 5, 1, tzinfo=UTC)
+SCOPE = Scope(team_id="T", channel_id="D", kind=ConversationKind.DM)
+
+
+def episode(
+    episode_id: int,
+    *,
+    validated_days_ago: float = 0,
+    importance: int | None = None,
+    question: str = "q",
+    answer: str = "a",
+    lesson: str | None = None,
+) -> Episode:
+    validated_at = NOW - timedelta(days=validated_days_ago)
+    return Episode(
+        id=episode_id,
+        scope=SCOPE,
+        requester_id="U",
+        thread_ts=None,
+        question=question,
+        answer=answer,
+        status=EpisodeStatus.SUCCESS,
+        lesson=lesson,
+        importance=importance,
+        created_at=validated_at - timedelta(minutes=1),
+        validated_at=validated_at,
+    )
+
+
+def test_relevance_is_min_max_normalised_negated_bm25() -> None:
+    # bm25 is lower for better matches
+    assert relevance_scores([-9.0, -5.0, -1.0]) == [1.0, 0.5, 0.0]
+
+
+def test_a_single_or_tied_candidate_is_fully_relevant() -> None:
+    assert relevance_scores([-3.2]) == [1.0]
+    assert relevance_scores([-2.0, -2.0]) == [1.0, 1.0]
+    assert relevance_scores([]) == []
+
+
+def test_recency_halves_every_half_life() -> None:
+    half_life = timedelta(days=14)
+    assert recency_score(NOW, NOW, half_life) == 1.0
+    assert recency_score(NOW - timedelta(days=14), NOW, half_life) == pytest.approx(0.5)
+    assert recency_score(NOW - timedelta(days=28), NOW, half_life) == pytest.approx(0.25)
+
+
+def test_recency_of_a_future_validation_is_capped_at_one() -> None:
+    assert recency_score(NOW + timedelta(days=3), NOW, timedelta(days=14)) == 1.0
+
+
+def test_importance_is_a_tenth_of_the_score_and_middling_when_unscored() -> None:
+    assert importance_score(9) == pytest.approx(0.9)
+    assert importance_score(None) == pytest.approx(0.5)
+
+
+def test_score_is_the_weighted_sum_of_the_three_terms() -> None:
+    weights = RecallWeights(relevance=2.0, recency=0.5, importance=3.0)
+    [only] = rank(
+        [Candidate(episode=episode(1, validated_days_ago=14, importance=8), bm25=-4.0)],
+        now=NOW,
+        weights=weights,
+    )
+    assert (only.relevance, only.recency, only.importance) == pytest.approx((1.0, 0.5, 0.8))
+    assert only.score == pytest.approx(2.0 * 1.0 + 0.5 * 0.5 + 3.0 * 0.8)
+
+
+def test_rank_orders_best_first_and_recency_can_beat_relevance() -> None:
+    old_exact = Candidate(episode=episode(1, validated_days_ago=70), bm25=-6.0)
+    fresh_close = Candidate(episode=episode(2, validated_days_ago=0), bm25=-5.5)
+    weak = Candidate(episode=episode(3, validated_days_ago=70), bm25=-1.0)
+    ranked = rank([old_exact, fresh_close, weak], now=NOW, weights=RecallWeights())
+    assert [item.episode.id for item in ranked] == [2, 1, 3]
+
+
+def test_zero_weights_ignore_a_term() -> None:
+    weights = RecallWeights(recency=0.0, importance=0.0)
+    ranked = rank(
+        [
+            Candidate(episode=episode(1, validated_days_ago=90, importance=1), bm25=-8.0),
+            Candidate(episode=episode(2, validated_days_ago=0, importance=10), bm25=-2.0),
+        ],
+        now=NOW,
+        weights=weights,
+    )
+    assert [item.episode.id for item in ranked] == [1, 2]
+
+
+def test_importance_breaks_a_relevance_and_recency_tie() -> None:
+    ranked = rank(
+        [
+            Candidate(episode=episode(1, importance=2), bm25=-3.0),
+            Candidate(episode=episode(2, importance=9), bm25=-3.0),
+        ],
+        now=NOW,
+        weights=RecallWeights(),
+    )
+    assert [item.episode.id for item in ranked] == [2, 1]
+
+
+def test_token_estimate_counts_question_answer_and_lesson() -> None:
+    assert token_estimate(episode(1, question="x" * 40, answer="y" * 40, lesson="z" * 20)) == 25
+
+
+def _ranked(*sizes: int) -> list:
+    candidates = [
+        Candidate(episode=episode(i, answer="a" * (4 * size - 1)), bm25=-float(10 - i))
+        for i, size in enumerate(sizes, start=1)
+    ]
+    return rank(candidates, now=NOW, weights=RecallWeights(recency=0, importance=0))
+
+
+def test_fit_budget_keeps_the_best_until_the_budget_is_spent() -> None:
+    ranked = _ranked(40, 40, 40, 5)
+    kept = fit_budget(ranked, limit=5, token_budget=100)
+    assert [item.episode.id for item in kept] == [1, 2]
+
+
+def test_fit_budget_respects_the_limit() -> None:
+    kept = fit_budget(_ranked(1, 1, 1, 1), limit=3, token_budget=10_000)
+    assert [item.episode.id for item in kept] == [1, 2, 3]
+
+
+def test_fit_budget_always_keeps_the_best_one() -> None:
+    kept = fit_budget(_ranked(500, 1), limit=5, token_budget=10)
+    assert [item.episode.id for item in kept] == [1]
+    assert fit_budget([], limit=5, token_budget=10) == []
