@@ -38,8 +38,10 @@ class Consolidator:
 
     Bounds, so a busy person costs no more than a quiet one:
 
-    - input: the ``max_episodes_per_scope`` most recent validated (👍/👎) episodes of the
-      scope, validated within ``lookback``; pending episodes are never read;
+    - input: only pairs with an episode validated within ``lookback`` are consolidated,
+      each from its ``max_episodes_per_scope`` most recent validated (👍/👎) episodes of
+      any age, since the new notes replace the old ones and must not forget what they
+      held; pending episodes are never read;
     - output: at most ``max_notes`` notes per (scope, person), each stripped, with
       whitespace collapsed, at most ``max_note_chars`` characters (cut at a word, with
       "…"), empty and duplicate notes dropped.
@@ -71,9 +73,9 @@ class Consolidator:
     async def consolidate(self, *, now: datetime) -> ConsolidationReport:
         """Consolidate every (scope, person) with episodes validated since ``now - lookback``."""
         report = ConsolidationReport()
-        since = now - self._lookback
-        for scope, user_id in await self._store.scopes_with_recent_episodes(since=since):
-            written = await self._consolidate_one(scope, user_id, since=since, now=now)
+        recent = await self._store.scopes_with_recent_episodes(since=now - self._lookback)
+        for scope, user_id in recent:
+            written = await self._consolidate_one(scope, user_id, now=now)
             if written:
                 report.scopes += 1
                 report.notes += written
@@ -81,12 +83,8 @@ class Consolidator:
                 report.skipped += 1
         return report
 
-    async def _consolidate_one(
-        self, scope: Scope, user_id: str, *, since: datetime, now: datetime
-    ) -> int:
-        episodes = await self._store.list_episodes(
-            user_id, scope=scope, since=since, limit=self._max_episodes
-        )
+    async def _consolidate_one(self, scope: Scope, user_id: str, *, now: datetime) -> int:
+        episodes = await self._store.list_episodes(user_id, scope=scope, limit=self._max_episodes)
         if not episodes:
             return 0
         try:
