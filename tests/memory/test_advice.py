@@ -1,0 +1,123 @@
+"""The plan advisor: advice from validated experience only, within the scope."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from learning_support import DM, GENERAL, T0, Conversations
+
+from memory import EpisodeStatus, MemoryConfig, MemoryStore, open_store
+from memory.advice import ADVICE_HEADER, Advice, PlanAdvisor
+
+LATER = T0 + timedelta(days=1)
+QUESTION = "How do I deploy the billing service to staging?"
+FOLLOW_UP = "deploying billing on staging again, what's the way?"
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[MemoryStore]:
+    opened = await open_store(str(tmp_path / "memory.db"), MemoryConfig())
+    yield opened
+    await opened.close()
+
+
+@pytest.fixture
+def people(store: MemoryStore) -> Conversations:
+    return Conversations(store)
+
+
+@pytest.fixture
+def advisor(store: MemoryStore) -> PlanAdvisor:
+    return PlanAdvisor(store)
+
+
+async def test_no_advice_from_pending_exchanges(
+    people: Conversations, advisor: PlanAdvisor
+) -> None:
+    await people.ask(QUESTION, "Run make deploy-prod.")
+
+    assert await advisor.advise(GENERAL, "U1", FOLLOW_UP, LATER) is None
+
+
+async def test_a_thumbs_down_and_its_lesson_become_advice(
+    store: MemoryStore, people: Conversations, advisor: PlanAdvisor
+) -> None:
+    failed = await people.validated(QUESTION, "Run make deploy-prod.", EpisodeStatus.FAILURE)
+    await store.set_lesson(failed.id, "Staging deploys use make deploy-staging, never prod.")
+
+    advice = await advisor.advise(GENERAL, "U1", FOLLOW_UP, LATER)
+
+    assert advice is not None
+    assert [episode.id for episode in advice.failures] == [failed.id]
+    assert advice.successes == []
+    rendered = advice.render()
+    assert ADVICE_HEADER in rendered
+    assert "did NOT work" in rendered
+    assert "Run make deploy-prod." in rendered
+    assert "lesson: Staging deploys use make deploy-staging, never prod." in rendered
+
+
+async def test_successes_and_failures_are_told_apart(
+    people: Conversations, advisor: PlanAdvisor
+) -> None:
+    await people.validated(QUESTION, "Run make deploy-prod.", EpisodeStatus.FAILURE)
+    worked = await people.validated(
+        "billing staging deploy steps?", "Run make deploy-staging.", EpisodeStatus.SUCCESS
+    )
+
+    advice = await advisor.advise(GENERAL, "U1", FOLLOW_UP, LATER)
+
+    assert advice is not None
+    assert [episode.id for episode in advice.successes] == [worked.id]
+    rendered = advice.render()
+    worked_at = rendered.index("Similar answers that worked")
+    assert rendered.index("Run make deploy-prod.") < worked_at
+    assert rendered.index("Run make deploy-staging.") > worked_at
+
+
+async def test_no_advice_for_an_unrelated_question(
+    people: Conversations, advisor: PlanAdvisor
+) -> None:
+    await people.validated(QUESTION, "Run make deploy-prod.", EpisodeStatus.FAILURE)
+
+    assert await advisor.advise(GENERAL, "U1", "Which fonts suit a poster?", LATER) is None
+
+
+async def test_other_people_and_scopes_give_no_advice(
+    people: Conversations, advisor: PlanAdvisor
+) -> None:
+    await people.validated(QUESTION, "Run make deploy-prod.", EpisodeStatus.FAILURE)
+    await people.validated(QUESTION, "Run make deploy-prod.", EpisodeStatus.FAILURE, scope=DM)
+
+    assert await advisor.advise(GENERAL, "U2", FOLLOW_UP, LATER) is None
+    assert await advisor.advise(DM, "U2", FOLLOW_UP, LATER) is None
+
+
+async def test_wisdom_notes_come_with_the_advice_of_their_scope_only(
+    store: MemoryStore, advisor: PlanAdvisor
+) -> None:
+    await store.replace_wisdom(
+        DM, "U1", ["Prefers answers with a runnable command."], episode_count=4, at=T0
+    )
+
+    in_dm = await advisor.advise(DM, "U1", "Which fonts suit a poster?", LATER)
+
+    assert in_dm is not None
+    assert [note.text for note in in_dm.wisdom] == ["Prefers answers with a runnable command."]
+    assert "- Prefers answers with a runnable command." in in_dm.render()
+    assert await advisor.advise(GENERAL, "U1", "Which fonts suit a poster?", LATER) is None
+    assert await advisor.advise(DM, "U2", "Which fonts suit a poster?", LATER) is None
+
+
+async def test_rendering_shortens_long_texts(people: Conversations, advisor: PlanAdvisor) -> None:
+    await people.validated(QUESTION, "Run this. " * 200, EpisodeStatus.SUCCESS)
+
+    advice = await advisor.advise(GENERAL, "U1", FOLLOW_UP, LATER)
+
+    assert isinstance(advice, Advice)
+    [line] = [line for line in advice.render().splitlines() if "approved answer" in line]
+    assert line.endswith("…")
+    assert len(line) < 2 * advice.max_text_chars + 60
