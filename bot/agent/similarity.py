@@ -1,0 +1,197 @@
+"""Cheap text similarity for spotting an answer that repeats an earlier one.
+
+No model, no dependency: lowercase word tokens, a light suffix-stripping stemmer, and a
+longest common run of words.
+"""
+
+from __future__ import annotations
+
+import re
+from difflib import SequenceMatcher
+
+__all__ = ["common_run", "coverage", "stem", "stems", "words"]
+
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_SUFFIXES = (
+    "ations",
+    "ation",
+    "ments",
+    "ment",
+    "ness",
+    "ings",
+    "ing",
+    "edly",
+    "ies",
+    "ied",
+    "ers",
+    "er",
+    "ed",
+    "ly",
+    "es",
+    "s",
+)
+_MIN_STEM = 3
+STOPWORDS = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "all",
+        "also",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "don't",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "him",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "it's",
+        "its",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "yes",
+        "let",
+        "i'm",
+        "you're",
+    ]
+)
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def stem(word: str) -> str:
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= _MIN_STEM:
+            return word[: -len(suffix)]
+    return word
+
+
+def stems(text: str, *, ignore: frozenset[str] = frozenset()) -> set[str]:
+    """The distinctive stems of a text: no stopwords, no short words, none in ``ignore``."""
+    return {
+        stem(word)
+        for word in words(text)
+        if len(word) >= _MIN_STEM and word not in STOPWORDS and word not in ignore
+    } - ignore
+
+
+def coverage(text: str, reference: set[str]) -> float:
+    """The share of ``reference`` stems found in ``text`` (0 when there are none)."""
+    if not reference:
+        return 0.0
+    return len(reference & stems(text)) / len(reference)
+
+
+def common_run(first: str, second: str) -> int:
+    """The length, in words, of the longest passage both texts share."""
+    a, b = words(first), words(second)
+    if not a or not b:
+        return 0
+    match = SequenceMatcher(None, a, b, autojunk=False).find_longest_match(0, len(a), 0, len(b))
+    return match.size
