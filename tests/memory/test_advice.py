@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
-from learning_support import DM, GENERAL, T0, Conversations
+from memory_helpers import CHANNEL, DM, T0, Memory
 
-from memory import EpisodeStatus, MemoryConfig, MemoryStore, open_store
+from memory import MemoryStore, Vote
 from memory.advice import ADVICE_HEADER, Advice, PlanAdvisor
 
 LATER = T0 + timedelta(days=1)
@@ -18,37 +16,23 @@ FOLLOW_UP = "deploying billing on staging again, what's the way?"
 
 
 @pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[MemoryStore]:
-    opened = await open_store(str(tmp_path / "memory.db"), MemoryConfig())
-    yield opened
-    await opened.close()
-
-
-@pytest.fixture
-def people(store: MemoryStore) -> Conversations:
-    return Conversations(store)
-
-
-@pytest.fixture
 def advisor(store: MemoryStore) -> PlanAdvisor:
     return PlanAdvisor(store)
 
 
-async def test_no_advice_from_pending_exchanges(
-    people: Conversations, advisor: PlanAdvisor
-) -> None:
-    await people.ask(QUESTION, "Run make deploy-prod.")
+async def test_no_advice_from_pending_exchanges(memory: Memory, advisor: PlanAdvisor) -> None:
+    await memory.ask(QUESTION, "Run make deploy-prod.", scope=CHANNEL)
 
-    assert await advisor.advise(GENERAL, "U1", FOLLOW_UP, LATER) is None
+    assert await advisor.advise(CHANNEL, "U1", FOLLOW_UP, LATER) is None
 
 
 async def test_a_thumbs_down_and_its_lesson_become_advice(
-    store: MemoryStore, people: Conversations, advisor: PlanAdvisor
+    store: MemoryStore, memory: Memory, advisor: PlanAdvisor
 ) -> None:
-    failed = await people.validated(QUESTION, "Run make deploy-prod.", EpisodeStatus.FAILURE)
+    failed = await memory.answered(QUESTION, "Run make deploy-prod.", scope=CHANNEL, vote=Vote.DOWN)
     await store.set_lesson(failed.id, "Staging deploys use make deploy-staging, never prod.")
 
-    advice = await advisor.advise(GENERAL, "U1", FOLLOW_UP, LATER)
+    advice = await advisor.advise(CHANNEL, "U1", FOLLOW_UP, LATER)
 
     assert advice is not None
     assert [episode.id for episode in advice.failures] == [failed.id]
@@ -60,15 +44,13 @@ async def test_a_thumbs_down_and_its_lesson_become_advice(
     assert "lesson: Staging deploys use make deploy-staging, never prod." in rendered
 
 
-async def test_successes_and_failures_are_told_apart(
-    people: Conversations, advisor: PlanAdvisor
-) -> None:
-    await people.validated(QUESTION, "Run make deploy-prod.", EpisodeStatus.FAILURE)
-    worked = await people.validated(
-        "billing staging deploy steps?", "Run make deploy-staging.", EpisodeStatus.SUCCESS
+async def test_successes_and_failures_are_told_apart(memory: Memory, advisor: PlanAdvisor) -> None:
+    await memory.answered(QUESTION, "Run make deploy-prod.", scope=CHANNEL, vote=Vote.DOWN)
+    worked = await memory.answered(
+        "billing staging deploy steps?", "Run make deploy-staging.", scope=CHANNEL, vote=Vote.UP
     )
 
-    advice = await advisor.advise(GENERAL, "U1", FOLLOW_UP, LATER)
+    advice = await advisor.advise(CHANNEL, "U1", FOLLOW_UP, LATER)
 
     assert advice is not None
     assert [episode.id for episode in advice.successes] == [worked.id]
@@ -78,21 +60,17 @@ async def test_successes_and_failures_are_told_apart(
     assert rendered.index("Run make deploy-staging.") > worked_at
 
 
-async def test_no_advice_for_an_unrelated_question(
-    people: Conversations, advisor: PlanAdvisor
-) -> None:
-    await people.validated(QUESTION, "Run make deploy-prod.", EpisodeStatus.FAILURE)
+async def test_no_advice_for_an_unrelated_question(memory: Memory, advisor: PlanAdvisor) -> None:
+    await memory.answered(QUESTION, "Run make deploy-prod.", scope=CHANNEL, vote=Vote.DOWN)
 
-    assert await advisor.advise(GENERAL, "U1", "Which fonts suit a poster?", LATER) is None
+    assert await advisor.advise(CHANNEL, "U1", "Which fonts suit a poster?", LATER) is None
 
 
-async def test_other_people_and_scopes_give_no_advice(
-    people: Conversations, advisor: PlanAdvisor
-) -> None:
-    await people.validated(QUESTION, "Run make deploy-prod.", EpisodeStatus.FAILURE)
-    await people.validated(QUESTION, "Run make deploy-prod.", EpisodeStatus.FAILURE, scope=DM)
+async def test_other_people_and_scopes_give_no_advice(memory: Memory, advisor: PlanAdvisor) -> None:
+    await memory.answered(QUESTION, "Run make deploy-prod.", scope=CHANNEL, vote=Vote.DOWN)
+    await memory.answered(QUESTION, "Run make deploy-prod.", scope=DM, vote=Vote.DOWN)
 
-    assert await advisor.advise(GENERAL, "U2", FOLLOW_UP, LATER) is None
+    assert await advisor.advise(CHANNEL, "U2", FOLLOW_UP, LATER) is None
     assert await advisor.advise(DM, "U2", FOLLOW_UP, LATER) is None
 
 
@@ -108,14 +86,14 @@ async def test_wisdom_notes_come_with_the_advice_of_their_scope_only(
     assert in_dm is not None
     assert [note.text for note in in_dm.wisdom] == ["Prefers answers with a runnable command."]
     assert "- Prefers answers with a runnable command." in in_dm.render()
-    assert await advisor.advise(GENERAL, "U1", "Which fonts suit a poster?", LATER) is None
+    assert await advisor.advise(CHANNEL, "U1", "Which fonts suit a poster?", LATER) is None
     assert await advisor.advise(DM, "U2", "Which fonts suit a poster?", LATER) is None
 
 
-async def test_rendering_shortens_long_texts(people: Conversations, advisor: PlanAdvisor) -> None:
-    await people.validated(QUESTION, "Run this. " * 200, EpisodeStatus.SUCCESS)
+async def test_rendering_shortens_long_texts(memory: Memory, advisor: PlanAdvisor) -> None:
+    await memory.answered(QUESTION, "Run this. " * 200, scope=CHANNEL, vote=Vote.UP)
 
-    advice = await advisor.advise(GENERAL, "U1", FOLLOW_UP, LATER)
+    advice = await advisor.advise(CHANNEL, "U1", FOLLOW_UP, LATER)
 
     assert isinstance(advice, Advice)
     [line] = [line for line in advice.render().splitlines() if "approved answer" in line]

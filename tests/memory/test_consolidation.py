@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
-from learning_support import DM, GENERAL, T0, Conversations
+from memory_helpers import CHANNEL, DM, T0, Memory
 
-from memory import Episode, EpisodeStatus, MemoryConfig, MemoryStore, Scope, open_store
+from memory import Episode, EpisodeStatus, MemoryStore, Scope, Vote
 from memory.consolidation import Consolidator
 
 A_DAY_LATER = T0 + timedelta(days=1)
@@ -33,18 +31,6 @@ class EchoSummarizer:
 
 
 @pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[MemoryStore]:
-    opened = await open_store(str(tmp_path / "memory.db"), MemoryConfig())
-    yield opened
-    await opened.close()
-
-
-@pytest.fixture
-def people(store: MemoryStore) -> Conversations:
-    return Conversations(store)
-
-
-@pytest.fixture
 def summarizer() -> EchoSummarizer:
     return EchoSummarizer()
 
@@ -54,30 +40,30 @@ async def texts(store: MemoryStore, scope: Scope, user: str) -> list[str]:
 
 
 async def test_notes_replace_the_older_notes_of_the_scope(
-    store: MemoryStore, people: Conversations, summarizer: EchoSummarizer
+    store: MemoryStore, memory: Memory, summarizer: EchoSummarizer
 ) -> None:
-    await people.validated("deploy billing?", "make deploy", EpisodeStatus.SUCCESS)
+    await memory.answered("deploy billing?", "make deploy", scope=CHANNEL, vote=Vote.UP)
     consolidator = Consolidator(store, summarizer, lookback=timedelta(days=1))
 
     first = await consolidator.consolidate(now=A_DAY_LATER)
     assert (first.scopes, first.notes, first.skipped) == (1, 1, 0)
-    assert await texts(store, GENERAL, "U1") == ["About deploy billing?"]
+    assert await texts(store, CHANNEL, "U1") == ["About deploy billing?"]
 
-    await people.validated("restart search?", "kubectl", EpisodeStatus.FAILURE)
+    await memory.answered("restart search?", "kubectl", scope=CHANNEL, vote=Vote.DOWN)
     summarizer.reply = ["Prefers kubectl commands."]
     await consolidator.consolidate(now=A_DAY_LATER)
 
-    notes = await store.wisdom(GENERAL, "U1")
+    notes = await store.wisdom(CHANNEL, "U1")
     assert [note.text for note in notes] == ["Prefers kubectl commands."]
     assert notes[0].episode_count == 2
 
 
 async def test_only_validated_episodes_are_summarized(
-    store: MemoryStore, people: Conversations, summarizer: EchoSummarizer
+    store: MemoryStore, memory: Memory, summarizer: EchoSummarizer
 ) -> None:
-    await people.validated("deploy billing?", "make deploy", EpisodeStatus.SUCCESS)
-    await people.validated("restart search?", "kubectl", EpisodeStatus.FAILURE)
-    await people.ask("a pending question?", "never rated")
+    await memory.answered("deploy billing?", "make deploy", scope=CHANNEL, vote=Vote.UP)
+    await memory.answered("restart search?", "kubectl", scope=CHANNEL, vote=Vote.DOWN)
+    await memory.ask("a pending question?", "never rated", scope=CHANNEL)
 
     await Consolidator(store, summarizer, lookback=timedelta(days=1)).consolidate(now=A_DAY_LATER)
 
@@ -87,10 +73,10 @@ async def test_only_validated_episodes_are_summarized(
 
 
 async def test_input_and_output_are_bounded(
-    store: MemoryStore, people: Conversations, summarizer: EchoSummarizer
+    store: MemoryStore, memory: Memory, summarizer: EchoSummarizer
 ) -> None:
     for number in range(5):
-        await people.validated(f"question {number}?", "answer", EpisodeStatus.SUCCESS)
+        await memory.answered(f"question {number}?", "answer", scope=CHANNEL, vote=Vote.UP)
     summarizer.reply = [
         "   ",
         "Keep   answers\nshort.",
@@ -113,7 +99,7 @@ async def test_input_and_output_are_bounded(
 
     [batch] = summarizer.batches
     assert [episode.question for episode in batch] == ["question 4?", "question 3?", "question 2?"]
-    notes = await texts(store, GENERAL, "U1")
+    notes = await texts(store, CHANNEL, "U1")
     assert report.notes == 3
     assert notes[0] == "Keep answers short."
     assert notes[1].endswith("…") and len(notes[1]) <= 50
@@ -121,27 +107,27 @@ async def test_input_and_output_are_bounded(
 
 
 async def test_notes_never_cross_scopes_or_people(
-    store: MemoryStore, people: Conversations, summarizer: EchoSummarizer
+    store: MemoryStore, memory: Memory, summarizer: EchoSummarizer
 ) -> None:
-    await people.validated("channel question?", "a", EpisodeStatus.SUCCESS)
-    await people.validated("dm question?", "a", EpisodeStatus.FAILURE, scope=DM)
-    await people.validated("someone else's question?", "a", EpisodeStatus.SUCCESS, user="U2")
+    await memory.answered("channel question?", "a", scope=CHANNEL, vote=Vote.UP)
+    await memory.answered("dm question?", "a", scope=DM, vote=Vote.DOWN)
+    await memory.answered("someone else's question?", "a", scope=CHANNEL, user="U2", vote=Vote.UP)
 
     report = await Consolidator(store, summarizer, lookback=timedelta(days=1)).consolidate(
         now=A_DAY_LATER
     )
 
     assert report.scopes == 3
-    assert await texts(store, GENERAL, "U1") == ["About channel question?"]
+    assert await texts(store, CHANNEL, "U1") == ["About channel question?"]
     assert await texts(store, DM, "U1") == ["About dm question?"]
-    assert await texts(store, GENERAL, "U2") == ["About someone else's question?"]
+    assert await texts(store, CHANNEL, "U2") == ["About someone else's question?"]
     assert await texts(store, DM, "U2") == []
 
 
 async def test_scopes_without_recent_validations_are_left_alone(
-    store: MemoryStore, people: Conversations, summarizer: EchoSummarizer
+    store: MemoryStore, memory: Memory, summarizer: EchoSummarizer
 ) -> None:
-    await people.validated("deploy billing?", "make deploy", EpisodeStatus.SUCCESS)
+    await memory.answered("deploy billing?", "make deploy", scope=CHANNEL, vote=Vote.UP)
     consolidator = Consolidator(store, summarizer, lookback=timedelta(days=1))
     await consolidator.consolidate(now=A_DAY_LATER)
 
@@ -150,17 +136,17 @@ async def test_scopes_without_recent_validations_are_left_alone(
 
     assert (report.scopes, report.notes) == (0, 0)
     assert len(summarizer.batches) == 1
-    assert await texts(store, GENERAL, "U1") == ["About deploy billing?"]
+    assert await texts(store, CHANNEL, "U1") == ["About deploy billing?"]
 
 
 @pytest.mark.parametrize("reply", [None, [], ["", "  \n "]])
 async def test_a_failed_or_empty_summary_keeps_the_previous_notes(
     store: MemoryStore,
-    people: Conversations,
+    memory: Memory,
     summarizer: EchoSummarizer,
     reply: list[str] | None,
 ) -> None:
-    await people.validated("deploy billing?", "make deploy", EpisodeStatus.SUCCESS)
+    await memory.answered("deploy billing?", "make deploy", scope=CHANNEL, vote=Vote.UP)
     consolidator = Consolidator(store, summarizer, lookback=timedelta(days=1))
     await consolidator.consolidate(now=A_DAY_LATER)
 
@@ -169,4 +155,4 @@ async def test_a_failed_or_empty_summary_keeps_the_previous_notes(
     report = await consolidator.consolidate(now=A_DAY_LATER)
 
     assert (report.scopes, report.skipped) == (0, 1)
-    assert await texts(store, GENERAL, "U1") == ["About deploy billing?"]
+    assert await texts(store, CHANNEL, "U1") == ["About deploy billing?"]

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
-from learning_support import Conversations
+from memory_helpers import CHANNEL, T0, Memory
 
-from memory import EpisodeStatus, MemoryConfig, MemoryStore, open_store
+from memory import Episode, EpisodeStatus, MemoryStore, Vote
 from memory.reflection import ReflectionWorker
 
 SECRET = "zanzibar-quokka"
@@ -51,16 +50,23 @@ class Clock:
         return self.now
 
 
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[MemoryStore]:
-    opened = await open_store(str(tmp_path / "memory.db"), MemoryConfig())
-    yield opened
-    await opened.close()
+async def current(memory: Memory, episode: Episode) -> Episode:
+    """The episode as the store holds it now."""
+    [now] = [
+        stored
+        for stored in await memory.store.list_episodes(
+            episode.requester_id, scope=episode.scope, statuses=frozenset(EpisodeStatus)
+        )
+        if stored.id == episode.id
+    ]
+    return now
 
 
-@pytest.fixture
-def people(store: MemoryStore) -> Conversations:
-    return Conversations(store)
+async def take_back(memory: Memory, episode: Episode, reaction: str) -> None:
+    """The asker removes their reaction from the answer."""
+    ts = memory.sent[episode.id][0]
+    outcome = await memory.react(CHANNEL, ts, episode.requester_id, reaction, added=False)
+    assert outcome.applied, outcome.reason
 
 
 @pytest.fixture
@@ -81,18 +87,22 @@ def worker(store: MemoryStore, model: ScriptedModel, clock: Clock) -> Reflection
 
 
 async def test_failures_get_lessons_and_successes_get_importance(
-    people: Conversations, model: ScriptedModel, worker: ReflectionWorker
+    memory: Memory, model: ScriptedModel, worker: ReflectionWorker
 ) -> None:
-    failed = await people.validated("deploy billing?", "run make deploy", EpisodeStatus.FAILURE)
-    worked = await people.validated("restart search?", "kubectl rollout", EpisodeStatus.SUCCESS)
-    pending = await people.ask("what is staging?", "a cluster")
+    failed = await memory.answered(
+        "deploy billing?", "run make deploy", scope=CHANNEL, vote=Vote.DOWN
+    )
+    worked = await memory.answered(
+        "restart search?", "kubectl rollout", scope=CHANNEL, vote=Vote.UP
+    )
+    pending = await memory.ask("what is staging?", "a cluster", scope=CHANNEL)
 
     report = await worker.run_once()
 
     assert (report.lessons, report.scored, report.deferred, report.stale) == (1, 1, 0, 0)
-    assert (await people.current(failed)).lesson == "Lesson for deploy billing?"
-    assert (await people.current(worked)).importance == 8
-    untouched = await people.current(pending)
+    assert (await current(memory, failed)).lesson == "Lesson for deploy billing?"
+    assert (await current(memory, worked)).importance == 8
+    untouched = await current(memory, pending)
     assert (untouched.lesson, untouched.importance) == (None, None)
     assert "what is staging?" not in model.calls
 
@@ -102,10 +112,10 @@ async def test_failures_get_lessons_and_successes_get_importance(
 
 
 async def test_a_run_handles_at_most_one_batch(
-    store: MemoryStore, people: Conversations, model: ScriptedModel
+    store: MemoryStore, memory: Memory, model: ScriptedModel
 ) -> None:
     for number in range(3):
-        await people.validated(f"question {number}", "answer", EpisodeStatus.FAILURE)
+        await memory.answered(f"question {number}", "answer", scope=CHANNEL, vote=Vote.DOWN)
     worker = ReflectionWorker(store, model, model, batch=2)
 
     assert (await worker.run_once()).lessons == 2
@@ -113,14 +123,14 @@ async def test_a_run_handles_at_most_one_batch(
 
 
 async def test_a_model_failure_keeps_the_vote_and_retries_after_a_back_off(
-    people: Conversations,
+    memory: Memory,
     model: ScriptedModel,
     worker: ReflectionWorker,
     clock: Clock,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     question = f"why does {SECRET} time out?"
-    failed = await people.validated(question, "restart it", EpisodeStatus.FAILURE)
+    failed = await memory.answered(question, "restart it", scope=CHANNEL, vote=Vote.DOWN)
     model.failing = {"*"}
 
     with caplog.at_level(logging.DEBUG, logger="memory.reflection"):
@@ -130,7 +140,7 @@ async def test_a_model_failure_keeps_the_vote_and_retries_after_a_back_off(
         assert (await worker.run_once()).deferred == 1
 
     assert len(model.calls) == 2
-    kept = await people.current(failed)
+    kept = await current(memory, failed)
     assert (kept.status, kept.lesson) == (EpisodeStatus.FAILURE, None)
     warnings = [record for record in caplog.records if record.levelno >= logging.WARNING]
     assert len(warnings) == 1
@@ -141,14 +151,14 @@ async def test_a_model_failure_keeps_the_vote_and_retries_after_a_back_off(
     assert (await worker.run_once()).lessons == 0
     clock.now += timedelta(minutes=1).total_seconds()
     assert (await worker.run_once()).lessons == 1
-    assert (await people.current(failed)).lesson == f"Lesson for {question}"
+    assert (await current(memory, failed)).lesson == f"Lesson for {question}"
 
 
 async def test_an_episode_the_model_chokes_on_does_not_block_the_others(
-    people: Conversations, model: ScriptedModel, worker: ReflectionWorker
+    memory: Memory, model: ScriptedModel, worker: ReflectionWorker
 ) -> None:
-    poison = await people.validated("poison", "answer", EpisodeStatus.FAILURE)
-    healthy = await people.validated("healthy", "answer", EpisodeStatus.FAILURE)
+    poison = await memory.answered("poison", "answer", scope=CHANNEL, vote=Vote.DOWN)
+    healthy = await memory.answered("healthy", "answer", scope=CHANNEL, vote=Vote.DOWN)
     model.failing = {"poison"}
 
     first = await worker.run_once()
@@ -156,50 +166,55 @@ async def test_an_episode_the_model_chokes_on_does_not_block_the_others(
 
     assert (first.deferred, first.lessons) == (1, 0)
     assert (second.deferred, second.lessons) == (0, 1)
-    assert (await people.current(healthy)).lesson == "Lesson for healthy"
-    assert (await people.current(poison)).lesson is None
+    assert (await current(memory, healthy)).lesson == "Lesson for healthy"
+    assert (await current(memory, poison)).lesson is None
 
 
 async def test_a_vote_removed_while_reflecting_gets_no_lesson(
-    people: Conversations, model: ScriptedModel, worker: ReflectionWorker
+    memory: Memory, model: ScriptedModel, worker: ReflectionWorker
 ) -> None:
-    failed = await people.validated("deploy billing?", "run make deploy", EpisodeStatus.FAILURE)
+    failed = await memory.answered(
+        "deploy billing?", "run make deploy", scope=CHANNEL, vote=Vote.DOWN
+    )
 
     async def person_takes_back_the_thumbs_down() -> None:
-        await people.react(failed, EpisodeStatus.FAILURE, added=False)
+        await take_back(memory, failed, "-1")
 
     model.while_thinking = person_takes_back_the_thumbs_down
 
     report = await worker.run_once()
 
     assert (report.stale, report.lessons) == (1, 0)
-    now = await people.current(failed)
+    now = await current(memory, failed)
     assert (now.status, now.lesson) == (EpisodeStatus.PENDING, None)
 
 
 async def test_a_vote_flipped_to_thumbs_up_while_reflecting_gets_no_lesson(
-    people: Conversations, model: ScriptedModel, worker: ReflectionWorker
+    memory: Memory, model: ScriptedModel, worker: ReflectionWorker
 ) -> None:
-    failed = await people.validated("deploy billing?", "run make deploy", EpisodeStatus.FAILURE)
+    failed = await memory.answered(
+        "deploy billing?", "run make deploy", scope=CHANNEL, vote=Vote.DOWN
+    )
 
     async def person_changes_their_mind() -> None:
         model.while_thinking = None
-        await people.react(failed, EpisodeStatus.FAILURE, added=False)
-        await people.react(failed, EpisodeStatus.SUCCESS)
+        await take_back(memory, failed, "-1")
+        ts = memory.sent[failed.id][0]
+        await memory.react(CHANNEL, ts, "U1", "+1", at=T0 + timedelta(minutes=2))
 
     model.while_thinking = person_changes_their_mind
 
     assert (await worker.run_once()).stale == 1
-    flipped = await people.current(failed)
+    flipped = await current(memory, failed)
     assert (flipped.status, flipped.lesson) == (EpisodeStatus.SUCCESS, None)
 
     assert (await worker.run_once()).scored == 1
-    assert (await people.current(failed)).importance == 8
+    assert (await current(memory, failed)).importance == 8
 
 
 async def test_a_wake_up_runs_the_worker(
     store: MemoryStore,
-    people: Conversations,
+    memory: Memory,
     model: ScriptedModel,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -214,17 +229,19 @@ async def test_a_wake_up_runs_the_worker(
     worker = ReflectionWorker(store, model, model, retry_interval=timedelta(hours=1))
     running = asyncio.create_task(worker.run_forever())
 
-    failed = await people.validated("deploy billing?", "run make deploy", EpisodeStatus.FAILURE)
+    failed = await memory.answered(
+        "deploy billing?", "run make deploy", scope=CHANNEL, vote=Vote.DOWN
+    )
     worker.wake()
     await asyncio.wait_for(lesson_written.wait(), timeout=10)
     await worker.stop()
 
     assert running.done()
-    assert (await people.current(failed)).lesson == "Lesson for deploy billing?"
+    assert (await current(memory, failed)).lesson == "Lesson for deploy billing?"
 
 
 async def test_stop_ends_the_worker_while_the_model_hangs(
-    store: MemoryStore, people: Conversations, model: ScriptedModel
+    store: MemoryStore, memory: Memory, model: ScriptedModel
 ) -> None:
     thinking = asyncio.Event()
 
@@ -233,7 +250,9 @@ async def test_stop_ends_the_worker_while_the_model_hangs(
         await asyncio.Event().wait()
 
     model.while_thinking = hang
-    failed = await people.validated("deploy billing?", "run make deploy", EpisodeStatus.FAILURE)
+    failed = await memory.answered(
+        "deploy billing?", "run make deploy", scope=CHANNEL, vote=Vote.DOWN
+    )
     worker = ReflectionWorker(store, model, model, retry_interval=timedelta(hours=1))
     running = asyncio.create_task(worker.run_forever())
     await asyncio.wait_for(thinking.wait(), timeout=10)
@@ -241,5 +260,5 @@ async def test_stop_ends_the_worker_while_the_model_hangs(
     await worker.stop()
 
     assert running.done()
-    kept = await people.current(failed)
+    kept = await current(memory, failed)
     assert (kept.status, kept.lesson) == (EpisodeStatus.FAILURE, None)
