@@ -100,6 +100,7 @@ class FakeLLMServer:
         self._script: deque[ScriptedReply] = deque()
         self._ids = itertools.count(1)
         self._closing = asyncio.Event()
+        self._request_recorded = asyncio.Condition()
         self._runner: web.AppRunner | None = None
         self._base_url: str | None = None
 
@@ -113,6 +114,11 @@ class FakeLLMServer:
     def script(self, *replies: ScriptedReply) -> None:
         """Queue replies for the next chat requests, in order."""
         self._script.extend(replies)
+
+    async def wait_for_requests(self, count: int) -> None:
+        """Return once ``count`` chat requests in all have been recorded."""
+        async with self._request_recorded:
+            await self._request_recorded.wait_for(lambda: len(self.requests) >= count)
 
     @property
     def pending_replies(self) -> int:
@@ -164,7 +170,9 @@ class FakeLLMServer:
         except ValueError:
             return _error_response(ScriptedReply.error(400, message="the body is not JSON"))
         if isinstance(body, dict):
-            self.requests.append(body)
+            async with self._request_recorded:
+                self.requests.append(body)
+                self._request_recorded.notify_all()
         if self.down:
             return _error_response(ScriptedReply.error(503, message="the model is down"))
         if problem := request_problem(body):
