@@ -1,0 +1,23 @@
+"""A running FakeLLMServer and a provider pointed at it that gives up at the first failure."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from bot.llm import FakeLLMServer, OpenAICompatibleProvider, RetryPolicy, build_llm_client
+
+
+@pytest.fixture
+async def llm() -> AsyncIterator[FakeLLMServer]:
+    async with FakeLLMServer() as server:
+        yield server
+
+
+@pytest.fixture
+async def provider(llm: FakeLLMServer) -> AsyncIterator[OpenAICompatibleProvider]:
+    async with build_llm_client(llm.base_url, "sk-test", timeout=5.0) as client:
+        yield OpenAICompatibleProvider(
+            client, model="fake-model", retry=RetryPolicy(max_attempts=1)
+        )

@@ -1,0 +1,150 @@
+"""The model-backed reflector, scorer and summarizer, over real HTTP to FakeLLMServer."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from bot.agent.provider import ModelUnavailable
+from bot.learning import (
+    LLMEpisodeSummarizer,
+    LLMFailureReflector,
+    LLMImportanceScorer,
+    UnusableReply,
+)
+from bot.llm import FakeLLMServer, OpenAICompatibleProvider, ScriptedReply
+from memory import ConversationKind, Episode, EpisodeStatus, Scope
+
+SCOPE = Scope(team_id="T1", channel_id="C1", kind=ConversationKind.CHANNEL)
+
+
+def episode(
+    number: int, question: str, answer: str, status: EpisodeStatus, lesson: str | None = None
+) -> Episode:
+    return Episode(
+        id=number,
+        scope=SCOPE,
+        requester_id="U1",
+        thread_ts=None,
+        question=question,
+        answer=answer,
+        status=status,
+        lesson=lesson,
+        created_at=datetime(2026, 11, 23, 9, tzinfo=UTC),
+    )
+
+
+def prompt_of(llm: FakeLLMServer) -> tuple[str, str]:
+    """The system and user message of the one request the server received."""
+    [request] = llm.requests
+    system, user = request["messages"]
+    assert (system["role"], user["role"]) == ("system", "user")
+    return system["content"], user["content"]
+
+
+async def test_reflector_asks_about_the_rejected_answer(
+    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+) -> None:
+    llm.script(ScriptedReply.answer("Lesson: It guessed the port.\nAsk which service first."))
+
+    lesson = await LLMFailureReflector(provider).reflect(
+        "Which port does billing use?", "Port 8080."
+    )
+
+    assert lesson == "It guessed the port. Ask which service first."
+    system, user = prompt_of(llm)
+    assert "👎" in system and "2 or 3 sentences" in system
+    assert "Which port does billing use?" in user and "Port 8080." in user
+
+
+async def test_reflector_shortens_long_input(
+    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+) -> None:
+    llm.script(ScriptedReply.answer("Be brief."))
+
+    await LLMFailureReflector(provider, max_input_chars=100).reflect("why? " * 500, "a " * 5000)
+
+    _, user = prompt_of(llm)
+    assert len(user) < 300
+
+
+async def test_reflector_raises_when_the_reply_is_empty(
+    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+) -> None:
+    llm.script(ScriptedReply.answer("  "))
+
+    with pytest.raises(UnusableReply):
+        await LLMFailureReflector(provider).reflect("q", "a")
+
+
+async def test_reflector_raises_when_the_model_is_down(
+    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+) -> None:
+    llm.down = True
+
+    with pytest.raises(ModelUnavailable):
+        await LLMFailureReflector(provider).reflect("q", "a")
+
+
+@pytest.mark.parametrize(
+    ("status", "verdict"),
+    [(EpisodeStatus.SUCCESS, "approved"), (EpisodeStatus.FAILURE, "rejected")],
+)
+async def test_scorer_parses_the_score_and_tells_the_verdict(
+    llm: FakeLLMServer,
+    provider: OpenAICompatibleProvider,
+    status: EpisodeStatus,
+    verdict: str,
+) -> None:
+    llm.script(ScriptedReply.answer("Score: 9/10"))
+
+    score = await LLMImportanceScorer(provider).score("Deploy billing?", "make deploy", status)
+
+    assert score == 9
+    system, user = prompt_of(llm)
+    assert "1 to 10" in system
+    assert verdict in user and "Deploy billing?" in user
+
+
+@pytest.mark.parametrize("reply", ["very important", "0", "15"])
+async def test_scorer_rejects_a_score_off_the_scale(
+    llm: FakeLLMServer, provider: OpenAICompatibleProvider, reply: str
+) -> None:
+    llm.script(ScriptedReply.answer(reply))
+
+    with pytest.raises(UnusableReply):
+        await LLMImportanceScorer(provider).score("q", "a", EpisodeStatus.SUCCESS)
+
+
+async def test_summarizer_describes_the_episodes_and_parses_the_notes(
+    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+) -> None:
+    llm.script(
+        ScriptedReply.answer('```json\n["Prefers runnable commands.", "Staging is blue."]\n```')
+    )
+    episodes = [
+        episode(1, "Deploy billing?", "make deploy-staging", EpisodeStatus.SUCCESS),
+        episode(
+            2, "Restart search?", "Reboot the VM.", EpisodeStatus.FAILURE, lesson="Use kubectl."
+        ),
+    ]
+
+    notes = await LLMEpisodeSummarizer(provider, max_notes=3).summarize(episodes)
+
+    assert notes == ["Prefers runnable commands.", "Staging is blue."]
+    system, user = prompt_of(llm)
+    assert "at most 3" in system and "JSON array" in system
+    assert "1. 👍\nQ: Deploy billing?\nA: make deploy-staging" in user
+    assert "2. 👎\nQ: Restart search?\nA: Reboot the VM.\nLesson: Use kubectl." in user
+
+
+async def test_summarizer_raises_when_there_are_no_notes(
+    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+) -> None:
+    llm.script(ScriptedReply.answer("[]"))
+
+    with pytest.raises(UnusableReply):
+        await LLMEpisodeSummarizer(provider).summarize(
+            [episode(1, "q", "a", EpisodeStatus.SUCCESS)]
+        )

@@ -1,0 +1,92 @@
+"""A 👎 becomes a lesson through the real store, the reflection worker and the model server."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.learning import LLMFailureReflector, LLMImportanceScorer
+from bot.llm import FakeLLMServer, OpenAICompatibleProvider, ScriptedReply
+from memory import (
+    ConversationKind,
+    Episode,
+    EpisodeStatus,
+    MemoryConfig,
+    MemoryStore,
+    NewExchange,
+    Scope,
+    VoteEvent,
+    open_store,
+)
+from memory.reflection import ReflectionWorker
+
+T0 = datetime(2026, 11, 23, 9, tzinfo=UTC)
+DM = Scope(team_id="T1", channel_id="D1", kind=ConversationKind.DM)
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[MemoryStore]:
+    opened = await open_store(f"sqlite:///{tmp_path / 'bot.db'}", MemoryConfig())
+    yield opened
+    await opened.close()
+
+
+async def rated(store: MemoryStore, question: str, ts: str, reaction: str) -> Episode:
+    """An exchange in the DM, then the asker's reaction on the answer."""
+    episode = await store.record_exchange(
+        NewExchange(
+            scope=DM,
+            requester_id="U1",
+            thread_ts=None,
+            question=question,
+            answer="Run make deploy-prod.",
+            message_ts=[ts],
+            created_at=T0,
+        )
+    )
+    outcome = await store.apply_vote(
+        VoteEvent(
+            channel_id=DM.channel_id,
+            message_ts=ts,
+            voter_id="U1",
+            reaction=reaction,
+            added=True,
+            at=T0 + timedelta(minutes=1),
+        )
+    )
+    assert outcome.applied, outcome.reason
+    return episode
+
+
+async def test_votes_become_lessons_and_scores_once_the_model_answers(
+    store: MemoryStore, llm: FakeLLMServer, provider: OpenAICompatibleProvider
+) -> None:
+    failed = await rated(store, "How do I deploy billing to staging?", "1.000100", "-1")
+    worked = await rated(store, "How do I restart search?", "2.000100", "+1")
+    worker = ReflectionWorker(
+        store,
+        LLMFailureReflector(provider),
+        LLMImportanceScorer(provider),
+        retry_interval=timedelta(0),
+    )
+
+    llm.down = True
+    assert (await worker.run_once()).deferred == 1
+    [still_failed] = await store.list_episodes("U1", statuses=frozenset({EpisodeStatus.FAILURE}))
+    assert (still_failed.id, still_failed.lesson) == (failed.id, None)
+
+    llm.down = False
+    llm.script(
+        ScriptedReply.answer("It deployed to prod. Use make deploy-staging for staging."),
+        ScriptedReply.answer("7"),
+    )
+    report = await worker.run_once()
+
+    assert (report.lessons, report.scored) == (1, 1)
+    episodes = {episode.id: episode for episode in await store.list_episodes("U1")}
+    assert episodes[failed.id].lesson == "It deployed to prod. Use make deploy-staging for staging."
+    assert episodes[worked.id].importance == 7
+    assert "How do I deploy billing to staging?" in llm.requests[-2]["messages"][1]["content"]
