@@ -4,7 +4,9 @@ Imports neither Slack nor any LLM client: what it needs from a model it takes as
 small protocol (see :mod:`memory.protocols`).
 """
 
+from memory.advice import Advice, PlanAdvisor
 from memory.config import MemoryConfig, RecallWeights
+from memory.consolidation import ConsolidationReport, Consolidator
 from memory.models import (
     ConversationKind,
     Episode,
@@ -22,19 +24,31 @@ from memory.models import (
     WisdomNote,
 )
 from memory.open import open_store
+from memory.protocols import EpisodeSummarizer, FailureReflector, ImportanceScorer
+from memory.reflection import ReflectionReport, ReflectionWorker
 from memory.store import MemoryStore
+from memory.working import WorkingMemory
 
 __all__ = [
+    "Advice",
+    "ConsolidationReport",
+    "Consolidator",
     "ConversationKind",
     "Episode",
     "EpisodeStatus",
+    "EpisodeSummarizer",
+    "FailureReflector",
     "ForgetReport",
+    "ImportanceScorer",
     "MemoryConfig",
     "MemoryStore",
     "NewExchange",
+    "PlanAdvisor",
     "RecallRequest",
     "RecallWeights",
     "RecalledEpisode",
+    "ReflectionReport",
+    "ReflectionWorker",
     "Scope",
     "StoreStats",
     "UserExport",
@@ -42,5 +56,6 @@ __all__ = [
     "VoteEvent",
     "VoteOutcome",
     "WisdomNote",
+    "WorkingMemory",
     "open_store",
 ]
