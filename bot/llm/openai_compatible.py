@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from typing import Any
 
 import httpx
@@ -19,8 +19,6 @@ from bot.llm.stream_assembler import StreamAssembler
 from bot.llm.wire import ChatCompletion, ChatCompletionChunk, encode_request
 
 __all__ = ["OpenAICompatibleProvider"]
-
-logger = logging.getLogger(__name__)
 
 _CHAT_COMPLETIONS = "chat/completions"
 _STREAM_END = "[DONE]"
@@ -60,8 +58,9 @@ class OpenAICompatibleProvider:
         response = await run_with_retries(self._retry, lambda: self._send(body, stream=True))
         try:
             assembler = StreamAssembler()
-            async for text in self._stream_texts(response, assembler):
-                yield Delta(content=text)
+            async with aclosing(self._stream_texts(response, assembler)) as texts:
+                async for text in texts:
+                    yield Delta(content=text)
             yield Delta(final=assembler.completion())
         finally:
             await response.aclose()
@@ -97,9 +96,9 @@ class OpenAICompatibleProvider:
         try:
             response = await self._client.send(request, stream=stream)
         except _RETRYABLE_TRANSPORT_ERRORS as error:
-            raise RetryableFailure(
-                f"could not reach the model server ({type(error).__name__})"
-            ) from error
+            unreachable = isinstance(error, httpx.ConnectError | httpx.ConnectTimeout)
+            problem = "could not reach the model server" if unreachable else "no answer in time"
+            raise RetryableFailure(f"{problem} ({type(error).__name__})") from error
         if response.is_success:
             return response
         try:
