@@ -30,7 +30,7 @@ from bot.agent.messages import (
 )
 from bot.agent.provider import Provider
 from bot.agent.result import AgentResult, StopReason
-from bot.agent.streaming import OnText, TextSink
+from bot.agent.streaming import DEFAULT_HOLD_BACK, OnText, TextSink
 from bot.agent.tools.errors import ToolError
 from bot.agent.tools.guard import GuardPolicy, ToolGuard
 from bot.agent.tools.loop_detector import LoopMemory
@@ -88,6 +88,7 @@ class Agent:
         loop_memory: LoopMemory | None = None,
         max_tokens: int | None = None,
         temperature: float | None = None,
+        hold_back: int = DEFAULT_HOLD_BACK,
     ) -> None:
         if max_iterations < 1:
             raise ValueError("max_iterations must be at least 1")
@@ -106,6 +107,7 @@ class Agent:
         self.loop_memory = loop_memory or LoopMemory()
         self.max_tokens = max_tokens
         self.temperature = temperature
+        self.hold_back = hold_back
 
     async def run(
         self,
@@ -118,6 +120,8 @@ class Agent:
 
         With ``on_text``, the answer is streamed through it, unless an evaluator has
         something to check this turn: then the accepted answer is sent through it once.
+        Either way ``result.text`` is then exactly what went through ``on_text`` (see
+        :mod:`bot.agent.streaming` for why it can include a long preamble to tool calls).
         """
         turn = await self._start(conversation, context, on_text)
         await self.callbacks.before_loop(turn.conversation, context)
@@ -175,7 +179,7 @@ class Agent:
         return _Turn(
             conversation=working,
             context=context,
-            sink=TextSink(on_text),
+            sink=TextSink(on_text, hold_back=self.hold_back),
             stream=on_text is not None and not active,
             evaluators=active,
         )
@@ -199,7 +203,7 @@ class Agent:
             await self.callbacks.after_llm_call(completion, turn.context)
             if completion.content.strip() or completion.tool_calls:
                 return completion
-            turn.sink.drop_reply()
+            turn.sink.end_reply()
         return None
 
     async def _complete(self, request: CompletionRequest, turn: _Turn) -> Completion:
@@ -235,9 +239,8 @@ class Agent:
     ) -> AgentResult:
         if not appended:
             turn.conversation.append(Message.assistant(text))
-        await turn.sink.finish(text)
         result = AgentResult(
-            text=text,
+            text=await turn.sink.finish(text),
             conversation=turn.conversation,
             llm_calls=turn.llm_calls,
             tool_errors=turn.tool_errors,

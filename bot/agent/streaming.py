@@ -1,63 +1,71 @@
-"""Forwarding text to the person as it is produced, without showing a draft as the answer.
+"""Forwarding text to the person as it is produced, without showing a preamble as the answer.
 
-Text a model streams before deciding to call tools is progress ("Let me look that up"),
-not the answer: the next text starts a new paragraph. When the final text begins with what
-was just shown (the usual case) only the rest is sent, so nothing is shown twice.
+A model may write a little text ("Let me look that up.") before deciding to call tools.
+Each reply's first ``hold_back`` characters are therefore held back: a reply that turns
+out to carry tool calls while still that short is never shown. A longer preamble has been
+shown by then; it stays, and the answer starts a new paragraph after it.
+
+Invariant: when ``on_text`` is given, what went through it is exactly the text
+:meth:`TextSink.finish` returns, so the caller never has to reconcile the two.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-__all__ = ["OnText", "TextSink"]
+__all__ = ["DEFAULT_HOLD_BACK", "OnText", "TextSink"]
 
 OnText = Callable[[str], Awaitable[None]]
 
+DEFAULT_HOLD_BACK = 160
 _PARAGRAPH = "\n\n"
 
 
 class TextSink:
-    def __init__(self, on_text: OnText | None) -> None:
+    def __init__(self, on_text: OnText | None, *, hold_back: int = DEFAULT_HOLD_BACK) -> None:
         self._on_text = on_text
-        self._shown = False
+        self._hold_back = hold_back
+        self._shown = ""
+        self._held = ""
         self._segment = ""
+        """What the current reply has shown so far."""
         self._last_segment = ""
-        self._break_pending = False
+        """The text of the last reply that showed anything (it ends ``_shown``)."""
 
     async def delta(self, text: str) -> None:
-        """Show a piece of the current model reply."""
-        if not text:
+        """A piece of the current model reply."""
+        if self._on_text is None or not text:
             return
-        if self._break_pending:
-            self._break_pending = False
-            await self._emit(_PARAGRAPH)
+        if not self._segment:
+            self._held += text
+            if len(self._held) < self._hold_back:
+                return
+            text, self._held = self._held, ""
+            if self._shown:
+                await self._emit(_PARAGRAPH)
         self._segment += text
+        self._last_segment = self._segment
         await self._emit(text)
 
-    def drop_reply(self) -> None:
-        """The current model reply was empty (at most whitespace was shown): forget it."""
-        self._segment = ""
-
     def end_reply(self) -> None:
-        """The current model reply was not the answer (it called tools)."""
-        if self._segment:
-            self._last_segment = self._segment
-            self._break_pending = True
+        """The current reply is over and was not the answer (tool calls, or empty)."""
+        self._held = ""
         self._segment = ""
 
-    async def finish(self, text: str) -> None:
-        """Make sure the person has seen ``text`` as the answer."""
-        shown_prefix = self._segment or (self._last_segment if self._break_pending else "")
-        if shown_prefix and text.startswith(shown_prefix):
-            rest = text[len(shown_prefix) :]
+    async def finish(self, answer: str) -> str:
+        """Show the rest of ``answer``; return everything shown this turn (or the answer)."""
+        if self._on_text is None:
+            return answer
+        if self._last_segment and answer.startswith(self._last_segment):
+            rest = answer[len(self._last_segment) :]
         else:
-            rest = (_PARAGRAPH if self._shown else "") + text
-        self._segment = self._last_segment = ""
-        self._break_pending = False
+            rest = (_PARAGRAPH if self._shown else "") + answer
+        self._held = self._segment = self._last_segment = ""
         if rest:
             await self._emit(rest)
+        return self._shown
 
     async def _emit(self, text: str) -> None:
-        if self._on_text is not None:
-            self._shown = True
-            await self._on_text(text)
+        assert self._on_text is not None
+        self._shown += text
+        await self._on_text(text)

@@ -79,7 +79,12 @@ def tool(
     def decorate(function: ToolFunction) -> Tool:
         if not inspect.iscoroutinefunction(function):
             raise TypeError(f"tool {function.__name__!r} must be an async function")
-        hints = typing.get_type_hints(function)
+        try:
+            hints = typing.get_type_hints(function)
+        except NameError as exc:
+            raise TypeError(
+                f"tool {function.__name__!r}: define its models at module level ({exc})"
+            ) from exc
         parameters = list(inspect.signature(function).parameters)
         if len(parameters) != 2:
             raise TypeError(f"tool {function.__name__!r} must take (ctx, args)")
