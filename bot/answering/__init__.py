@@ -1,0 +1,22 @@
+"""The domain service that answers one person's message (Slack-agnostic listeners call it)."""
+
+from bot.answering.history import BotIdentity, thread_history
+from bot.answering.incoming import IncomingMessage
+from bot.answering.inflight import InFlight
+from bot.answering.service import (
+    MODEL_UNAVAILABLE,
+    AnswerAgent,
+    AnswerOutcome,
+    AnswerService,
+)
+
+__all__ = [
+    "MODEL_UNAVAILABLE",
+    "AnswerAgent",
+    "AnswerOutcome",
+    "AnswerService",
+    "BotIdentity",
+    "InFlight",
+    "IncomingMessage",
+    "thread_history",
+]

@@ -1,0 +1,82 @@
+"""Turning a Slack thread into the conversation the model sees."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from pydantic import BaseModel
+
+from bot.agent.messages import Message
+from bot.slack.streaming import THINKING_PLACEHOLDER
+
+__all__ = ["BotIdentity", "estimate_tokens", "strip_mention", "thread_history"]
+
+
+class BotIdentity(BaseModel):
+    """Who the bot is in its workspace (from ``auth.test``)."""
+
+    user_id: str
+    bot_id: str | None
+    team_id: str
+
+    @property
+    def mention(self) -> str:
+        return f"<@{self.user_id}>"
+
+    def wrote(self, message: dict[str, Any]) -> bool:
+        return message.get("user") == self.user_id or (
+            self.bot_id is not None and message.get("bot_id") == self.bot_id
+        )
+
+
+def estimate_tokens(text: str) -> int:
+    """A rough count (four characters a token), enough to keep within a budget."""
+    return len(text) // 4 + 1
+
+
+def strip_mention(text: str, identity: BotIdentity) -> str:
+    return text.replace(identity.mention, "").strip()
+
+
+def thread_history(
+    messages: Iterable[dict[str, Any]],
+    *,
+    identity: BotIdentity,
+    requester_id: str,
+    before_ts: str,
+    token_budget: int,
+) -> list[Message]:
+    """The thread's messages before ``before_ts``, newest kept first within ``token_budget``.
+
+    The bot's own messages become assistant turns; other people's are prefixed with their
+    mention so the model can tell voices apart."""
+    earlier = [m for m in messages if float(m.get("ts", "0")) < float(before_ts)]
+    kept: list[Message] = []
+    spent = 0
+    for message in reversed(earlier):
+        turn = _as_turn(message, identity=identity, requester_id=requester_id)
+        if turn is None:
+            continue
+        cost = estimate_tokens(turn.content)
+        if spent + cost > token_budget:
+            break
+        spent += cost
+        kept.append(turn)
+    kept.reverse()
+    return kept
+
+
+def _as_turn(
+    message: dict[str, Any], *, identity: BotIdentity, requester_id: str
+) -> Message | None:
+    text = str(message.get("text") or "").strip()
+    if not text or text == THINKING_PLACEHOLDER:
+        return None
+    if identity.wrote(message):
+        return Message.assistant(text)
+    text = strip_mention(text, identity)
+    author = message.get("user")
+    if author and author != requester_id:
+        text = f"<@{author}>: {text}"
+    return Message.user(text)

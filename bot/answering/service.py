@@ -1,0 +1,232 @@
+"""Answering one person's message: dedupe, context, recall, agent run, streamed reply, ledger."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Protocol
+
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.agent.context import SlackDirectory, TurnContext
+from bot.agent.messages import Conversation, Message
+from bot.agent.provider import ModelUnavailable
+from bot.answering.history import BotIdentity, strip_mention, thread_history
+from bot.answering.incoming import IncomingMessage
+from bot.slack.splitting import PART_LIMIT
+from bot.slack.streaming import Reply, ReplyTarget, open_reply
+from memory import MemoryStore, NewExchange, RecalledEpisode, RecallRequest
+
+__all__ = [
+    "MAX_QUESTION_CHARS",
+    "MODEL_UNAVAILABLE",
+    "SOMETHING_WENT_WRONG",
+    "AnswerAgent",
+    "AnswerOutcome",
+    "AnswerService",
+    "ExperienceRenderer",
+]
+
+log = logging.getLogger(__name__)
+
+MODEL_UNAVAILABLE = (
+    "The language model is unavailable right now, so I couldn't answer. "
+    "Please try again in a few minutes."
+)
+SOMETHING_WENT_WRONG = "Something went wrong while I was answering; please ask again."
+MAX_QUESTION_CHARS = 8000
+TRUNCATION_NOTE = "_Your message was very long, so I only read its first {limit:,} characters._\n\n"
+MODEL_TRUNCATION_NOTE = (
+    "\n\n[The message was cut here: only its first {limit:,} characters are shown.]"
+)
+
+
+class AgentAnswer(Protocol):
+    text: str
+
+
+class AnswerAgent(Protocol):
+    """What the service needs of :class:`bot.agent.Agent`."""
+
+    async def run(
+        self,
+        conversation: Conversation,
+        *,
+        context: TurnContext,
+        on_text: Callable[[str], Awaitable[None]] | None = None,
+    ) -> AgentAnswer: ...
+
+
+ExperienceRenderer = Callable[[list[RecalledEpisode], str | None], str]
+
+
+class AnswerOutcome(StrEnum):
+    ANSWERED = "answered"
+    DUPLICATE = "duplicate"
+    MODEL_UNAVAILABLE = "model_unavailable"
+    FAILED = "failed"
+
+
+class AnswerService:
+    """Gives each person's message exactly one answer and records it in the ledger."""
+
+    def __init__(
+        self,
+        *,
+        client: AsyncWebClient,
+        memory: MemoryStore,
+        agent: AnswerAgent,
+        directory: SlackDirectory,
+        identity: BotIdentity,
+        render_experience: ExperienceRenderer,
+        recall_limit: int = 5,
+        recall_token_budget: int = 1500,
+        history_token_budget: int = 3000,
+        part_limit: int = PART_LIMIT,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self._client = client
+        self._memory = memory
+        self._agent = agent
+        self._directory = directory
+        self.identity = identity
+        self._render_experience = render_experience
+        self._recall_limit = recall_limit
+        self._recall_token_budget = recall_token_budget
+        self._history_token_budget = history_token_budget
+        self._part_limit = part_limit
+        self._clock = clock
+
+    async def answer(self, message: IncomingMessage) -> AnswerOutcome:
+        now = self._clock()
+        for key in message.dedupe_keys:
+            if not await self._memory.claim(key, user_id=message.user_id, at=now):
+                log.debug("already handled %s", key)
+                return AnswerOutcome.DUPLICATE
+        target = ReplyTarget(
+            channel_id=message.channel_id,
+            thread_ts=message.reply_thread_ts,
+            team_id=message.team_id,
+            user_id=message.user_id,
+        )
+        reply = open_reply(self._client, target, part_limit=self._part_limit)
+        try:
+            return await self._answer(message, reply, now)
+        except ModelUnavailable as error:
+            log.warning("model unavailable: %s", error)
+            await self._notify(reply, MODEL_UNAVAILABLE)
+            return AnswerOutcome.MODEL_UNAVAILABLE
+        except Exception:
+            log.exception("answering %s failed", message.event_id)
+            await self._notify(reply, SOMETHING_WENT_WRONG)
+            return AnswerOutcome.FAILED
+
+    async def _answer(self, message: IncomingMessage, reply: Reply, now: datetime) -> AnswerOutcome:
+        await reply.begin()
+        question, truncated = self._question(message)
+        if truncated:
+            await reply.write(TRUNCATION_NOTE.format(limit=MAX_QUESTION_CHARS))
+        recalled = await self._recall(message, question, now)
+        conversation = Conversation(
+            messages=[
+                *await self._history(message),
+                *await self._experience(message, recalled),
+                Message.user(question),
+            ]
+        )
+        context = TurnContext(
+            requester_id=message.user_id,
+            scope=message.scope,
+            thread_ts=message.reply_thread_ts,
+            now=now,
+            memory=self._memory,
+            slack=self._directory,
+            recalled=recalled,
+        )
+        streamed: list[str] = []
+
+        async def show(text: str) -> None:
+            streamed.append(text)
+            await reply.write(text)
+
+        result = await self._agent.run(conversation, context=context, on_text=show)
+        await self._show_rest(reply, "".join(streamed), result.text)
+        timestamps = await reply.finish()
+        await self._memory.record_exchange(
+            NewExchange(
+                scope=message.scope,
+                requester_id=message.user_id,
+                thread_ts=message.reply_thread_ts,
+                question=question,
+                answer=reply.text,
+                message_ts=timestamps,
+                created_at=now,
+            )
+        )
+        return AnswerOutcome.ANSWERED
+
+    @staticmethod
+    async def _show_rest(reply: Reply, streamed: str, final_text: str) -> None:
+        """Show whatever part of the final text the agent did not stream."""
+        if final_text.startswith(streamed):
+            await reply.write(final_text[len(streamed) :])
+        else:
+            log.warning("the agent's final text differs from what it streamed; keeping both")
+            await reply.write(f"\n\n{final_text}")
+
+    def _question(self, message: IncomingMessage) -> tuple[str, bool]:
+        text = strip_mention(message.text, self.identity)
+        if len(text) <= MAX_QUESTION_CHARS:
+            return text, False
+        return text[:MAX_QUESTION_CHARS] + MODEL_TRUNCATION_NOTE.format(
+            limit=MAX_QUESTION_CHARS
+        ), True
+
+    async def _history(self, message: IncomingMessage) -> list[Message]:
+        if message.thread_ts is None:
+            return []
+        try:
+            thread = await self._directory.thread_messages(message.channel_id, message.thread_ts)
+        except SlackApiError as error:
+            log.info("thread history unavailable: %s", error.response.get("error"))
+            return []
+        return thread_history(
+            thread,
+            identity=self.identity,
+            requester_id=message.user_id,
+            before_ts=message.ts,
+            token_budget=self._history_token_budget,
+        )
+
+    async def _recall(
+        self, message: IncomingMessage, question: str, now: datetime
+    ) -> list[RecalledEpisode]:
+        request = RecallRequest(
+            scope=message.scope,
+            requester_id=message.user_id,
+            text=question,
+            limit=self._recall_limit,
+            token_budget=self._recall_token_budget,
+            now=now,
+        )
+        return await self._memory.recall(request)
+
+    async def _experience(
+        self, message: IncomingMessage, recalled: list[RecalledEpisode]
+    ) -> list[Message]:
+        """Validated episodes and the wisdom notes of this scope, as one system message."""
+        notes = await self._memory.wisdom(message.scope, message.user_id)
+        advice = " ".join(note.text for note in notes) or None
+        if not recalled and advice is None:
+            return []
+        return [Message.system(self._render_experience(recalled, advice))]
+
+    @staticmethod
+    async def _notify(reply: Reply, notice: str) -> None:
+        try:
+            await reply.fail(notice)
+        except SlackApiError as error:
+            log.error("could not tell the person: %s", error.response.get("error"))

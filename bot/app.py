@@ -1,0 +1,157 @@
+"""Building the bot: the Bolt app and everything its listeners need, with a start/stop lifecycle."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from datetime import UTC, datetime
+
+import httpx
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.agent import (
+    SYSTEM_PROMPT,
+    Agent,
+    CountToolErrors,
+    LessonEvaluator,
+    Provider,
+    default_tools,
+    render_experience,
+)
+from bot.answering import AnswerService, BotIdentity
+from bot.config import Settings
+from bot.learning import LLMFailureReflector, LLMImportanceScorer
+from bot.listeners import Services, register
+from bot.llm import OpenAICompatibleProvider, RetryPolicy, build_llm_client
+from bot.slack.directory import WebApiDirectory
+from memory import MemoryStore, open_store
+from memory.reflection import ReflectionWorker
+
+__all__ = ["PURGE_INTERVAL_SECONDS", "Bot", "build_agent"]
+
+log = logging.getLogger(__name__)
+
+PURGE_INTERVAL_SECONDS = 3600.0
+"""How often expired ledger entries (and the pending exchanges nobody can vote on) go."""
+
+
+def build_agent(provider: Provider) -> Agent:
+    """The agent every turn runs: instructions, built-in tools, the lesson check, and
+    tool failures counted in memory."""
+    return Agent(
+        provider,
+        tools=default_tools(),
+        instructions=SYSTEM_PROMPT,
+        evaluators=[LessonEvaluator()],
+        callbacks=[CountToolErrors()],
+    )
+
+
+class Bot:
+    """The running bot: ``await bot.start()`` (auth.test, open the database), then serve
+    ``bot.app``; ``await bot.stop(grace_seconds)`` lets answers in flight finish."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        llm_retry: RetryPolicy | None = None,
+        purge_interval_seconds: float = PURGE_INTERVAL_SECONDS,
+    ) -> None:
+        self.settings = settings
+        self._llm_retry = llm_retry or RetryPolicy(
+            total_budget_seconds=settings.llm_retry_budget_seconds
+        )
+        self._purge_interval = purge_interval_seconds
+        self.client = AsyncWebClient(
+            token=settings.slack_bot_token.get_secret_value(),
+            base_url=str(settings.slack_api_url),
+        )
+        self.app = AsyncApp(
+            client=self.client,
+            signing_secret=settings.slack_signing_secret.get_secret_value(),
+            process_before_response=False,
+        )
+        self.services: Services | None = None
+        self._memory: MemoryStore | None = None
+        self._llm_client: httpx.AsyncClient | None = None
+        self._reflection: ReflectionWorker | None = None
+        self._background: list[asyncio.Task[None]] = []
+
+    @property
+    def ready(self) -> bool:
+        """True once Slack accepted the token and the database is open."""
+        return self.services is not None
+
+    async def start(self) -> None:
+        auth = await self.client.auth_test()
+        identity = BotIdentity(
+            user_id=str(auth["user_id"]), bot_id=auth.get("bot_id"), team_id=str(auth["team_id"])
+        )
+        settings = self.settings
+        self._memory = await open_store(str(settings.bot_db_path), settings.memory_config())
+        self._llm_client = build_llm_client(
+            str(settings.llm_base_url),
+            settings.llm_api_key.get_secret_value(),
+            settings.llm_timeout_seconds,
+        )
+        provider = OpenAICompatibleProvider(
+            self._llm_client, model=settings.llm_model, retry=self._llm_retry
+        )
+        self._reflection = ReflectionWorker(
+            self._memory, LLMFailureReflector(provider), LLMImportanceScorer(provider)
+        )
+        answering = AnswerService(
+            client=self.client,
+            memory=self._memory,
+            agent=build_agent(provider),
+            directory=WebApiDirectory(self.client),
+            identity=identity,
+            render_experience=render_experience,
+            recall_limit=settings.recall_top_k,
+            recall_token_budget=settings.recall_token_budget,
+        )
+        services = Services(
+            answering=answering,
+            memory=self._memory,
+            identity=identity,
+            reflection=self._reflection,
+        )
+        register(self.app, services)
+        self._background = [
+            asyncio.create_task(self._reflection.run_forever(), name="reflection"),
+            asyncio.create_task(self._purge_forever(self._memory), name="ledger-purge"),
+        ]
+        self.services = services
+        log.info("ready as %s in team %s", identity.user_id, identity.team_id)
+
+    async def stop(self, grace_seconds: float = 10.0) -> None:
+        """Finish (or abandon after ``grace_seconds``) answers in flight, then close."""
+        services, self.services = self.services, None
+        if services is not None:
+            await services.inflight.drain(grace_seconds)
+        if self._reflection is not None:
+            await self._reflection.stop()
+        for task in self._background:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._background = []
+        if self._memory is not None:
+            await self._memory.close()
+            self._memory = None
+        if self._llm_client is not None:
+            await self._llm_client.aclose()
+            self._llm_client = None
+
+    async def _purge_forever(self, memory: MemoryStore) -> None:
+        while True:
+            await asyncio.sleep(self._purge_interval)
+            try:
+                purged = await memory.purge_expired(now=datetime.now(UTC))
+            except Exception:
+                log.exception("ledger purge failed; trying again next time")
+                continue
+            log.info("purged %d expired ledger row(s)", purged)

@@ -1,0 +1,15 @@
+"""Bolt listeners: thin translations from Slack payloads to calls on the domain."""
+
+from __future__ import annotations
+
+from slack_bolt.async_app import AsyncApp
+
+from bot.listeners import commands, events
+from bot.listeners.services import Services
+
+__all__ = ["Services", "register"]
+
+
+def register(app: AsyncApp, services: Services) -> None:
+    events.register(app, services)
+    commands.register(app, services)

@@ -1,0 +1,21 @@
+"""Event listeners: one callback per module."""
+
+from __future__ import annotations
+
+from slack_bolt.async_app import AsyncApp
+
+from bot.listeners.events.app_home_opened import app_home_opened_callback
+from bot.listeners.events.app_mention import app_mention_callback
+from bot.listeners.events.message import message_callback
+from bot.listeners.events.reactions import reaction_callback
+from bot.listeners.services import Services
+
+__all__ = ["register"]
+
+
+def register(app: AsyncApp, services: Services) -> None:
+    app.event("message")(message_callback(services))
+    app.event("app_mention")(app_mention_callback(services))
+    app.event("reaction_added")(reaction_callback(services, added=True))
+    app.event("reaction_removed")(reaction_callback(services, added=False))
+    app.event("app_home_opened")(app_home_opened_callback())

@@ -1,0 +1,20 @@
+"""``message`` events: DMs, mentions, and follow-ups in threads the bot answered in."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from bot.listeners.services import Services
+from bot.listeners.translate import from_message
+
+__all__ = ["message_callback"]
+
+
+def message_callback(services: Services) -> Callable[[dict[str, Any]], Awaitable[None]]:
+    async def on_message(body: dict[str, Any]) -> None:
+        incoming = await from_message(body, services.identity, services.memory)
+        if incoming is not None:
+            services.inflight.start(services.answering.answer(incoming))
+
+    return on_message

@@ -1,0 +1,189 @@
+"""Serving the bot: HTTP (POST /slack/events, GET /healthz) or Socket Mode.
+
+Requests are checked before Bolt sees them, so that nothing malformed reaches a listener
+and nothing a client sends can make the server answer 500: an unsigned, forged or stale
+request gets 401, a body that is not a Slack payload gets 4xx.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import signal
+from typing import Any
+
+from aiohttp import web
+from slack_bolt.adapter.aiohttp import to_aiohttp_response
+from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+from slack_bolt.request.async_request import AsyncBoltRequest
+from slack_sdk.signature import SignatureVerifier
+
+from bot.app import Bot
+from bot.config import Settings
+
+__all__ = [
+    "EVENTS_PATH",
+    "HEALTH_PATH",
+    "HttpServer",
+    "build_web_app",
+    "payload_problem",
+    "serve",
+]
+
+log = logging.getLogger(__name__)
+
+EVENTS_PATH = "/slack/events"
+HEALTH_PATH = "/healthz"
+ACCEPTED_CONTENT_TYPES = frozenset({"application/json", "application/x-www-form-urlencoded"})
+INTERACTIVE_TYPES = frozenset(
+    {
+        "block_actions",
+        "block_suggestion",
+        "message_action",
+        "shortcut",
+        "view_closed",
+        "view_submission",
+    }
+)
+
+
+def payload_problem(body: Any) -> str | None:
+    """Why ``body`` (as Bolt parsed it) is not a Slack payload we handle, or None."""
+    if not isinstance(body, dict) or not body:
+        return "empty or non-object body"
+    if "command" in body:
+        missing = [name for name in ("user_id", "channel_id") if not body.get(name)]
+        return f"slash command without {', '.join(missing)}" if missing else None
+    if body.get("ssl_check"):
+        return None
+    kind = body.get("type")
+    if kind == "event_callback":
+        event = body.get("event")
+        if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+            return "event_callback without an event type"
+        return None
+    if kind == "url_verification":
+        return None if body.get("challenge") else "url_verification without a challenge"
+    if kind in INTERACTIVE_TYPES:
+        return None
+    return "unknown payload type"
+
+
+def build_web_app(bot: Bot) -> web.Application:
+    verifier = SignatureVerifier(bot.settings.slack_signing_secret.get_secret_value())
+
+    async def health(request: web.Request) -> web.Response:
+        if bot.ready:
+            return web.json_response({"ok": True})
+        return web.json_response({"ok": False, "error": "starting"}, status=503)
+
+    async def events(request: web.Request) -> web.Response:
+        if not bot.ready:
+            return web.json_response({"error": "not ready"}, status=503)
+        if request.content_type not in ACCEPTED_CONTENT_TYPES:
+            return web.json_response({"error": "unsupported content type"}, status=415)
+        raw = await request.read()
+        if not _signed(verifier, raw, request):
+            return web.json_response({"error": "invalid signature"}, status=401)
+        try:
+            bolt_request = AsyncBoltRequest(
+                body=raw.decode("utf-8"),
+                query=request.query_string,
+                headers=dict(request.headers),
+            )
+        except (UnicodeDecodeError, json.JSONDecodeError, ValueError) as error:
+            return _bad_request(f"unparseable body ({type(error).__name__})")
+        problem = payload_problem(bolt_request.body)
+        if problem is not None:
+            return _bad_request(problem)
+        try:
+            response = await bot.app.async_dispatch(bolt_request)
+        except Exception:
+            log.exception("dispatching a %s payload failed", bolt_request.body.get("type"))
+            return _bad_request("payload could not be handled")
+        return await to_aiohttp_response(response)
+
+    web_app = web.Application(client_max_size=1024**2)
+    web_app.router.add_post(EVENTS_PATH, events)
+    web_app.router.add_get(HEALTH_PATH, health)
+    return web_app
+
+
+def _signed(verifier: SignatureVerifier, raw: bytes, request: web.Request) -> bool:
+    try:
+        return verifier.is_valid(
+            body=raw,
+            timestamp=request.headers.get("X-Slack-Request-Timestamp"),
+            signature=request.headers.get("X-Slack-Signature"),
+        )
+    except ValueError:  # a timestamp that is not a number
+        return False
+
+
+def _bad_request(reason: str) -> web.Response:
+    log.info("rejected a request: %s", reason)
+    return web.json_response({"error": reason}, status=400)
+
+
+class HttpServer:
+    """The bot behind aiohttp: listening (503) first, then ready once the bot started."""
+
+    def __init__(self, bot: Bot, *, host: str, port: int, grace_seconds: float = 10.0) -> None:
+        self.bot = bot
+        self._host = host
+        self._port = port
+        self._grace_seconds = grace_seconds
+        self._runner: web.AppRunner | None = None
+        self.url = ""
+
+    async def start(self) -> None:
+        self._runner = web.AppRunner(build_web_app(self.bot), access_log=None)
+        await self._runner.setup()
+        await web.TCPSite(self._runner, self._host, self._port).start()
+        host, port = self._runner.addresses[0][:2]
+        self.url = f"http://{host}:{port}"
+        try:
+            await self.bot.start()
+        except BaseException:
+            await self._runner.cleanup()
+            raise
+        log.info("listening on %s", self.url)
+
+    async def stop(self) -> None:
+        """Stop taking events (503, so Slack retries later), finish answers, close."""
+        await self.bot.stop(self._grace_seconds)
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> HttpServer:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.stop()
+
+
+async def serve(settings: Settings, *, grace_seconds: float = 10.0) -> None:
+    """Run until SIGTERM or SIGINT: Socket Mode with an app token, else HTTP on ``$PORT``."""
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stopping.set)
+    bot = Bot(settings)
+    if settings.socket_mode:
+        assert settings.slack_app_token is not None
+        await bot.start()
+        handler = AsyncSocketModeHandler(bot.app, settings.slack_app_token.get_secret_value())
+        await handler.connect_async()
+        log.info("connected in Socket Mode")
+        try:
+            await stopping.wait()
+        finally:
+            await handler.close_async()
+            await bot.stop(grace_seconds)
+        return
+    async with HttpServer(bot, host="0.0.0.0", port=settings.port, grace_seconds=grace_seconds):
+        await stopping.wait()
+    log.info("stopped")

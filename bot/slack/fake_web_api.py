@@ -1,0 +1,419 @@
+"""A fake Slack Web API: a real HTTP server on 127.0.0.1 that tests point the bot at.
+
+It implements the methods the bot calls, answers Slack-shaped JSON, checks the bearer
+token, records every call, keeps messages per channel (so ``conversations.replies``
+returns threads), assembles streamed messages, and lets a test inject errors or make the
+streaming API unavailable. Like httpx's ``MockTransport``, it ships beside the real thing so
+tests exercise the same code path as production.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from collections.abc import Awaitable, Callable, Iterable
+from types import TracebackType
+from typing import Any
+from urllib.parse import parse_qsl
+
+from aiohttp import web
+from pydantic import BaseModel, Field
+
+__all__ = ["FakeMessage", "FakeSlackWebAPI", "InjectedError", "RecordedCall"]
+
+TEXT_LIMIT = 40_000
+"""Slack rejects ``text`` longer than this with ``msg_too_long``."""
+MARKDOWN_CHUNK_LIMIT = 12_000
+"""The documented limit of ``markdown_text`` per streaming call."""
+
+STREAM_METHODS = frozenset({"chat.startStream", "chat.appendStream", "chat.stopStream"})
+
+
+class RecordedCall(BaseModel):
+    method: str
+    args: dict[str, Any]
+
+
+class FakeMessage(BaseModel):
+    channel: str
+    ts: str
+    text: str = ""
+    user: str
+    bot_id: str | None = None
+    thread_ts: str | None = None
+    streaming: bool = False
+    blocks: Any = None
+
+    @property
+    def by_bot(self) -> bool:
+        return self.bot_id is not None
+
+    def as_slack(self) -> dict[str, Any]:
+        shaped: dict[str, Any] = {"type": "message", "user": self.user, "text": self.text}
+        shaped["ts"] = self.ts
+        if self.thread_ts is not None:
+            shaped["thread_ts"] = self.thread_ts
+        if self.bot_id is not None:
+            shaped["bot_id"] = self.bot_id
+        return shaped
+
+
+class InjectedError(BaseModel):
+    """What the next ``times`` calls of a method answer instead of succeeding."""
+
+    error: str
+    status: int = 200
+    retry_after: int | None = None
+    times: int | None = Field(default=1, description="None: every call from now on")
+
+
+Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+class FakeSlackWebAPI:
+    """``async with FakeSlackWebAPI() as slack:`` then point a client at ``slack.base_url``."""
+
+    def __init__(
+        self,
+        *,
+        token: str = "xoxb-fake-token",
+        team_id: str = "T0000TEST",
+        bot_user_id: str = "U0000BOT",
+        bot_id: str = "B0000BOT",
+        streaming_available: bool = True,
+        placeholder_texts: Iterable[str] = (),
+    ) -> None:
+        self.token = token
+        self.team_id = team_id
+        self.bot_user_id = bot_user_id
+        self.bot_id = bot_id
+        self.streaming_available = streaming_available
+        self.placeholder_texts = frozenset(placeholder_texts)
+        """Texts of "thinking" placeholders: a message showing one is not final yet."""
+        self.calls: list[RecordedCall] = []
+        self.messages: dict[str, list[FakeMessage]] = {}
+        self.users: dict[str, dict[str, Any]] = {}
+        self._errors: dict[str, InjectedError] = {}
+        self._clock = itertools.count(1)
+        self._changed = asyncio.Condition()
+        self._runner: web.AppRunner | None = None
+        self.base_url = ""
+        self._handlers: dict[str, Handler] = {
+            "auth.test": self._auth_test,
+            "chat.postMessage": self._post_message,
+            "chat.update": self._update,
+            "chat.startStream": self._start_stream,
+            "chat.appendStream": self._append_stream,
+            "chat.stopStream": self._stop_stream,
+            "chat.postEphemeral": self._post_ephemeral,
+            "conversations.replies": self._replies,
+            "users.info": self._users_info,
+            "assistant.threads.setStatus": self._ok,
+            "views.publish": self._ok,
+            "reactions.add": self._ok,
+        }
+
+    # -- lifecycle -------------------------------------------------------------------------
+    async def __aenter__(self) -> FakeSlackWebAPI:
+        app = web.Application()
+        app.router.add_route("*", "/api/{method}", self._dispatch)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        host, port = self._runner.addresses[0][:2]
+        self.base_url = f"http://{host}:{port}/api/"
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    # -- what tests set up -----------------------------------------------------------------
+    def next_ts(self) -> str:
+        tick = next(self._clock)
+        return f"{1_700_000_000 + tick}.{tick % 1_000_000:06d}"
+
+    def add_user_message(
+        self, channel: str, text: str, *, user: str, thread_ts: str | None = None
+    ) -> FakeMessage:
+        """A message a person wrote, so that ``conversations.replies`` can return it."""
+        message = FakeMessage(
+            channel=channel, ts=self.next_ts(), text=text, user=user, thread_ts=thread_ts
+        )
+        self.messages.setdefault(channel, []).append(message)
+        return message
+
+    def add_user(self, user_id: str, *, name: str, real_name: str, tz: str = "UTC") -> None:
+        self.users[user_id] = {"id": user_id, "name": name, "real_name": real_name, "tz": tz}
+
+    def fail(
+        self,
+        method: str,
+        error: str,
+        *,
+        times: int | None = 1,
+        status: int = 200,
+        retry_after: int | None = None,
+    ) -> None:
+        """Make the next ``times`` calls of ``method`` fail (every call when ``times`` is None)."""
+        self._errors[method] = InjectedError(
+            error=error, status=status, retry_after=retry_after, times=times
+        )
+
+    # -- what tests inspect ----------------------------------------------------------------
+    def calls_to(self, method: str) -> list[RecordedCall]:
+        return [call for call in self.calls if call.method == method]
+
+    def bot_messages(self, channel: str | None = None) -> list[FakeMessage]:
+        channels = [channel] if channel is not None else list(self.messages)
+        return [
+            message
+            for name in channels
+            for message in self.messages.get(name, [])
+            if message.by_bot
+        ]
+
+    def final_messages(self, channel: str | None = None) -> list[FakeMessage]:
+        """Bot messages that are done: not streaming any more, not a thinking placeholder."""
+        return [
+            message
+            for message in self.bot_messages(channel)
+            if not message.streaming and message.text not in self.placeholder_texts
+        ]
+
+    def find(self, channel: str, ts: str) -> FakeMessage | None:
+        return next((m for m in self.messages.get(channel, []) if m.ts == ts), None)
+
+    async def wait_for(
+        self,
+        condition: Callable[[], bool],
+        *,
+        within: float = 5.0,
+        what: str = "condition",
+    ) -> None:
+        """Wait until ``condition()`` holds after some call; fail the test after ``within`` s."""
+        async with self._changed:
+            try:
+                await asyncio.wait_for(self._changed.wait_for(condition), within)
+            except TimeoutError:
+                raise AssertionError(
+                    f"fake Slack: timed out waiting for {what}; calls: "
+                    f"{[call.method for call in self.calls]}"
+                ) from None
+
+    async def wait_for_final_messages(
+        self, count: int, *, channel: str | None = None, within: float = 5.0
+    ) -> list[FakeMessage]:
+        await self.wait_for(
+            lambda: len(self.final_messages(channel)) >= count,
+            within=within,
+            what=f"{count} final bot message(s)",
+        )
+        return self.final_messages(channel)
+
+    # -- HTTP ------------------------------------------------------------------------------
+    async def _dispatch(self, request: web.Request) -> web.Response:
+        method = request.match_info["method"]
+        args = await self._read_args(request)
+        self.calls.append(RecordedCall(method=method, args=args))
+        try:
+            return await self._answer(method, request, args)
+        finally:
+            async with self._changed:
+                self._changed.notify_all()
+
+    async def _answer(
+        self, method: str, request: web.Request, args: dict[str, Any]
+    ) -> web.Response:
+        authorization = request.headers.get("Authorization", "")
+        if not authorization.startswith("Bearer "):
+            return web.json_response({"ok": False, "error": "not_authed"})
+        if authorization.removeprefix("Bearer ") != self.token:
+            return web.json_response({"ok": False, "error": "invalid_auth"})
+        injected = self._take_error(method)
+        if injected is not None:
+            headers = {}
+            if injected.retry_after is not None:
+                headers["Retry-After"] = str(injected.retry_after)
+            return web.json_response(
+                {"ok": False, "error": injected.error}, status=injected.status, headers=headers
+            )
+        if method in STREAM_METHODS and not self.streaming_available:
+            return web.json_response({"ok": False, "error": "unknown_method"})
+        handler = self._handlers.get(method)
+        if handler is None:
+            return web.json_response({"ok": False, "error": "unknown_method"})
+        return web.json_response(await handler(args))
+
+    @staticmethod
+    async def _read_args(request: web.Request) -> dict[str, Any]:
+        args: dict[str, Any] = dict(request.query)
+        body = await request.text()
+        if not body:
+            return args
+        if request.content_type == "application/json":
+            args.update(json.loads(body))
+        else:
+            args.update(dict(parse_qsl(body, keep_blank_values=True)))
+        return args
+
+    def _take_error(self, method: str) -> InjectedError | None:
+        injected = self._errors.get(method)
+        if injected is None:
+            return None
+        if injected.times is not None:
+            injected.times -= 1
+            if injected.times <= 0:
+                del self._errors[method]
+        return injected
+
+    # -- methods ---------------------------------------------------------------------------
+    async def _ok(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": True}
+
+    async def _auth_test(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "ok": True,
+            "url": "https://fake.slack.test/",
+            "team": "Fake Team",
+            "user": "bot",
+            "team_id": self.team_id,
+            "user_id": self.bot_user_id,
+            "bot_id": self.bot_id,
+            "is_enterprise_install": False,
+        }
+
+    def _bot_message(self, channel: str, text: str, thread_ts: str | None) -> FakeMessage:
+        message = FakeMessage(
+            channel=channel,
+            ts=self.next_ts(),
+            text=text,
+            user=self.bot_user_id,
+            bot_id=self.bot_id,
+            thread_ts=thread_ts or None,
+        )
+        self.messages.setdefault(channel, []).append(message)
+        return message
+
+    async def _post_message(self, args: dict[str, Any]) -> dict[str, Any]:
+        text = str(args.get("text", ""))
+        if not args.get("channel"):
+            return {"ok": False, "error": "channel_not_found"}
+        if not text and not args.get("blocks"):
+            return {"ok": False, "error": "no_text"}
+        if len(text) > TEXT_LIMIT:
+            return {"ok": False, "error": "msg_too_long"}
+        message = self._bot_message(args["channel"], text, args.get("thread_ts"))
+        message.blocks = args.get("blocks")
+        return {
+            "ok": True,
+            "channel": message.channel,
+            "ts": message.ts,
+            "message": message.as_slack(),
+        }
+
+    async def _update(self, args: dict[str, Any]) -> dict[str, Any]:
+        message = self.find(str(args.get("channel")), str(args.get("ts")))
+        if message is None or not message.by_bot:
+            return {"ok": False, "error": "message_not_found"}
+        text = str(args.get("text", ""))
+        if len(text) > TEXT_LIMIT:
+            return {"ok": False, "error": "msg_too_long"}
+        message.text = text
+        message.streaming = False
+        return {"ok": True, "channel": message.channel, "ts": message.ts, "text": text}
+
+    @staticmethod
+    def _streamed_text(args: dict[str, Any]) -> str | None:
+        """The text a streaming call carries, from ``markdown_text`` and markdown chunks."""
+        text = str(args.get("markdown_text") or "")
+        chunks = args.get("chunks") or []
+        if isinstance(chunks, str):
+            chunks = json.loads(chunks)
+        for chunk in chunks:
+            if chunk.get("type") == "markdown_text":
+                text += chunk.get("text", "")
+        if len(text) > MARKDOWN_CHUNK_LIMIT:
+            return None
+        return text
+
+    async def _start_stream(self, args: dict[str, Any]) -> dict[str, Any]:
+        channel = str(args.get("channel", ""))
+        if not args.get("thread_ts"):
+            return {"ok": False, "error": "invalid_arguments"}
+        if not channel.startswith("D") and not (
+            args.get("recipient_team_id") and args.get("recipient_user_id")
+        ):
+            return {"ok": False, "error": "missing_recipient_user_id"}
+        text = self._streamed_text(args)
+        if text is None:
+            return {"ok": False, "error": "msg_too_long"}
+        message = self._bot_message(channel, text, str(args["thread_ts"]))
+        message.streaming = True
+        return {"ok": True, "channel": channel, "ts": message.ts}
+
+    def _streaming_message(self, args: dict[str, Any]) -> FakeMessage | dict[str, Any]:
+        message = self.find(str(args.get("channel")), str(args.get("ts")))
+        if message is None:
+            return {"ok": False, "error": "message_not_found"}
+        if not message.streaming:
+            return {"ok": False, "error": "message_not_in_streaming_state"}
+        return message
+
+    async def _append_stream(self, args: dict[str, Any]) -> dict[str, Any]:
+        message = self._streaming_message(args)
+        if isinstance(message, dict):
+            return message
+        text = self._streamed_text(args)
+        if text is None:
+            return {"ok": False, "error": "msg_too_long"}
+        message.text += text
+        return {"ok": True, "channel": message.channel, "ts": message.ts}
+
+    async def _stop_stream(self, args: dict[str, Any]) -> dict[str, Any]:
+        message = self._streaming_message(args)
+        if isinstance(message, dict):
+            return message
+        text = self._streamed_text(args)
+        if text is None:
+            return {"ok": False, "error": "msg_too_long"}
+        message.text += text
+        message.streaming = False
+        message.blocks = args.get("blocks")
+        return {
+            "ok": True,
+            "channel": message.channel,
+            "ts": message.ts,
+            "message": message.as_slack(),
+        }
+
+    async def _post_ephemeral(self, args: dict[str, Any]) -> dict[str, Any]:
+        if not args.get("channel") or not args.get("user"):
+            return {"ok": False, "error": "invalid_arguments"}
+        return {"ok": True, "message_ts": self.next_ts()}
+
+    async def _replies(self, args: dict[str, Any]) -> dict[str, Any]:
+        channel = str(args.get("channel", ""))
+        root = str(args.get("ts", ""))
+        thread = [
+            message.as_slack()
+            for message in self.messages.get(channel, [])
+            if message.ts == root or message.thread_ts == root
+        ]
+        if not thread:
+            return {"ok": False, "error": "thread_not_found"}
+        return {"ok": True, "messages": thread, "has_more": False}
+
+    async def _users_info(self, args: dict[str, Any]) -> dict[str, Any]:
+        user = self.users.get(str(args.get("user", "")))
+        if user is None:
+            return {"ok": False, "error": "user_not_found"}
+        return {"ok": True, "user": {**user, "profile": {"real_name": user["real_name"]}}}

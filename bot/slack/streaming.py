@@ -1,0 +1,279 @@
+"""Showing an answer in Slack while it is being generated.
+
+Two ways of replying, behind one small interface (:class:`Reply`):
+
+* :class:`StreamingReply` uses the SDK's chat streaming API (``client.chat_stream`` ->
+  chat.startStream / appendStream / stopStream) for replies in a thread. A part that
+  reaches :data:`~bot.slack.splitting.PART_LIMIT` is stopped (closing an open code block)
+  and the rest continues in a new streamed message.
+* :class:`PostedReply` posts a "thinking" placeholder and edits it (chat.postMessage then
+  chat.update), for top-level DM replies and whenever Slack refuses to stream
+  (``unknown_method``, ``not_allowed``...): :class:`StreamingReply` switches to it by
+  itself, keeping whatever it already showed.
+
+Both return the ts of every message part, so the exchange can be recorded in the ledger.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from abc import ABC, abstractmethod
+
+from pydantic import BaseModel
+from slack_sdk.errors import SlackApiError, SlackRequestError
+from slack_sdk.web.async_chat_stream import AsyncChatStream
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.slack.splitting import PART_LIMIT, find_split, open_fence_at, split_message
+
+__all__ = [
+    "THINKING_PLACEHOLDER",
+    "THINKING_STATUS",
+    "PostedReply",
+    "Reply",
+    "ReplyTarget",
+    "StreamingReply",
+    "open_reply",
+]
+
+log = logging.getLogger(__name__)
+
+THINKING_STATUS = "is thinking…"
+THINKING_PLACEHOLDER = "_Thinking…_"
+HOLD_BACK = 600
+"""Near the end of a part, text is held back so the part can be cut at a line break."""
+
+
+class ReplyTarget(BaseModel):
+    """Where an answer goes and whom it is for."""
+
+    channel_id: str
+    thread_ts: str | None
+    team_id: str
+    user_id: str
+
+
+class Reply(ABC):
+    """An answer being shown: ``begin``, ``write`` pieces, then ``finish`` (or ``fail``)."""
+
+    @abstractmethod
+    async def begin(self) -> None:
+        """Show that the bot is thinking."""
+
+    @abstractmethod
+    async def write(self, text: str) -> None:
+        """Append generated text to what the person sees."""
+
+    @abstractmethod
+    async def finish(self) -> list[str]:
+        """Complete the answer; return the ts of every message part, in order."""
+
+    @property
+    @abstractmethod
+    def text(self) -> str:
+        """Everything written so far."""
+
+    async def fail(self, notice: str) -> None:
+        """End with a short notice instead of (or after) an answer; nothing is recorded."""
+        await self.write(f"\n\n{notice}" if self.text.strip() else notice)
+        await self.finish()
+
+
+class PostedReply(Reply):
+    """A placeholder message edited as text arrives; long answers continue in new messages."""
+
+    def __init__(
+        self,
+        client: AsyncWebClient,
+        target: ReplyTarget,
+        *,
+        placeholder_ts: str | None = None,
+        text: str = "",
+        update_interval: float = 1.5,
+        part_limit: int = PART_LIMIT,
+    ) -> None:
+        self._client = client
+        self._target = target
+        self._placeholder_ts = placeholder_ts
+        self._text = text
+        self._update_interval = update_interval
+        self._part_limit = part_limit
+        self._last_update = time.monotonic()
+
+    @property
+    def text(self) -> str:
+        return self._text
+
+    async def begin(self) -> None:
+        if self._placeholder_ts is None:
+            self._placeholder_ts = await self._post(THINKING_PLACEHOLDER)
+
+    async def write(self, text: str) -> None:
+        self._text += text
+        due = time.monotonic() - self._last_update >= self._update_interval
+        if due and self._placeholder_ts and self._text.strip():
+            await self._show_progress()
+
+    async def _show_progress(self) -> None:
+        self._last_update = time.monotonic()
+        shown = split_message(self._text, self._part_limit)[0]
+        try:
+            await self._update(shown)
+        except SlackApiError as error:
+            log.info("progress update failed: %s", error.response.get("error"))
+
+    async def finish(self) -> list[str]:
+        parts = split_message(self._text.strip() or "…", self._part_limit)
+        if self._placeholder_ts is None:
+            self._placeholder_ts = await self._post(parts[0])
+        else:
+            await self._update(parts[0])
+        timestamps = [self._placeholder_ts]
+        for part in parts[1:]:
+            timestamps.append(await self._post(part))
+        return timestamps
+
+    async def _post(self, text: str) -> str:
+        response = await self._client.chat_postMessage(
+            channel=self._target.channel_id, thread_ts=self._target.thread_ts, text=text
+        )
+        return str(response["ts"])
+
+    async def _update(self, text: str) -> None:
+        await self._client.chat_update(
+            channel=self._target.channel_id, ts=self._placeholder_ts, text=text
+        )
+
+
+class StreamingReply(Reply):
+    """An answer streamed into a thread, one streamed message per part."""
+
+    def __init__(
+        self,
+        client: AsyncWebClient,
+        target: ReplyTarget,
+        *,
+        part_limit: int = PART_LIMIT,
+        buffer_size: int = 256,
+    ) -> None:
+        if target.thread_ts is None:
+            raise ValueError("streaming needs a thread to reply in")
+        self._client = client
+        self._target = target
+        self._thread_ts = target.thread_ts
+        self._part_limit = part_limit
+        self._buffer_size = buffer_size
+        self._done: list[str] = []
+        self._stream: AsyncChatStream | None = None
+        self._part = ""
+        self._sent = 0
+        self._text = ""
+        self._fallback: PostedReply | None = None
+
+    @property
+    def text(self) -> str:
+        return self._text
+
+    async def begin(self) -> None:
+        try:
+            await self._client.assistant_threads_setStatus(
+                channel_id=self._target.channel_id,
+                thread_ts=self._thread_ts,
+                status=THINKING_STATUS,
+            )
+        except SlackApiError as error:
+            log.debug("thinking status not shown: %s", error.response.get("error"))
+
+    async def write(self, text: str) -> None:
+        self._text += text
+        if self._fallback is not None:
+            await self._fallback.write(text)
+            return
+        self._part += text
+        try:
+            await self._flow()
+        except (SlackApiError, SlackRequestError) as error:
+            await self._fall_back(error)
+
+    async def finish(self) -> list[str]:
+        if self._fallback is None:
+            try:
+                await self._forward(len(self._part))
+                await self._stop_part()
+                if not self._done:
+                    await self._forward_text("…")
+                    await self._stop_part()
+                return list(self._done)
+            except (SlackApiError, SlackRequestError) as error:
+                await self._fall_back(error)
+        assert self._fallback is not None
+        return self._done + await self._fallback.finish()
+
+    # -- parts -----------------------------------------------------------------------------
+    async def _flow(self) -> None:
+        """Send what can be sent; cut the part when it would exceed the limit."""
+        while len(self._part) > self._part_limit:
+            cut = find_split(self._part, self._part_limit, min_pos=self._sent)
+            head, rest = self._part[:cut], self._part[cut:]
+            fence = open_fence_at(head)
+            await self._forward(cut)
+            if fence is not None:
+                await self._forward_text(fence.close)
+                rest = fence.reopen + rest.lstrip("\n")
+            else:
+                rest = rest.lstrip("\n")
+            await self._stop_part()
+            self._part = rest
+        safe = len(self._part)
+        if safe > self._part_limit - HOLD_BACK:
+            safe = max(self._sent, self._part_limit - HOLD_BACK)
+        await self._forward(safe)
+
+    async def _forward(self, upto: int) -> None:
+        if upto > self._sent:
+            await self._forward_text(self._part[self._sent : upto])
+            self._sent = upto
+
+    async def _forward_text(self, text: str) -> None:
+        if self._stream is None:
+            self._stream = await self._client.chat_stream(
+                buffer_size=self._buffer_size,
+                channel=self._target.channel_id,
+                thread_ts=self._thread_ts,
+                recipient_team_id=self._target.team_id,
+                recipient_user_id=self._target.user_id,
+            )
+        await self._stream.append(markdown_text=text)
+
+    async def _stop_part(self) -> None:
+        if self._stream is None:
+            return
+        await self._stream.stop()
+        self._done.append(str(self._stream.ts))
+        self._stream = None
+        self._part = ""
+        self._sent = 0
+
+    async def _fall_back(self, error: SlackApiError | SlackRequestError) -> None:
+        """Streaming is refused: show the current part by post/update from now on."""
+        reason = error.response.get("error") if isinstance(error, SlackApiError) else str(error)
+        log.info("streaming unavailable (%s); posting and updating instead", reason)
+        started = self._stream.ts if self._stream is not None else None
+        self._stream = None
+        self._fallback = PostedReply(
+            self._client, self._target, placeholder_ts=started, text=self._part
+        )
+        self._part = ""
+        self._sent = 0
+        if started is None and not self._done:
+            await self._fallback.begin()
+
+
+def open_reply(
+    client: AsyncWebClient, target: ReplyTarget, *, part_limit: int = PART_LIMIT
+) -> Reply:
+    """Stream into a thread; post and update at the top level of a DM."""
+    if target.thread_ts is None:
+        return PostedReply(client, target, part_limit=part_limit)
+    return StreamingReply(client, target, part_limit=part_limit)

@@ -1,0 +1,81 @@
+"""The end-to-end harness: fake Slack, fake LLM, a real SQLite file and the real bot server."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from bot.app import Bot
+from bot.config import Settings
+from bot.llm import FakeLLMServer, RetryPolicy
+from bot.server import HttpServer
+from bot.slack.fake_web_api import FakeSlackWebAPI
+from bot.slack.streaming import THINKING_PLACEHOLDER
+from tests.slack_harness import SIGNING_SECRET, SignedSlack
+
+FAST_RETRIES = RetryPolicy(
+    max_attempts=3, total_budget_seconds=2.0, base_delay=0.01, max_delay=0.05
+)
+
+
+@pytest.fixture
+async def fake_slack() -> AsyncIterator[FakeSlackWebAPI]:
+    async with FakeSlackWebAPI(placeholder_texts={THINKING_PLACEHOLDER}) as fake:
+        yield fake
+
+
+@pytest.fixture
+async def fake_llm() -> AsyncIterator[FakeLLMServer]:
+    async with FakeLLMServer() as llm:
+        yield llm
+
+
+@pytest.fixture
+def db_file(tmp_path: Path) -> Path:
+    return tmp_path / "bot.db"
+
+
+@pytest.fixture
+def settings(fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer, db_file: Path) -> Settings:
+    return Settings(
+        _env_file=None,
+        slack_bot_token=fake_slack.token,
+        slack_signing_secret=SIGNING_SECRET,
+        slack_api_url=fake_slack.base_url,
+        llm_base_url=fake_llm.base_url,
+        llm_api_key="test-llm-key",
+        llm_model=fake_llm.model,
+        bot_db_path=db_file,
+    )
+
+
+async def start_bot(settings: Settings) -> HttpServer:
+    """The real HTTP server on 127.0.0.1 (random port), retrying the model quickly."""
+    server = HttpServer(
+        Bot(settings, llm_retry=FAST_RETRIES), host="127.0.0.1", port=0, grace_seconds=5.0
+    )
+    await server.start()
+    return server
+
+
+@pytest.fixture
+async def bot_server(settings: Settings) -> AsyncIterator[HttpServer]:
+    server = await start_bot(settings)
+    yield server
+    await server.stop()
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(timeout=10.0) as client:
+        yield client
+
+
+@pytest.fixture
+def slack(
+    bot_server: HttpServer, fake_slack: FakeSlackWebAPI, http: httpx.AsyncClient
+) -> SignedSlack:
+    return SignedSlack(bot_server, fake_slack, http)
