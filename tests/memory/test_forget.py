@@ -1,0 +1,151 @@
+"""Forgetting erases a person's data from every table, and from the bytes on disk."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from memory_helpers import CHANNEL, DM, T0, Memory
+
+from memory import EpisodeStatus, MemoryConfig, Vote
+from memory.sqlite.scope_tokens import personal_token
+
+FORGOTTEN = "UFORGETME1"
+KEPT = "UKEEPME22"
+
+SECRET_QUESTION = "Where does Quillfeather keep the zanzibarite marmalade recipe?"
+SECRET_ANSWER = (
+    "Quillfeather stores the zanzibarite marmalade recipe in the vellichor vault. "
+    # long enough to spill onto overflow pages
+    + "Ossifrage marginalia. " * 300
+)
+SECRET_LESSON = "Ask Quillfeather about the periwinkle cipher before the vellichor vault."
+SECRET_WISDOM = "Quillfeather answers fastest about crumhorn tuning on Tuesdays."
+DISTINCTIVE = [
+    "Quillfeather",
+    "zanzibarite",
+    "marmalade",
+    "vellichor",
+    "Ossifrage",
+    "marginalia",
+    "periwinkle",
+    "crumhorn",
+    FORGOTTEN,
+]
+SURVIVOR_QUESTION = "How do I calibrate the brontosaurus telescope in the observatory?"
+
+
+def disk_bytes(db_path: Path) -> bytes:
+    """Everything SQLite has on disk for the database: main file, WAL and shared memory."""
+    suffixes = ["", "-wal", "-shm", "-journal"]
+    return b"".join(
+        path.read_bytes()
+        for suffix in suffixes
+        if (path := db_path.with_name(db_path.name + suffix)).exists()
+    )
+
+
+def traces(data: bytes, words: list[str]) -> list[str]:
+    """Words found in ``data``: as written, lowercased, or as their stem's first 6 letters."""
+    found = []
+    for word in words:
+        forms = {word, word.lower(), word.lower()[:6]}
+        if any(form.encode() in data for form in forms):
+            found.append(word)
+    return found
+
+
+async def _remember_everything(memory: Memory) -> None:
+    """The person asks, votes, gets a lesson and a wisdom note; someone else does too."""
+    store = memory.store
+    failure = await memory.answered(
+        SECRET_QUESTION, SECRET_ANSWER, user=FORGOTTEN, scope=CHANNEL, vote=Vote.DOWN
+    )
+    await store.set_lesson(failure.id, SECRET_LESSON)
+    await memory.answered(
+        "Is the vellichor vault open on weekends?", "Only Saturdays.", user=FORGOTTEN
+    )
+    await memory.ask("Quillfeather pending question about crumhorn", user=FORGOTTEN)
+    await store.replace_wisdom(DM, FORGOTTEN, [SECRET_WISDOM], episode_count=2, at=T0)
+    await store.claim("Ev0QUILLFEATHER", user_id=FORGOTTEN, at=T0)
+    survivor = await memory.answered(SURVIVOR_QUESTION, "Align the finder scope first.", user=KEPT)
+    await store.replace_wisdom(DM, KEPT, ["Brontosaurus telescope tips."], episode_count=1, at=T0)
+    # the forgotten person also reacted to the survivor's message (not counted nor kept)
+    await memory.react(DM, memory.sent[survivor.id][0], FORGOTTEN, "-1", at=T0 + timedelta(hours=1))
+
+
+async def test_forget_user_leaves_no_bytes_on_disk(memory: Memory, db_path: Path) -> None:
+    await _remember_everything(memory)
+    before = disk_bytes(db_path)
+    assert traces(before, DISTINCTIVE) == DISTINCTIVE  # the search does see stored text
+
+    report = await memory.store.forget_user(FORGOTTEN)
+
+    assert report.counts == {
+        "episodes": 3,
+        "ledger": 3,
+        "votes": 2,
+        "claims": 1,
+        "wisdom": 1,
+    }
+    after = disk_bytes(db_path)
+    assert traces(after, DISTINCTIVE) == []
+    assert SECRET_QUESTION.encode() not in after
+    token = personal_token(CHANNEL, FORGOTTEN)
+    assert token.encode() not in after
+    # the other person's memory is intact, on disk and in recall
+    assert traces(after, ["brontosaurus"]) == ["brontosaurus"]
+    [recalled] = await memory.recall("calibrating the telescope", user=KEPT)
+    assert recalled.episode.question == SURVIVOR_QUESTION
+    assert [note.text for note in await memory.store.list_wisdom(KEPT)] == [
+        "Brontosaurus telescope tips."
+    ]
+
+
+async def test_forget_user_leaves_nothing_to_list_export_or_recall(memory: Memory) -> None:
+    await _remember_everything(memory)
+    await memory.store.forget_user(FORGOTTEN)
+    store = memory.store
+    export = await store.export_user(FORGOTTEN)
+    assert (export.episodes, export.wisdom, export.ledger_entries, export.votes) == ([], [], 0, [])
+    assert await memory.recall("zanzibarite marmalade", user=FORGOTTEN, scope=CHANNEL) == []
+    assert await store.list_episodes(FORGOTTEN, statuses=frozenset(EpisodeStatus)) == []
+    # their claim is gone, so the key is new again
+    assert await store.claim("Ev0QUILLFEATHER", user_id=KEPT, at=T0)
+    second = await store.forget_user(FORGOTTEN)
+    assert second.total == 0
+
+
+@pytest.mark.parametrize("config", [MemoryConfig(anyone_may_vote=True)])
+async def test_forgetting_a_voter_recomputes_the_status_their_vote_set(memory: Memory) -> None:
+    episode = await memory.answered("How do I tune the crumhorn?", user=KEPT, scope=CHANNEL)
+    ts = memory.sent[episode.id][0]
+    outcome = await memory.react(CHANNEL, ts, FORGOTTEN, "-1", at=T0 + timedelta(hours=1))
+    assert outcome.status is EpisodeStatus.FAILURE
+    await memory.store.forget_user(FORGOTTEN)
+    [kept] = await memory.store.list_episodes(KEPT)
+    assert kept.status is EpisodeStatus.SUCCESS
+
+
+async def test_forget_episode_erases_only_the_owners_episode(memory: Memory, db_path: Path) -> None:
+    secret = await memory.answered(SECRET_QUESTION, SECRET_ANSWER, user=FORGOTTEN)
+    kept = await memory.answered("Another vellichor question", "Fine.", user=FORGOTTEN)
+    assert not await memory.store.forget_episode(KEPT, secret.id)
+    assert await memory.store.forget_episode(FORGOTTEN, secret.id)
+    assert not await memory.store.forget_episode(FORGOTTEN, secret.id)
+    assert [e.id for e in await memory.store.list_episodes(FORGOTTEN)] == [kept.id]
+    assert traces(disk_bytes(db_path), ["zanzibarite", "Ossifrage", "marmalade"]) == []
+    assert await memory.react(DM, memory.sent[secret.id][0], FORGOTTEN, "+1") is not None
+    assert not (await memory.react(DM, memory.sent[secret.id][0], FORGOTTEN, "-1")).applied
+
+
+async def test_forget_wisdom_erases_only_the_owners_note(memory: Memory, db_path: Path) -> None:
+    [note] = await memory.store.replace_wisdom(
+        DM, FORGOTTEN, [SECRET_WISDOM], episode_count=3, at=T0
+    )
+    assert not await memory.store.forget_wisdom(KEPT, note.id)
+    assert traces(disk_bytes(db_path), ["crumhorn"]) == ["crumhorn"]
+    assert await memory.store.forget_wisdom(FORGOTTEN, note.id)
+    assert await memory.store.wisdom(DM, FORGOTTEN) == []
+    assert traces(disk_bytes(db_path), ["crumhorn"]) == []
