@@ -6,6 +6,7 @@ in the provider's encoding shows up as a 400 from the fake rather than agreeing 
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -22,6 +23,12 @@ __all__ = [
 ]
 
 _ROLES = {"system", "developer", "user", "assistant", "tool"}
+_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""What OpenAI accepts as a function name or a message's ``name``."""
+
+
+def _bad_name(value: object) -> bool:
+    return not isinstance(value, str) or _NAME.fullmatch(value) is None
 
 
 def request_problem(body: object) -> str | None:
@@ -47,8 +54,8 @@ def _tools_problem(tools: object) -> str | None:
         function = tool.get("function") if isinstance(tool, dict) else None
         if not isinstance(function, dict) or tool.get("type") != "function":
             return f"tools[{position}] must be {{type: 'function', function: {{...}}}}"
-        if not isinstance(function.get("name"), str) or not function["name"]:
-            return f"tools[{position}].function.name is required"
+        if _bad_name(function.get("name")):
+            return f"tools[{position}].function.name must match {_NAME.pattern}"
         if not isinstance(function.get("parameters", {}), dict):
             return f"tools[{position}].function.parameters must be a JSON schema object"
     return None
@@ -61,6 +68,8 @@ def _messages_problem(messages: list[Any]) -> str | None:
         if not isinstance(message, dict) or message.get("role") not in _ROLES:
             return f"{where} needs a role among {sorted(_ROLES)}"
         role = message["role"]
+        if "name" in message and _bad_name(message["name"]):
+            return f"{where}.name must match {_NAME.pattern}"
         if role == "tool":
             call_id = message.get("tool_call_id")
             if call_id not in awaiting:

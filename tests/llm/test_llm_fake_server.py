@@ -124,6 +124,8 @@ async def test_scripted_errors_carry_retry_after(
         {**CHAT, "stream_options": {"include_usage": True}},
         {"model": "m", "messages": [{"role": "wizard", "content": "x"}]},
         {"model": "m", "messages": [{"role": "assistant", "content": None}]},
+        {"model": "m", "messages": [{"role": "user", "content": "x", "name": "Ada Lovelace"}]},
+        {**CHAT, "tools": [{"type": "function", "function": {"name": "look up"}}]},
     ],
 )
 async def test_requests_openai_would_refuse_get_a_400(
