@@ -16,7 +16,7 @@ from memory.models import Episode, EpisodeStatus, RecallRequest, Scope, WisdomNo
 from memory.store import MemoryStore
 from memory.text import shorten
 
-__all__ = ["Advice", "PlanAdvisor"]
+__all__ = ["ADVICE_HEADER", "Advice", "PlanAdvisor"]
 
 ADVICE_HEADER = "Advice from past validated experience with this person"
 """Marks the prompt section, so the model (and a reader of the prompt) knows its origin."""

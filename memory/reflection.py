@@ -40,6 +40,11 @@ class ReflectionReport(BaseModel):
     deferred: int = 0
     """Episodes the model failed on; they are retried after a back-off."""
 
+    @property
+    def stored(self) -> int:
+        """Episodes that left the queue with a lesson or a score."""
+        return self.lessons + self.scored
+
 
 class ReflectionWorker:
     """Gives each validated episode what recall needs: a lesson (👎) or an importance (👍).
@@ -89,17 +94,24 @@ class ReflectionWorker:
         self._woken.set()
 
     async def run_forever(self) -> None:
-        """Run on every wake-up and every ``retry_interval`` until :meth:`stop`."""
+        """Run on every wake-up and every ``retry_interval`` until :meth:`stop`.
+
+        After a full batch the next run starts at once, so a burst of votes is not spread
+        over several retry intervals.
+        """
         self._task = asyncio.current_task()
         try:
             while True:
                 try:
-                    await self.run_once()
+                    report = await self.run_once()
                 except Exception as error:
                     # The store itself failed (disk full, locked...): keep the worker alive.
                     logger.warning(
                         "reflection run failed (%s); retrying later", type(error).__name__
                     )
+                else:
+                    if report.stored == self._batch:
+                        continue  # a full batch: more may be waiting, go on at once
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._woken.wait(), timeout=self._retry_interval)
                 self._woken.clear()

@@ -12,7 +12,13 @@ import re
 
 from memory.text import shorten
 
-__all__ = ["UnusableReply", "parse_importance", "parse_lesson", "parse_notes"]
+__all__ = [
+    "MAX_LESSON_CHARS",
+    "UnusableReply",
+    "parse_importance",
+    "parse_lesson",
+    "parse_notes",
+]
 
 _THINKING = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.DOTALL | re.IGNORECASE)
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*$", re.MULTILINE)

@@ -240,6 +240,32 @@ async def test_a_wake_up_runs_the_worker(
     assert (await current(memory, failed)).lesson == "Lesson for deploy billing?"
 
 
+async def test_a_burst_of_votes_is_worked_off_without_waiting_for_the_retry_interval(
+    store: MemoryStore, memory: Memory, model: ScriptedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for number in range(3):
+        await memory.answered(f"question {number}", "answer", scope=CHANNEL, vote=Vote.DOWN)
+    all_written = asyncio.Event()
+    written: list[int] = []
+    set_lesson = store.set_lesson
+
+    async def set_lesson_and_count(episode_id: int, lesson: str) -> None:
+        await set_lesson(episode_id, lesson)
+        written.append(episode_id)
+        if len(written) == 3:
+            all_written.set()
+
+    monkeypatch.setattr(store, "set_lesson", set_lesson_and_count)
+    worker = ReflectionWorker(store, model, model, batch=1, retry_interval=timedelta(hours=1))
+    running = asyncio.create_task(worker.run_forever())
+
+    await asyncio.wait_for(all_written.wait(), timeout=10)
+    await worker.stop()
+
+    assert running.done()
+    assert len(set(written)) == 3
+
+
 async def test_stop_ends_the_worker_while_the_model_hangs(
     store: MemoryStore, memory: Memory, model: ScriptedModel
 ) -> None:
