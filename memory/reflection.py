@@ -138,34 +138,31 @@ class ReflectionWorker:
         self._forget_resolved({episode.id for episode in episodes})
         due = [episode for episode in episodes if episode.id not in waiting][: self._batch]
         for episode in due:
+            handle = self._draw_lesson if episode.status is EpisodeStatus.FAILURE else self._score
             try:
-                outcome = await self._reflect(episode)
+                await handle(episode, report)
             except Exception as error:
                 self._defer(episode, error)
                 report.deferred += 1
                 break
             self._recovered(episode.id)
-            if outcome == "stale":
-                report.stale += 1
-            elif outcome == "lesson":
-                report.lessons += 1
-            else:
-                report.scored += 1
         return report
 
-    async def _reflect(self, episode: Episode) -> str:
-        """Ask the model about one episode and store the answer if the vote still holds."""
-        if episode.status is EpisodeStatus.FAILURE:
-            lesson = await self._reflector.reflect(episode.question, episode.answer)
-            if not await self._still_current(episode):
-                return "stale"
+    async def _draw_lesson(self, episode: Episode, report: ReflectionReport) -> None:
+        lesson = await self._reflector.reflect(episode.question, episode.answer)
+        if await self._still_current(episode):
             await self._store.set_lesson(episode.id, lesson)
-            return "lesson"
+            report.lessons += 1
+        else:
+            report.stale += 1
+
+    async def _score(self, episode: Episode, report: ReflectionReport) -> None:
         importance = await self._scorer.score(episode.question, episode.answer, episode.status)
-        if not await self._still_current(episode):
-            return "stale"
-        await self._store.set_importance(episode.id, importance)
-        return "importance"
+        if await self._still_current(episode):
+            await self._store.set_importance(episode.id, importance)
+            report.scored += 1
+        else:
+            report.stale += 1
 
     async def _still_current(self, episode: Episode) -> bool:
         """Whether the episode still has the status it had when the model was asked."""
