@@ -1,0 +1,61 @@
+"""Callbacks fire in order around the loop, each model call and each tool call."""
+
+from __future__ import annotations
+
+from agent_support import Recorder, ask
+from pydantic import BaseModel
+
+from bot.agent import Agent, Callback, ToolCall, ToolError, ToolResult, TurnContext, tool
+from bot.agent.testing import ScriptedProvider, reply, tool_call
+
+
+class NoArgs(BaseModel):
+    pass
+
+
+@tool(name="now", description="The time.")
+async def now(ctx: TurnContext, args: NoArgs) -> str:
+    return "09:30"
+
+
+class BrokenAfterTool(Callback):
+    async def after_tool_call(
+        self, call: ToolCall, result: ToolResult, error: ToolError | None, context: TurnContext
+    ) -> None:
+        raise RuntimeError("metrics backend down")
+
+
+async def test_hooks_fire_in_order(context: TurnContext) -> None:
+    recorder = Recorder()
+    provider = ScriptedProvider([reply("", tool_call("now"), tool_call("nope")), "It is 09:30."])
+
+    await Agent(provider, tools=[now], instructions="sys", callbacks=[recorder]).run(
+        ask("time?"), context=context
+    )
+
+    events = recorder.events
+    tool_events = events[3:7]
+    assert events[:3] + events[7:] == [
+        ("before_loop", 2),
+        ("before_llm_call", 2),
+        ("after_llm_call", 2),
+        ("before_llm_call", 5),
+        ("after_llm_call", 0),
+        ("after_loop", "answer"),
+    ]
+    for name in ("now", "nope"):
+        before = tool_events.index(("before_tool_call", name))
+        after = tool_events.index(("after_tool_call", name, None))
+        assert before < after
+
+
+async def test_a_failing_after_tool_hook_is_logged_not_fatal(context: TurnContext) -> None:
+    recorder = Recorder()
+    provider = ScriptedProvider([reply("", tool_call("now")), "It is 09:30."])
+
+    result = await Agent(provider, tools=[now], callbacks=[BrokenAfterTool(), recorder]).run(
+        ask("time?"), context=context
+    )
+
+    assert result.text == "It is 09:30."
+    assert ("after_tool_call", "now", None) in recorder.events
