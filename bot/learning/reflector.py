@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.agent.messages import CompletionRequest, Message
 from bot.agent.provider import Provider
+from bot.learning.asking import ask
 from bot.learning.parsing import parse_lesson
 from memory.text import shorten
 
@@ -25,17 +25,14 @@ class LLMFailureReflector:
         self._max_input_chars = max_input_chars
 
     async def reflect(self, question: str, answer: str) -> str:
-        completion = await self._provider.complete(
-            CompletionRequest(
-                messages=[
-                    Message.system(REFLECTION_PROMPT),
-                    Message.user(
-                        f"Question:\n{shorten(question, self._max_input_chars)}\n\n"
-                        f"Rejected answer:\n{shorten(answer, self._max_input_chars)}"
-                    ),
-                ],
-                max_tokens=300,
-                temperature=0.2,
-            )
+        reply = await ask(
+            self._provider,
+            instructions=REFLECTION_PROMPT,
+            prompt=(
+                f"Question:\n{shorten(question, self._max_input_chars)}\n\n"
+                f"Rejected answer:\n{shorten(answer, self._max_input_chars)}"
+            ),
+            max_tokens=300,
+            temperature=0.2,
         )
-        return parse_lesson(completion.content)
+        return parse_lesson(reply)

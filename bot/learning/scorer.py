@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.agent.messages import CompletionRequest, Message
 from bot.agent.provider import Provider
+from bot.learning.asking import ask
 from bot.learning.parsing import parse_importance
 from memory.models import EpisodeStatus
 from memory.text import shorten
@@ -36,18 +36,15 @@ class LLMImportanceScorer:
         self._max_input_chars = max_input_chars
 
     async def score(self, question: str, answer: str, status: EpisodeStatus) -> int:
-        completion = await self._provider.complete(
-            CompletionRequest(
-                messages=[
-                    Message.system(SCORING_PROMPT),
-                    Message.user(
-                        f"Question:\n{shorten(question, self._max_input_chars)}\n\n"
-                        f"Answer:\n{shorten(answer, self._max_input_chars)}\n\n"
-                        f"{_VERDICTS[status]}"
-                    ),
-                ],
-                max_tokens=50,
-                temperature=0.0,
-            )
+        reply = await ask(
+            self._provider,
+            instructions=SCORING_PROMPT,
+            prompt=(
+                f"Question:\n{shorten(question, self._max_input_chars)}\n\n"
+                f"Answer:\n{shorten(answer, self._max_input_chars)}\n\n"
+                f"{_VERDICTS[status]}"
+            ),
+            max_tokens=50,
+            temperature=0.0,
         )
-        return parse_importance(completion.content)
+        return parse_importance(reply)

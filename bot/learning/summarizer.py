@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.agent.messages import CompletionRequest, Message
 from bot.agent.provider import Provider
+from bot.learning.asking import ask
 from bot.learning.parsing import parse_notes
 from memory.models import Episode, EpisodeStatus
 from memory.text import shorten
@@ -34,22 +34,16 @@ class LLMEpisodeSummarizer:
         self._max_input_chars = max_input_chars
 
     async def summarize(self, episodes: list[Episode]) -> list[str]:
-        completion = await self._provider.complete(
-            CompletionRequest(
-                messages=[
-                    Message.system(SUMMARY_PROMPT.format(max_notes=self._max_notes)),
-                    Message.user(
-                        "\n\n".join(
-                            self._describe(number, episode)
-                            for number, episode in enumerate(episodes, start=1)
-                        )
-                    ),
-                ],
-                max_tokens=600,
-                temperature=0.2,
-            )
+        reply = await ask(
+            self._provider,
+            instructions=SUMMARY_PROMPT.format(max_notes=self._max_notes),
+            prompt="\n\n".join(
+                self._describe(number, episode) for number, episode in enumerate(episodes, start=1)
+            ),
+            max_tokens=600,
+            temperature=0.2,
         )
-        return parse_notes(completion.content)
+        return parse_notes(reply)
 
     def _describe(self, number: int, episode: Episode) -> str:
         mark = "👍" if episode.status is EpisodeStatus.SUCCESS else "👎"
