@@ -1,0 +1,170 @@
+"""The built-in tools, called through the guard as the loop calls them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from agent_support import DM, T0, episode
+
+from bot.agent import Tool, TurnContext, default_tools
+from bot.agent.testing import FakeMemory, FakeSlack, make_context
+from bot.agent.tools import run_tool
+from bot.agent.tools.builtin import current_datetime, lookup_user, read_thread, recall_my_memories
+from memory import (
+    EpisodeStatus,
+    MemoryConfig,
+    MemoryStore,
+    NewExchange,
+    Scope,
+    VoteEvent,
+    open_store,
+)
+
+
+async def call(tool: Tool, context: TurnContext, **arguments: object) -> dict:
+    output = await run_tool(tool, context, tool.input_model.model_validate(arguments))
+    assert output.error is None, output.error
+    return json.loads(output.content)
+
+
+def test_default_tools_are_the_four_built_ins() -> None:
+    assert [t.name for t in default_tools()] == [
+        "recall_my_memories",
+        "read_thread",
+        "lookup_user",
+        "current_datetime",
+    ]
+    assert all(not t.side_effects for t in default_tools())
+
+
+async def test_recall_searches_the_requesters_scope_and_renders_outcomes() -> None:
+    memory = FakeMemory(
+        [
+            episode("deploy?", "use the pipeline", EpisodeStatus.SUCCESS, id=1),
+            episode("deploy?", "ssh in", EpisodeStatus.FAILURE, lesson="no ssh", id=2),
+        ]
+    )
+    context = make_context(memory=memory)
+
+    found = await call(recall_my_memories, context, query="deploy", limit=3)
+
+    [request] = memory.recall_requests
+    assert (request.scope, request.requester_id, request.text, request.limit) == (
+        context.scope,
+        context.requester_id,
+        "deploy",
+        3,
+    )
+    assert [(m["outcome"], m["lesson"]) for m in found["memories"]] == [
+        ("worked", None),
+        ("did_not_work", "no ssh"),
+    ]
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[MemoryStore]:
+    store = await open_store(f"sqlite:///{tmp_path / 'bot.db'}", MemoryConfig())
+    yield store
+    await store.close()
+
+
+async def remember(store: MemoryStore, user: str, question: str, ts: str, vote: str | None) -> None:
+    await store.record_exchange(
+        NewExchange(
+            scope=DM,
+            requester_id=user,
+            thread_ts=None,
+            question=question,
+            answer=f"answer to {question}",
+            message_ts=[ts],
+            created_at=T0,
+        )
+    )
+    if vote is not None:
+        await store.apply_vote(
+            VoteEvent(
+                channel_id=DM.channel_id,
+                message_ts=ts,
+                voter_id=user,
+                reaction=vote,
+                added=True,
+                at=T0 + timedelta(minutes=1),
+            )
+        )
+
+
+async def test_recall_against_the_real_store_finds_only_own_validated_episodes(
+    store: MemoryStore,
+) -> None:
+    await remember(store, "U0REQUESTER", "kubernetes rollout stuck", "1.1", "+1")
+    await remember(store, "U0REQUESTER", "kubernetes rollout pending", "1.2", None)
+    await remember(store, "U0OTHER", "kubernetes rollout secret", "1.3", "+1")
+    other_channel = Scope(team_id=DM.team_id, channel_id="D0ELSE", kind=DM.kind)
+    context = make_context(memory=store, now=T0 + timedelta(hours=1))
+
+    found = await call(recall_my_memories, context, query="kubernetes rollout")
+    elsewhere = await call(
+        recall_my_memories, make_context(memory=store, scope=other_channel), query="kubernetes"
+    )
+
+    assert [m["question"] for m in found["memories"]] == ["kubernetes rollout stuck"]
+    assert elsewhere["memories"] == []
+
+
+async def test_read_thread_reads_only_the_current_thread() -> None:
+    slack = FakeSlack(
+        threads={
+            ("D0DM", "100.1"): [
+                {"user": "U1", "text": "first", "ts": "100.1"},
+                {"bot_id": "B1", "text": "second", "ts": "100.2"},
+            ],
+        }
+    )
+
+    found = await call(read_thread, make_context(slack=slack, thread_ts="100.1"), limit=1)
+
+    assert slack.lookups == [("thread", "D0DM", "100.1")]
+    assert found == {"messages": [{"user": "B1", "text": "second", "ts": "100.2"}]}
+
+
+async def test_read_thread_outside_a_thread_says_so() -> None:
+    output = await run_tool(read_thread, make_context(), read_thread.input_model())
+
+    assert output.error is not None
+    assert (output.error.code, output.error.tool) == ("not_in_thread", "read_thread")
+
+
+async def test_lookup_user_returns_only_name_real_name_and_time_zone() -> None:
+    slack = FakeSlack(
+        users={
+            "U024BE7LH": {
+                "name": "ada",
+                "profile": {"real_name": "Ada Lovelace", "email": "ada@example.com"},
+                "tz": "Europe/London",
+                "is_admin": True,
+            }
+        }
+    )
+
+    found = await call(lookup_user, make_context(slack=slack), user_id="U024BE7LH")
+
+    assert found == {"name": "ada", "real_name": "Ada Lovelace", "tz": "Europe/London"}
+
+
+def test_lookup_user_rejects_something_that_is_not_a_user_id() -> None:
+    with pytest.raises(ValueError):
+        lookup_user.input_model.model_validate({"user_id": "ada"})
+
+
+async def test_current_datetime_gives_iso_utc_and_weekday() -> None:
+    found = await call(current_datetime, make_context())
+
+    assert found == {
+        "iso": "2026-11-23T09:30:00+00:00",
+        "utc": "2026-11-23T09:30:00+00:00",
+        "weekday": "Monday",
+    }
