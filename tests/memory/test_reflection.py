@@ -212,20 +212,36 @@ async def test_a_vote_flipped_to_thumbs_up_while_reflecting_gets_no_lesson(
     assert (await current(memory, failed)).importance == 8
 
 
+class WrittenLessons:
+    """Watches the store's ``set_lesson``, so a test can await the worker's writes."""
+
+    def __init__(self, store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.episode_ids: list[int] = []
+        self._changed = asyncio.Condition()
+        self._set_lesson = store.set_lesson
+        monkeypatch.setattr(store, "set_lesson", self._set_lesson_and_tell)
+
+    async def _set_lesson_and_tell(self, episode_id: int, lesson: str) -> None:
+        await self._set_lesson(episode_id, lesson)
+        async with self._changed:
+            self.episode_ids.append(episode_id)
+            self._changed.notify_all()
+
+    async def until(self, count: int) -> None:
+        async with self._changed:
+            await asyncio.wait_for(
+                self._changed.wait_for(lambda: len(self.episode_ids) >= count), timeout=10
+            )
+
+
+@pytest.fixture
+def written(store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> WrittenLessons:
+    return WrittenLessons(store, monkeypatch)
+
+
 async def test_a_wake_up_runs_the_worker(
-    store: MemoryStore,
-    memory: Memory,
-    model: ScriptedModel,
-    monkeypatch: pytest.MonkeyPatch,
+    store: MemoryStore, memory: Memory, model: ScriptedModel, written: WrittenLessons
 ) -> None:
-    lesson_written = asyncio.Event()
-    set_lesson = store.set_lesson
-
-    async def set_lesson_and_tell(episode_id: int, lesson: str) -> None:
-        await set_lesson(episode_id, lesson)
-        lesson_written.set()
-
-    monkeypatch.setattr(store, "set_lesson", set_lesson_and_tell)
     worker = ReflectionWorker(store, model, model, retry_interval=timedelta(hours=1))
     running = asyncio.create_task(worker.run_forever())
 
@@ -233,7 +249,7 @@ async def test_a_wake_up_runs_the_worker(
         "deploy billing?", "run make deploy", scope=CHANNEL, vote=Vote.DOWN
     )
     worker.wake()
-    await asyncio.wait_for(lesson_written.wait(), timeout=10)
+    await written.until(1)
     await worker.stop()
 
     assert running.done()
@@ -241,29 +257,18 @@ async def test_a_wake_up_runs_the_worker(
 
 
 async def test_a_burst_of_votes_is_worked_off_without_waiting_for_the_retry_interval(
-    store: MemoryStore, memory: Memory, model: ScriptedModel, monkeypatch: pytest.MonkeyPatch
+    store: MemoryStore, memory: Memory, model: ScriptedModel, written: WrittenLessons
 ) -> None:
     for number in range(3):
         await memory.answered(f"question {number}", "answer", scope=CHANNEL, vote=Vote.DOWN)
-    all_written = asyncio.Event()
-    written: list[int] = []
-    set_lesson = store.set_lesson
-
-    async def set_lesson_and_count(episode_id: int, lesson: str) -> None:
-        await set_lesson(episode_id, lesson)
-        written.append(episode_id)
-        if len(written) == 3:
-            all_written.set()
-
-    monkeypatch.setattr(store, "set_lesson", set_lesson_and_count)
     worker = ReflectionWorker(store, model, model, batch=1, retry_interval=timedelta(hours=1))
     running = asyncio.create_task(worker.run_forever())
 
-    await asyncio.wait_for(all_written.wait(), timeout=10)
+    await written.until(3)
     await worker.stop()
 
     assert running.done()
-    assert len(set(written)) == 3
+    assert len(set(written.episode_ids)) == 3
 
 
 async def test_stop_ends_the_worker_while_the_model_hangs(
