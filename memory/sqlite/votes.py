@@ -87,21 +87,20 @@ def apply_vote(db: Database, event: VoteEvent, config: MemoryConfig) -> VoteOutc
     if ballot is None:
         return VoteOutcome(applied=False, reason="not a feedback reaction")
     with db.atomic():
-        entry = _first(
+        episode = _first(
             db,
-            "SELECT episode_id, expires_at FROM ledger WHERE channel_id = ? AND message_ts = ?",
+            "SELECT episodes.id, episodes.requester_id, episodes.status, ledger.expires_at"
+            " FROM ledger JOIN episodes ON episodes.id = ledger.episode_id"
+            " WHERE ledger.channel_id = ? AND ledger.message_ts = ?",
             [event.channel_id, event.message_ts],
         )
-        if entry is None:
+        if episode is None:
             return VoteOutcome(applied=False, reason="not a message the bot is tracking")
-        episode_id: int = entry["episode_id"]
-        if entry["expires_at"] <= to_db_time(event.at):
+        episode_id: int = episode["id"]
+        if episode["expires_at"] <= to_db_time(event.at):
             return VoteOutcome(
                 applied=False, reason="the feedback window has closed", episode_id=episode_id
             )
-        episode = _first(db, "SELECT requester_id, status FROM episodes WHERE id = ?", [episode_id])
-        if episode is None:  # unreachable: deleting it cascades its ledger rows
-            return VoteOutcome(applied=False, reason="the exchange was forgotten")
         if not config.anyone_may_vote and event.voter_id != episode["requester_id"]:
             return VoteOutcome(
                 applied=False,
