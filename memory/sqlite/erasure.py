@@ -31,11 +31,15 @@ def _count(db: Database, sql: str, params: list[str]) -> int:
 
 
 def forget_user(db: Database, user_id: str, config: MemoryConfig) -> ForgetReport:
-    """Delete every row holding the person's data; return how many of each kind."""
+    """Delete every row holding the person's data; return how many of each kind.
+
+    Their episodes take their ledger rows and everyone's votes on them along (cascade).
+    """
     with db.atomic():
         own_filter = "SELECT id FROM episodes WHERE requester_id = ?"
         own = [row["id"] for row in db.query(own_filter, [user_id])]
         counts = {
+            "episodes": len(own),
             "ledger": _count(
                 db, f"SELECT 1 FROM ledger WHERE episode_id IN ({own_filter})", [user_id]
             ),
@@ -58,9 +62,7 @@ def forget_user(db: Database, user_id: str, config: MemoryConfig) -> ForgetRepor
             )
         ]
         unindex_episodes(db, own)
-        counts["episodes"] = db.execute(
-            "DELETE FROM episodes WHERE requester_id = ?", [user_id]
-        ).rowcount
+        db.execute("DELETE FROM episodes WHERE requester_id = ?", [user_id])
         db.execute("DELETE FROM votes WHERE voter_id = ?", [user_id])
         db.execute("DELETE FROM claims WHERE user_id = ?", [user_id])
         db.execute("DELETE FROM wisdom WHERE user_id = ?", [user_id])
