@@ -8,17 +8,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bot.app import Bot
 from bot.config import Settings
-from bot.llm import FakeLLMServer, RetryPolicy
+from bot.llm import FakeLLMServer
 from bot.server import HttpServer
 from bot.slack.fake_web_api import FakeSlackWebAPI
 from bot.slack.streaming import THINKING_PLACEHOLDER
-from tests.slack_harness import SIGNING_SECRET, SignedSlack
-
-FAST_RETRIES = RetryPolicy(
-    max_attempts=3, total_budget_seconds=2.0, base_delay=0.01, max_delay=0.05
-)
+from tests.slack_harness import SIGNING_SECRET, SignedSlack, start_bot
 
 
 @pytest.fixture
@@ -50,15 +45,6 @@ def settings(fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer, db_file: Path
         llm_model=fake_llm.model,
         bot_db_path=db_file,
     )
-
-
-async def start_bot(settings: Settings) -> HttpServer:
-    """The real HTTP server on 127.0.0.1 (random port), retrying the model quickly."""
-    server = HttpServer(
-        Bot(settings, llm_retry=FAST_RETRIES), host="127.0.0.1", port=0, grace_seconds=5.0
-    )
-    await server.start()
-    return server
 
 
 @pytest.fixture

@@ -12,16 +12,43 @@ from urllib.parse import urlencode
 
 import httpx
 
+from bot.app import Bot
+from bot.config import Settings
+from bot.llm import RetryPolicy
 from bot.server import EVENTS_PATH, HttpServer
 from bot.slack.fake_web_api import FakeMessage, FakeSlackWebAPI
 
-__all__ = ["ALICE", "BOB", "GENERAL", "SIGNING_SECRET", "SignedSlack", "dm_channel", "sign"]
+__all__ = [
+    "ALICE",
+    "BOB",
+    "FAST_RETRIES",
+    "GENERAL",
+    "SIGNING_SECRET",
+    "SignedSlack",
+    "dm_channel",
+    "sign",
+    "start_bot",
+]
 
 SIGNING_SECRET = "test-signing-secret"
 ALICE = "U0000ALICE"
 BOB = "U0000BOB"
 GENERAL = "C0000GENERAL"
 APP_ID = "A0000APP"
+
+
+FAST_RETRIES = RetryPolicy(
+    max_attempts=3, total_budget_seconds=2.0, base_delay=0.01, max_delay=0.05
+)
+
+
+async def start_bot(settings: Settings) -> HttpServer:
+    """The real HTTP server on 127.0.0.1 (random port), retrying the model quickly."""
+    server = HttpServer(
+        Bot(settings, llm_retry=FAST_RETRIES), host="127.0.0.1", port=0, grace_seconds=5.0
+    )
+    await server.start()
+    return server
 
 
 def sign(

@@ -95,6 +95,7 @@ class FakeSlackWebAPI:
         self.messages: dict[str, list[FakeMessage]] = {}
         self.users: dict[str, dict[str, Any]] = {}
         self._errors: dict[str, InjectedError] = {}
+        self._held: dict[str, asyncio.Event] = {}
         self._clock = itertools.count(1)
         self._changed = asyncio.Condition()
         self._runner: web.AppRunner | None = None
@@ -168,6 +169,10 @@ class FakeSlackWebAPI:
             error=error, status=status, retry_after=retry_after, times=times
         )
 
+    def hold(self, method: str) -> asyncio.Event:
+        """Make calls of ``method`` wait until the returned event is set."""
+        return self._held.setdefault(method, asyncio.Event())
+
     # -- what tests inspect ----------------------------------------------------------------
     def calls_to(self, method: str) -> list[RecordedCall]:
         return [call for call in self.calls if call.method == method]
@@ -224,6 +229,10 @@ class FakeSlackWebAPI:
         method = request.match_info["method"]
         args = await self._read_args(request)
         self.calls.append(RecordedCall(method=method, args=args))
+        async with self._changed:
+            self._changed.notify_all()
+        if method in self._held:
+            await self._held[method].wait()
         try:
             return await self._answer(method, request, args)
         finally:
