@@ -8,11 +8,19 @@ count; a pending exchange is never experience.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-from memory.models import Episode, EpisodeStatus, RecallRequest, Scope, WisdomNote
+from memory.models import (
+    Episode,
+    EpisodeStatus,
+    RecalledEpisode,
+    RecallRequest,
+    Scope,
+    WisdomNote,
+)
 from memory.store import MemoryStore
 from memory.text import shorten
 
@@ -93,6 +101,17 @@ class PlanAdvisor:
                 now=now,
             )
         )
+        return await self.advice_from(scope, user_id, recalled)
+
+    async def advice_from(
+        self, scope: Scope, user_id: str, recalled: Sequence[RecalledEpisode]
+    ) -> Advice | None:
+        """Advice from episodes the caller already recalled, plus the scope's wisdom notes.
+
+        For a caller that recalls anyway (to show the episodes themselves), so the store is
+        not searched twice. Only validated episodes of ``scope`` count, and only the
+        person's own failures; None when nothing is left and there is no wisdom.
+        """
         episodes = [item.episode for item in recalled if item.episode.scope == scope]
         wisdom = [
             note

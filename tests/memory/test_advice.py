@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from memory_helpers import CHANNEL, DM, T0, Memory
 
-from memory import MemoryStore, Vote
+from memory import Episode, EpisodeStatus, MemoryStore, RecalledEpisode, Scope, Vote
 from memory.advice import ADVICE_HEADER, Advice, PlanAdvisor
 
 LATER = T0 + timedelta(days=1)
@@ -99,3 +99,35 @@ async def test_rendering_shortens_long_texts(memory: Memory, advisor: PlanAdviso
     [line] = [line for line in advice.render().splitlines() if "approved answer" in line]
     assert line.endswith("…")
     assert len(line) < 2 * advice.max_text_chars + 60
+
+
+async def test_advice_from_recalled_episodes_keeps_only_validated_ones_of_the_scope(
+    advisor: PlanAdvisor,
+) -> None:
+    def recalled(
+        number: int, status: EpisodeStatus, *, user: str = "U1", scope: Scope = CHANNEL
+    ) -> RecalledEpisode:
+        episode = Episode(
+            id=number,
+            scope=scope,
+            requester_id=user,
+            thread_ts=None,
+            question=QUESTION,
+            answer=f"Answer {number}.",
+            status=status,
+            created_at=T0,
+        )
+        return RecalledEpisode(episode=episode, score=1, relevance=1, recency=1, importance=0.5)
+
+    mine = recalled(1, EpisodeStatus.FAILURE)
+    theirs = recalled(2, EpisodeStatus.FAILURE, user="U2")
+    shared = recalled(3, EpisodeStatus.SUCCESS, user="U2")
+    elsewhere = recalled(4, EpisodeStatus.SUCCESS, scope=DM)
+    pending = recalled(5, EpisodeStatus.PENDING)
+
+    advice = await advisor.advice_from(CHANNEL, "U1", [mine, theirs, shared, elsewhere, pending])
+
+    assert advice is not None
+    assert [episode.id for episode in advice.failures] == [1]
+    assert [episode.id for episode in advice.successes] == [3]
+    assert await advisor.advice_from(CHANNEL, "U1", [pending, elsewhere]) is None
