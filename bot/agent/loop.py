@@ -26,6 +26,7 @@ from bot.agent.messages import (
     Conversation,
     Message,
     Role,
+    ToolCall,
     ToolDefinition,
 )
 from bot.agent.provider import Provider
@@ -146,30 +147,40 @@ class Agent:
                     continue
                 return await self._finish(turn, completion.content, "answer", appended=True)
             turn.sink.end_reply()
-            outcomes = await dispatcher.dispatch(completion.tool_calls)
-            for outcome in outcomes:
-                turn.conversation.append(
-                    Message(
-                        role=Role.TOOL,
-                        content=outcome.content,
-                        tool_call_id=outcome.call.id,
-                        name=outcome.call.name,
-                    )
-                )
-                if outcome.error is not None:
-                    turn.tool_errors.append(outcome.error)
-            stop_text = next((o.stop_text for o in outcomes if o.stop_text), None)
+            stop_text = await self._run_tools(turn, dispatcher, completion.tool_calls)
             if stop_text is not None:
                 return await self._finish(turn, stop_text, "loop_detected")
         text = f"{turn.best_text}\n\n{NARROW_DOWN_TEXT}" if turn.best_text else NARROW_DOWN_TEXT
         return await self._finish(turn, text, "max_iterations")
 
+    @staticmethod
+    async def _run_tools(
+        turn: _Turn, dispatcher: ToolDispatcher, calls: list[ToolCall]
+    ) -> str | None:
+        """Run the calls and append their results; the text to stop with, if one stops."""
+        outcomes = await dispatcher.dispatch(calls)
+        for outcome in outcomes:
+            turn.conversation.append(
+                Message(
+                    role=Role.TOOL,
+                    content=outcome.content,
+                    tool_call_id=outcome.call.id,
+                    name=outcome.call.name,
+                )
+            )
+            if outcome.error is not None:
+                turn.tool_errors.append(outcome.error)
+        return next((o.stop_text for o in outcomes if o.stop_text), None)
+
     async def _start(
         self, conversation: Conversation, context: TurnContext, on_text: OnText | None
     ) -> _Turn:
         working = conversation.clone()
-        first = working.messages[0] if working.messages else None
-        if self.instructions and (first is None or first.role is not Role.SYSTEM):
+        instructed = bool(working.messages) and working.messages[0] == Message.system(
+            self.instructions or ""
+        )
+        if self.instructions and not instructed:
+            # Other system messages (recalled experience) follow the instructions.
             working.messages.insert(0, Message.system(self.instructions))
 
         async def report(error: EvaluatorError) -> None:
@@ -221,8 +232,12 @@ class Agent:
 
     async def _send_back(self, turn: _Turn, draft: str) -> bool:
         """Whether evaluators rejected the draft (their feedback is then appended)."""
-        if not turn.evaluators or turn.evaluation_rounds >= self.max_evaluation_rounds:
-            return False
+        if (
+            not turn.evaluators
+            or turn.evaluation_rounds >= self.max_evaluation_rounds
+            or turn.iterations >= self.max_iterations
+        ):
+            return False  # no round (or no iteration) left to improve it: the draft stands
 
         async def report(error: EvaluatorError) -> None:
             await self.callbacks.on_evaluator_error(error, turn.context)

@@ -185,3 +185,13 @@ async def test_without_recalled_failures_the_lesson_evaluator_lets_the_answer_st
 
     assert provider.streamed_requests == 1
     assert result.evaluation_rounds == 0
+
+
+async def test_a_rejected_draft_stands_when_no_iteration_is_left(context: TurnContext) -> None:
+    provider = ScriptedProvider(["Use Java."])
+
+    result = await Agent(provider, evaluators=[RejectsMentionsOf("Java")], max_iterations=1).run(
+        ask("?"), context=context
+    )
+
+    assert (result.text, result.stop_reason, result.llm_calls) == ("Use Java.", "answer", 1)

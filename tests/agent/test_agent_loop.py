@@ -14,6 +14,7 @@ from bot.agent import (
     NARROW_DOWN_TEXT,
     Agent,
     CompletionRequest,
+    Message,
     ModelUnavailable,
     Role,
     Tool,
@@ -71,15 +72,22 @@ async def test_plain_answer_prepends_instructions_and_leaves_the_input_alone(
     assert len(conversation.messages) == 1
 
 
-async def test_an_existing_system_message_is_not_doubled(context: TurnContext) -> None:
-    provider = ScriptedProvider(["ok"])
+async def test_instructions_come_first_and_are_not_doubled(context: TurnContext) -> None:
+    provider = ScriptedProvider(["ok", "ok again"])
+    agent = Agent(provider, instructions="Be brief.")
     conversation = ask("hi")
-    conversation.messages.insert(0, conversation.messages[0].system("Experience: none."))
+    conversation.messages.insert(0, Message.system("Past experience: none."))
 
-    await Agent(provider, instructions="Be brief.").run(conversation, context=context)
+    first = await agent.run(conversation, context=context)
+    first.conversation.append(Message.user("and?"))
+    await agent.run(first.conversation, context=context)
 
-    roles = [m.role for m in provider.requests[0].messages]
-    assert roles == [Role.SYSTEM, Role.USER]
+    assert [m.content for m in provider.requests[0].messages[:2]] == [
+        "Be brief.",
+        "Past experience: none.",
+    ]
+    second = [m.content for m in provider.requests[1].messages if m.role is Role.SYSTEM]
+    assert second == ["Be brief.", "Past experience: none."]
 
 
 async def test_streaming_forwards_deltas_in_order(context: TurnContext) -> None:
