@@ -174,3 +174,13 @@ async def test_recalls_that_find_something_are_counted(memory: Memory) -> None:
     await memory.recall("unrelated lunch menu")
     await memory.recall("worker pool")
     assert (await memory.store.stats()).recalls == 2
+
+
+async def test_accents_and_inflections_do_not_prevent_recall(memory: Memory) -> None:
+    cafe = await memory.answered(
+        "Which café delivers lunch to the office?", "Le Crème, on Fridays."
+    )
+    [recalled] = await memory.recall("cafes delivering lunches")
+    assert recalled.episode.id == cafe.id
+    [recalled] = await memory.recall("creme")
+    assert recalled.episode.id == cafe.id
