@@ -109,3 +109,14 @@ def test_the_loop_memory_is_bounded() -> None:
     assert memory.failure("a", "sig2") is None
     assert memory.failure("c", "sig0") is None
     assert memory.failure("c", "sig2") is not None
+
+
+def test_old_failures_are_forgotten() -> None:
+    now = [0.0]
+    memory = LoopMemory(ttl_seconds=60, clock=lambda: now[0])
+    memory.remember("thread", "sig", garbage())
+
+    now[0] = 59.0
+    assert memory.failure("thread", "sig") is not None
+    now[0] = 61.0
+    assert memory.failure("thread", "sig") is None

@@ -7,7 +7,9 @@ the same failure again. The app keeps one :class:`LoopMemory` for its lifetime.
 
 from __future__ import annotations
 
+import time
 from collections import Counter, OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -23,24 +25,40 @@ def thread_key(context: TurnContext) -> str:
 
 
 class LoopMemory:
-    """Failed non-retryable calls per thread, bounded (least recently used threads go)."""
+    """Failed non-retryable calls per thread, bounded in size and age.
 
-    def __init__(self, *, max_threads: int = 1024, max_calls_per_thread: int = 64) -> None:
+    The least recently used threads go first; a failure older than ``ttl_seconds`` is
+    forgotten, since whatever broke the tool may have been fixed since."""
+
+    def __init__(
+        self,
+        *,
+        max_threads: int = 1024,
+        max_calls_per_thread: int = 64,
+        ttl_seconds: float = 3600.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._max_threads = max_threads
         self._max_calls = max_calls_per_thread
-        self._threads: OrderedDict[str, OrderedDict[str, ToolError]] = OrderedDict()
+        self._ttl = ttl_seconds
+        self._clock = clock
+        self._threads: OrderedDict[str, OrderedDict[str, tuple[float, ToolError]]] = OrderedDict()
 
     def failure(self, thread: str, signature: str) -> ToolError | None:
         calls = self._threads.get(thread)
-        if calls is None:
+        if calls is None or signature not in calls:
             return None
         self._threads.move_to_end(thread)
-        return calls.get(signature)
+        at, error = calls[signature]
+        if self._clock() - at > self._ttl:
+            del calls[signature]
+            return None
+        return error
 
     def remember(self, thread: str, signature: str, error: ToolError) -> None:
         calls = self._threads.setdefault(thread, OrderedDict())
         self._threads.move_to_end(thread)
-        calls[signature] = error
+        calls[signature] = (self._clock(), error)
         calls.move_to_end(signature)
         while len(calls) > self._max_calls:
             calls.popitem(last=False)
