@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from bot.agent.streaming import TextSink
 
 
@@ -62,3 +67,34 @@ async def test_a_new_reply_after_a_shown_one_starts_a_paragraph() -> None:
     await sink.delta("Found it.")
 
     assert await sink.finish("Found it.") == shown.text == "Looking.\n\nFound it."
+
+
+replies = st.lists(st.lists(st.text(min_size=1, max_size=12), max_size=5), max_size=4)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    preambles=replies,
+    answer=st.lists(st.text(min_size=1, max_size=12), max_size=6),
+    hold_back=st.integers(min_value=0, max_value=40),
+)
+def test_what_is_shown_is_what_finish_returns_and_ends_with_the_answer(
+    preambles: list[list[str]], answer: list[str], hold_back: int
+) -> None:
+    async def play() -> tuple[str, str]:
+        shown = Shown()
+        sink = TextSink(shown, hold_back=hold_back)
+        for chunks in preambles:
+            for chunk in chunks:
+                await sink.delta(chunk)
+            sink.end_reply()
+        for chunk in answer:
+            await sink.delta(chunk)
+        return await sink.finish("".join(answer)), shown.text
+
+    result, shown = asyncio.run(play())
+
+    assert result == shown
+    assert shown.endswith("".join(answer))
+    if all(len("".join(chunks)) < hold_back for chunks in preambles):
+        assert shown == "".join(answer)
