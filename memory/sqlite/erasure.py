@@ -8,6 +8,8 @@ to zero what is freed.
 
 from __future__ import annotations
 
+import logging
+
 from sqlite_utils import Database
 
 from memory.config import MemoryConfig
@@ -19,11 +21,17 @@ from memory.sqlite.wisdom import list_wisdom
 
 __all__ = ["export_user", "forget_episode", "forget_user", "forget_wisdom", "scrub"]
 
+logger = logging.getLogger(__name__)
+
 
 def scrub(db: Database) -> None:
     """Rewrite the full-text index and empty the write-ahead log into the zeroed file."""
     rewrite_index(db)
-    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    busy, _, _ = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    if busy:
+        # Another connection (say, a CLI next to the running bot) is mid-read; the rows
+        # are gone, and the old pages leave the log at the next complete checkpoint.
+        logger.warning("erased rows; the write-ahead log could not be emptied yet")
 
 
 def _count(db: Database, sql: str, params: list[str]) -> int:
