@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
+
+from hypothesis import given
+from hypothesis import strategies as st
+
 from memory.recall_query import MAX_TERMS, fts5_match, search_terms
 
 
@@ -42,3 +48,19 @@ def test_quotes_inside_terms_are_escaped() -> None:
     assert fts5_match(['say"hi'], ["u1"]) == (
         'scope : ("u1") AND {question answer lesson} : ("say""hi")'
     )
+
+
+@given(text=st.text(max_size=200))
+def test_any_text_makes_a_valid_fts5_query_or_none(text: str) -> None:
+    terms = search_terms(text)
+    assert len(terms) <= MAX_TERMS
+    assert all(term == term.lower() and len(term) >= 2 for term in terms)
+    match = fts5_match(terms, ["u42"])
+    with closing(sqlite3.connect(":memory:")) as conn:
+        conn.execute(
+            "CREATE VIRTUAL TABLE t USING fts5(scope, question, answer, lesson,"
+            " tokenize = 'porter unicode61 remove_diacritics 2')"
+        )
+        conn.execute("INSERT INTO t VALUES ('u42', ?, '', '')", [text])
+        if match is not None:
+            conn.execute("SELECT rowid FROM t WHERE t MATCH ?", [match]).fetchall()
