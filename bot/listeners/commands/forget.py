@@ -10,7 +10,22 @@ from slack_bolt.context.ack.async_ack import AsyncAck
 from bot.listeners.services import Services
 from memory import ForgetReport
 
-__all__ = ["forget_callback", "forget_summary"]
+__all__ = ["LABELS", "forget_callback", "forget_summary"]
+
+
+LABELS = {
+    "episodes": ("exchange", "exchanges"),
+    "ledger": ("message link", "message links"),
+    "votes": ("vote", "votes"),
+    "claims": ("message receipt", "message receipts"),
+    "wisdom": ("note", "notes"),
+}
+"""How the store's row kinds read to a person (unknown kinds keep their own name)."""
+
+
+def _counted(kind: str, count: int) -> str:
+    singular, plural = LABELS.get(kind, (kind.replace("_", " "), kind.replace("_", " ")))
+    return f"{count} {singular if count == 1 else plural}"
 
 
 def forget_summary(report: ForgetReport) -> str:
@@ -18,9 +33,7 @@ def forget_summary(report: ForgetReport) -> str:
     if report.total == 0:
         return "I had nothing stored about you, so there was nothing to erase."
     erased = ", ".join(
-        f"{count} {kind.replace('_', ' ')}"
-        for kind, count in sorted(report.counts.items())
-        if count
+        _counted(kind, count) for kind, count in sorted(report.counts.items()) if count
     )
     return f"Done: I erased everything I kept about you ({erased})."
 

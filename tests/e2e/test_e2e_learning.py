@@ -1,0 +1,143 @@
+"""Learning from reactions end to end: votes validate exchanges that later prompts recall."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.agent import EXPERIENCE_HEADING
+from bot.llm import FakeLLMServer
+from bot.slack.fake_web_api import FakeMessage
+from tests.slack_harness import ALICE, BOB, SignedSlack, dm_channel
+
+FIRST = "How do I deploy the billing service to staging?"
+RELATED = "what's the way to get billing deployed on staging"
+
+
+def request_for(fake_llm: FakeLLMServer, question: str) -> dict[str, Any]:
+    """The agent's request for ``question`` (reflection requests are skipped)."""
+    for request in fake_llm.requests:
+        users = [m["content"] for m in request["messages"] if m["role"] == "user"]
+        if users and users[-1] == question:
+            return request
+    raise AssertionError(f"no model request for {question!r}")
+
+
+def system_text(request: dict[str, Any]) -> str:
+    return "\n".join(m["content"] for m in request["messages"] if m["role"] == "system")
+
+
+async def ask(slack: SignedSlack, text: str, *, answered_before: int) -> FakeMessage:
+    await slack.dm(text)
+    answers = await slack.answers(answered_before + 1, channel=dm_channel(ALICE))
+    return answers[-1]
+
+
+async def test_a_thumbs_up_from_the_asker_makes_the_exchange_past_experience(
+    slack: SignedSlack, fake_llm: FakeLLMServer
+) -> None:
+    answer = await ask(slack, FIRST, answered_before=0)
+    assert EXPERIENCE_HEADING not in system_text(request_for(fake_llm, FIRST))
+
+    await slack.react(answer, user=ALICE, reaction="+1")
+    await slack.settled()
+    await ask(slack, RELATED, answered_before=1)
+
+    prompt = system_text(request_for(fake_llm, RELATED))
+    assert EXPERIENCE_HEADING in prompt
+    assert FIRST in prompt
+    assert f"Answer: {FIRST}" in prompt
+
+
+async def test_someone_elses_thumbs_up_does_not_count(
+    slack: SignedSlack, fake_llm: FakeLLMServer
+) -> None:
+    answer = await ask(slack, FIRST, answered_before=0)
+
+    await slack.react(answer, user=BOB, reaction="+1")
+    await slack.settled()
+    await ask(slack, RELATED, answered_before=1)
+
+    assert EXPERIENCE_HEADING not in system_text(request_for(fake_llm, RELATED))
+    services = slack.server.bot.services
+    assert services is not None
+    assert await services.memory.list_episodes(ALICE) == []
+
+
+async def test_removing_the_reaction_takes_the_experience_back(
+    slack: SignedSlack, fake_llm: FakeLLMServer
+) -> None:
+    answer = await ask(slack, FIRST, answered_before=0)
+
+    await slack.react(answer, user=ALICE, reaction="+1")
+    await slack.settled()
+    await slack.react(answer, user=ALICE, reaction="+1", added=False)
+    await slack.settled()
+    await ask(slack, RELATED, answered_before=1)
+
+    assert EXPERIENCE_HEADING not in system_text(request_for(fake_llm, RELATED))
+
+
+async def test_a_thumbs_down_is_recalled_as_what_did_not_work(
+    slack: SignedSlack, fake_llm: FakeLLMServer
+) -> None:
+    answer = await ask(slack, FIRST, answered_before=0)
+
+    await slack.react(answer, user=ALICE, reaction="-1")
+    await slack.settled()
+    await ask(slack, RELATED, answered_before=1)
+
+    prompt = system_text(request_for(fake_llm, RELATED))
+    assert EXPERIENCE_HEADING in prompt
+    assert "👎" in prompt
+    assert FIRST in prompt
+
+
+async def test_a_vote_wakes_the_reflection_hook(slack: SignedSlack) -> None:
+    services = slack.server.bot.services
+    assert services is not None
+    answer = await ask(slack, FIRST, answered_before=0)
+    assert not services.episode_validated.is_set()
+
+    await slack.react(answer, user=ALICE, reaction="thumbsup")
+    await slack.settled()
+
+    assert services.episode_validated.is_set()
+
+
+async def test_forget_erases_everything_and_answers_ephemerally_with_counts(
+    slack: SignedSlack, fake_llm: FakeLLMServer
+) -> None:
+    answer = await ask(slack, FIRST, answered_before=0)
+    await slack.react(answer, user=ALICE, reaction="+1")
+    await slack.settled()
+
+    response = await slack.command("/forget", user=ALICE)
+
+    assert response.status_code == 200
+    reply = response.json()
+    assert reply["response_type"] == "ephemeral"
+    assert reply["text"].startswith("Done: I erased everything I kept about you (")
+    assert any(char.isdigit() for char in reply["text"])
+    await ask(slack, RELATED, answered_before=1)
+    assert EXPERIENCE_HEADING not in system_text(request_for(fake_llm, RELATED))
+
+
+async def test_forget_with_nothing_stored_says_so(slack: SignedSlack) -> None:
+    response = await slack.command("/forget", user=BOB)
+
+    assert response.json() == {
+        "text": "I had nothing stored about you, so there was nothing to erase.",
+        "response_type": "ephemeral",
+    }
+
+
+async def test_memory_lists_the_rated_answers_ephemerally(slack: SignedSlack) -> None:
+    answer = await ask(slack, FIRST, answered_before=0)
+    await slack.react(answer, user=ALICE, reaction="+1")
+    await slack.settled()
+
+    response = await slack.command("/memory", user=ALICE)
+
+    reply = response.json()
+    assert reply["response_type"] == "ephemeral"
+    assert f"👍 {FIRST}" in reply["text"]

@@ -1,0 +1,179 @@
+"""``python -m bot`` as a process: configuration errors, serving, SIGTERM, the forget command."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import sys
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+import pytest
+
+from bot.llm import FakeLLMServer
+from bot.server import EVENTS_PATH, HEALTH_PATH
+from bot.slack.fake_web_api import FakeSlackWebAPI
+from memory import ConversationKind, MemoryConfig, NewExchange, Scope, open_store
+from tests.slack_harness import ALICE, SIGNING_SECRET, dm_channel, sign
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def bot_env(**values: str) -> dict[str, str]:
+    """A clean environment: nothing from the developer's shell or .env leaks in."""
+    return {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(PROJECT_ROOT), **values}
+
+
+async def run_bot(*args: str, env: dict[str, str], cwd: Path) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        *args,
+        env=env,
+        cwd=cwd,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+
+
+async def test_a_missing_setting_stops_the_bot_with_one_line_and_exit_code_2(
+    tmp_path: Path,
+) -> None:
+    process = await run_bot(env=bot_env(SLACK_SIGNING_SECRET="s"), cwd=tmp_path)
+    _, stderr = await asyncio.wait_for(process.communicate(), 30)
+
+    assert process.returncode == 2
+    lines = stderr.decode().strip().splitlines()
+    assert len(lines) == 1
+    assert "SLACK_BOT_TOKEN" in lines[0]
+    assert "Traceback" not in lines[0]
+
+
+async def test_an_invalid_setting_names_the_variable(tmp_path: Path) -> None:
+    env = bot_env(SLACK_BOT_TOKEN="xoxb-1", SLACK_SIGNING_SECRET="s", PORT="not-a-port")
+    process = await run_bot(env=env, cwd=tmp_path)
+    _, stderr = await asyncio.wait_for(process.communicate(), 30)
+
+    assert process.returncode == 2
+    [line] = stderr.decode().strip().splitlines()
+    assert "PORT" in line
+
+
+@pytest.fixture
+async def served(
+    tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
+) -> AsyncIterator[tuple[asyncio.subprocess.Process, str]]:
+    port = free_port()
+    env = bot_env(
+        SLACK_BOT_TOKEN=fake_slack.token,
+        SLACK_SIGNING_SECRET=SIGNING_SECRET,
+        SLACK_API_URL=fake_slack.base_url,
+        LLM_BASE_URL=fake_llm.base_url,
+        LLM_MODEL=fake_llm.model,
+        BOT_DB_PATH=str(tmp_path / "bot.db"),
+        PORT=str(port),
+    )
+    process = await run_bot(env=env, cwd=tmp_path)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        await wait_until_healthy(url, process)
+        yield process, url
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
+async def wait_until_healthy(url: str, process: asyncio.subprocess.Process) -> None:
+    async with httpx.AsyncClient() as http, asyncio.timeout(30):
+        while True:
+            assert process.returncode is None, "the bot exited during start-up"
+            try:
+                if (await http.get(f"{url}{HEALTH_PATH}")).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            await asyncio.sleep(0.05)
+
+
+async def test_sigterm_lets_the_answer_in_flight_finish_then_exits_cleanly(
+    served: tuple[asyncio.subprocess.Process, str],
+    fake_slack: FakeSlackWebAPI,
+    fake_llm: FakeLLMServer,
+) -> None:
+    process, url = served
+    fake_llm.latency_seconds = 0.5
+    message = fake_slack.add_user_message(dm_channel(ALICE), "finish me first", user=ALICE)
+    event = {
+        "type": "message",
+        "user": ALICE,
+        "text": message.text,
+        "ts": message.ts,
+        "channel": message.channel,
+        "channel_type": "im",
+    }
+    body = json.dumps(
+        {"type": "event_callback", "team_id": fake_slack.team_id, "event_id": "Ev1", "event": event}
+    )
+    async with httpx.AsyncClient() as http:
+        response = await http.post(
+            f"{url}{EVENTS_PATH}",
+            content=body,
+            headers={"Content-Type": "application/json", **sign(body)},
+        )
+    assert response.status_code == 200
+    await fake_slack.wait_for(lambda: bool(fake_llm.requests), what="the model request")
+
+    process.send_signal(signal.SIGTERM)
+    _, stderr = await asyncio.wait_for(process.communicate(), 30)
+
+    assert process.returncode == 0, stderr.decode()
+    [answer] = fake_slack.final_messages(dm_channel(ALICE))
+    assert answer.text == "Answer: finish me first"
+    assert fake_slack.token not in stderr.decode()
+
+
+async def test_the_forget_command_prints_what_it_erased(
+    tmp_path: Path, fake_slack: FakeSlackWebAPI
+) -> None:
+    db_file = tmp_path / "bot.db"
+    store = await open_store(str(db_file), MemoryConfig())
+    scope = Scope(team_id="T1", channel_id=dm_channel(ALICE), kind=ConversationKind.DM)
+    await store.record_exchange(
+        NewExchange(
+            scope=scope,
+            requester_id=ALICE,
+            thread_ts=None,
+            question="q",
+            answer="a",
+            message_ts=["1700000001.000001", "1700000002.000002"],
+            created_at=datetime.now(UTC),
+        )
+    )
+    await store.close()
+    env = bot_env(
+        SLACK_BOT_TOKEN=fake_slack.token,
+        SLACK_SIGNING_SECRET=SIGNING_SECRET,
+        BOT_DB_PATH=str(db_file),
+    )
+
+    process = await run_bot("forget", ALICE, env=env, cwd=tmp_path)
+    stdout, stderr = await asyncio.wait_for(process.communicate(), 30)
+
+    assert process.returncode == 0, stderr.decode()
+    lines = stdout.decode().splitlines()
+    assert "episodes: 1" in lines
+    assert "ledger: 2" in lines
+    assert lines[-1] == f"erased 3 row(s) about {ALICE}"
