@@ -31,6 +31,7 @@ _SUFFIXES = (
     "s",
 )
 _MIN_STEM = 3
+_UNDOUBLING = frozenset({"ing", "ings", "ed", "edly", "er", "ers"})
 STOPWORDS = frozenset(
     [
         "a",
@@ -168,7 +169,10 @@ def words(text: str) -> list[str]:
 def stem(word: str) -> str:
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= _MIN_STEM:
-            return word[: -len(suffix)]
+            root = word[: -len(suffix)]
+            if suffix in _UNDOUBLING and root[-1] == root[-2] and root[-1] not in "lsz":
+                return root[:-1]  # resetting -> reset, planned -> plan
+            return root
     return word
 
 

@@ -12,6 +12,7 @@ from bot.agent import (
     Role,
     TurnContext,
 )
+from bot.agent.similarity import stem
 from bot.agent.testing import ScriptedProvider, make_context
 from memory import EpisodeStatus
 
@@ -195,3 +196,10 @@ async def test_a_rejected_draft_stands_when_no_iteration_is_left(context: TurnCo
     )
 
     assert (result.text, result.stop_reason, result.llm_calls) == ("Use Java.", "answer", 1)
+
+
+def test_stemming_makes_inflections_meet() -> None:
+    assert stem("resetting") == stem("reset") == "reset"
+    assert stem("planned") == stem("plan")
+    assert stem("servers") == stem("server")
+    assert stem("falling") == "fall"
