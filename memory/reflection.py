@@ -24,9 +24,6 @@ __all__ = ["ReflectionReport", "ReflectionWorker"]
 
 logger = logging.getLogger(__name__)
 
-_STILL_CURRENT_LOOKUP_LIMIT = 1000
-"""How many of the person's same-status episodes to scan when re-checking one's status."""
-
 
 class ReflectionReport(BaseModel):
     """What one :meth:`ReflectionWorker.run_once` did."""
@@ -150,30 +147,17 @@ class ReflectionWorker:
 
     async def _draw_lesson(self, episode: Episode, report: ReflectionReport) -> None:
         lesson = await self._reflector.reflect(episode.question, episode.answer)
-        if await self._still_current(episode):
-            await self._store.set_lesson(episode.id, lesson)
+        if await self._store.set_lesson(episode.id, lesson):
             report.lessons += 1
         else:
             report.stale += 1
 
     async def _score(self, episode: Episode, report: ReflectionReport) -> None:
         importance = await self._scorer.score(episode.question, episode.answer, episode.status)
-        if await self._still_current(episode):
-            await self._store.set_importance(episode.id, importance)
+        if await self._store.set_importance(episode.id, importance):
             report.scored += 1
         else:
             report.stale += 1
-
-    async def _still_current(self, episode: Episode) -> bool:
-        """Whether the episode still has the status it had when the model was asked."""
-        current = await self._store.list_episodes(
-            episode.requester_id,
-            scope=episode.scope,
-            statuses=frozenset({episode.status}),
-            since=episode.created_at,
-            limit=_STILL_CURRENT_LOOKUP_LIMIT,
-        )
-        return any(candidate.id == episode.id for candidate in current)
 
     def _defer(self, episode: Episode, error: Exception) -> None:
         failures = self._failures.get(episode.id, 0) + 1

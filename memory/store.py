@@ -58,10 +58,12 @@ class MemoryStore(ABC):
         """Failures without a lesson and successes without an importance score."""
 
     @abstractmethod
-    async def set_lesson(self, episode_id: int, lesson: str) -> None: ...
+    async def set_lesson(self, episode_id: int, lesson: str) -> bool:
+        """Attach a lesson if the episode is still a failure; False when it no longer is."""
 
     @abstractmethod
-    async def set_importance(self, episode_id: int, importance: int) -> None: ...
+    async def set_importance(self, episode_id: int, importance: int) -> bool:
+        """Store a 1-10 score if the episode is still a success; False when it no longer is."""
 
     @abstractmethod
     async def purge_expired(self, *, now: datetime) -> int:

@@ -182,10 +182,10 @@ class FakeMemory(MemoryStore):
     async def episodes_awaiting_reflection(self, *, limit: int) -> list[Episode]:
         raise NotImplementedError
 
-    async def set_lesson(self, episode_id: int, lesson: str) -> None:
+    async def set_lesson(self, episode_id: int, lesson: str) -> bool:
         raise NotImplementedError
 
-    async def set_importance(self, episode_id: int, importance: int) -> None:
+    async def set_importance(self, episode_id: int, importance: int) -> bool:
         raise NotImplementedError
 
     async def purge_expired(self, *, now: datetime) -> int:

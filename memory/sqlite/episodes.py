@@ -82,25 +82,30 @@ def awaiting_reflection(db: Database, limit: int) -> list[Episode]:
     return [episode_from_row(row) for row in rows]
 
 
-def set_lesson(db: Database, episode_id: int, lesson: str) -> None:
-    """Attach a lesson to a validated episode; a pending or forgotten one is left alone."""
+def set_lesson(db: Database, episode_id: int, lesson: str) -> bool:
+    """Attach a lesson to an episode that is still a failure; True when it was attached.
+
+    The check and the write are one statement, so a vote that changed the status while the
+    model was reflecting can never receive a stale lesson."""
     with db.atomic():
         cursor = db.execute(
-            "UPDATE episodes SET lesson = ? WHERE id = ? AND status IN (?, ?)",
-            [lesson, episode_id, *_VALIDATED],
+            "UPDATE episodes SET lesson = ? WHERE id = ? AND status = ?",
+            [lesson, episode_id, EpisodeStatus.FAILURE.value],
         )
         if cursor.rowcount:
             reindex_episode(db, episode_id)
+        return bool(cursor.rowcount)
 
 
-def set_importance(db: Database, episode_id: int, importance: int) -> None:
-    """Score a validated episode 1..10; a pending or forgotten one is left alone."""
+def set_importance(db: Database, episode_id: int, importance: int) -> bool:
+    """Score an episode that is still a success 1..10; True when the score was stored."""
     if not 1 <= importance <= 10:
         raise ValueError(f"importance must be between 1 and 10, not {importance}")
-    db.execute(
-        "UPDATE episodes SET importance = ? WHERE id = ? AND status IN (?, ?)",
-        [importance, episode_id, *_VALIDATED],
+    cursor = db.execute(
+        "UPDATE episodes SET importance = ? WHERE id = ? AND status = ?",
+        [importance, episode_id, EpisodeStatus.SUCCESS.value],
     )
+    return bool(cursor.rowcount)
 
 
 def purge_expired(db: Database, now: datetime, config: MemoryConfig) -> int:

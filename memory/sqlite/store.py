@@ -72,11 +72,13 @@ class SQLiteMemoryStore(MemoryStore):
     async def episodes_awaiting_reflection(self, *, limit: int) -> list[Episode]:
         return await self._thread.run(partial(episodes.awaiting_reflection, limit=limit))
 
-    async def set_lesson(self, episode_id: int, lesson: str) -> None:
-        await self._thread.run(partial(episodes.set_lesson, episode_id=episode_id, lesson=lesson))
+    async def set_lesson(self, episode_id: int, lesson: str) -> bool:
+        return await self._thread.run(
+            partial(episodes.set_lesson, episode_id=episode_id, lesson=lesson)
+        )
 
-    async def set_importance(self, episode_id: int, importance: int) -> None:
-        await self._thread.run(
+    async def set_importance(self, episode_id: int, importance: int) -> bool:
+        return await self._thread.run(
             partial(episodes.set_importance, episode_id=episode_id, importance=importance)
         )
 

@@ -221,11 +221,12 @@ class WrittenLessons:
         self._set_lesson = store.set_lesson
         monkeypatch.setattr(store, "set_lesson", self._set_lesson_and_tell)
 
-    async def _set_lesson_and_tell(self, episode_id: int, lesson: str) -> None:
-        await self._set_lesson(episode_id, lesson)
+    async def _set_lesson_and_tell(self, episode_id: int, lesson: str) -> bool:
+        attached = await self._set_lesson(episode_id, lesson)
         async with self._changed:
             self.episode_ids.append(episode_id)
             self._changed.notify_all()
+        return attached
 
     async def until(self, count: int) -> None:
         async with self._changed:

@@ -85,8 +85,8 @@ async def test_reflection_queue_holds_failures_without_lessons_and_unscored_succ
     assert [e.id for e in queue] == [failure.id, success.id]
     assert [e.id for e in await store.episodes_awaiting_reflection(limit=1)] == [failure.id]
 
-    await store.set_lesson(failure.id, "Read the error message first.")
-    await store.set_importance(success.id, 7)
+    assert await store.set_lesson(failure.id, "Read the error message first.")
+    assert await store.set_importance(success.id, 7)
     assert await store.episodes_awaiting_reflection(limit=10) == []
     [scored, lessoned] = await store.list_episodes("U1")
     assert (scored.importance, lessoned.lesson) == (7, "Read the error message first.")
@@ -94,11 +94,21 @@ async def test_reflection_queue_holds_failures_without_lessons_and_unscored_succ
 
 async def test_lessons_and_scores_never_attach_to_pending_episodes(memory: Memory) -> None:
     pending = await memory.ask("pending")
-    await memory.store.set_lesson(pending.id, "A lesson")
-    await memory.store.set_importance(pending.id, 3)
+    assert not await memory.store.set_lesson(pending.id, "A lesson")
+    assert not await memory.store.set_importance(pending.id, 3)
     [episode] = (await memory.store.export_user("U1")).episodes
     assert (episode.lesson, episode.importance) == (None, None)
-    await memory.store.set_lesson(12345, "no such episode")  # no error
+    assert not await memory.store.set_lesson(12345, "no such episode")
+
+
+async def test_a_lesson_needs_a_failure_and_a_score_needs_a_success(memory: Memory) -> None:
+    """A vote that flipped while the model was thinking never gets the other kind's result."""
+    success = await memory.answered("worked")
+    assert not await memory.store.set_lesson(success.id, "A stale lesson")
+    failure = await memory.answered("did not work", vote=Vote.DOWN)
+    assert not await memory.store.set_importance(failure.id, 9)
+    [*episodes] = (await memory.store.export_user("U1")).episodes
+    assert {(e.lesson, e.importance) for e in episodes} == {(None, None)}
 
 
 async def test_importance_must_be_between_one_and_ten(memory: Memory) -> None:
