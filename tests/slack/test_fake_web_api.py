@@ -1,0 +1,155 @@
+"""The fake Slack Web API behaves like Slack where the bot depends on it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.slack.directory import WebApiDirectory
+from bot.slack.fake_web_api import FakeSlackWebAPI
+
+CHANNEL = "C0000TEST"
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeSlackWebAPI]:
+    async with FakeSlackWebAPI() as fake:
+        yield fake
+
+
+@pytest.fixture
+def client(fake: FakeSlackWebAPI) -> AsyncWebClient:
+    return AsyncWebClient(token=fake.token, base_url=fake.base_url)
+
+
+async def test_a_wrong_token_is_refused(fake: FakeSlackWebAPI) -> None:
+    intruder = AsyncWebClient(token="xoxb-wrong", base_url=fake.base_url)
+
+    with pytest.raises(SlackApiError, match="invalid_auth"):
+        await intruder.auth_test()
+
+
+async def test_a_missing_token_is_refused(fake: FakeSlackWebAPI) -> None:
+    async with httpx.AsyncClient() as http:
+        response = await http.post(f"{fake.base_url}auth.test")
+    assert response.json() == {"ok": False, "error": "not_authed"}
+
+
+async def test_form_and_json_bodies_are_both_understood(
+    fake: FakeSlackWebAPI, client: AsyncWebClient
+) -> None:
+    await client.chat_postMessage(channel=CHANNEL, text="as json")  # the SDK sends JSON here
+    await client.api_call("chat.postMessage", data={"channel": CHANNEL, "text": "as a form"})
+
+    assert [m.text for m in fake.bot_messages(CHANNEL)] == ["as json", "as a form"]
+    assert [call.args["text"] for call in fake.calls_to("chat.postMessage")] == [
+        "as json",
+        "as a form",
+    ]
+
+
+async def test_timestamps_increase(fake: FakeSlackWebAPI, client: AsyncWebClient) -> None:
+    first = await client.chat_postMessage(channel=CHANNEL, text="one")
+    second = await client.chat_postMessage(channel=CHANNEL, text="two")
+
+    assert float(second["ts"]) > float(first["ts"])
+
+
+async def test_replies_return_the_thread_of_that_channel_only(
+    fake: FakeSlackWebAPI, client: AsyncWebClient
+) -> None:
+    root = fake.add_user_message(CHANNEL, "root", user="U1")
+    fake.add_user_message(CHANNEL, "reply", user="U2", thread_ts=root.ts)
+    fake.add_user_message("C0000OTHER", "elsewhere", user="U2", thread_ts=root.ts)
+    fake.add_user_message(CHANNEL, "unrelated", user="U3")
+
+    thread = await WebApiDirectory(client).thread_messages(CHANNEL, root.ts)
+
+    assert [m["text"] for m in thread] == ["root", "reply"]
+
+
+async def test_user_info_exposes_only_public_fields(
+    fake: FakeSlackWebAPI, client: AsyncWebClient
+) -> None:
+    fake.add_user("U1", name="alice", real_name="Alice Liddell", tz="Europe/London")
+
+    info = await WebApiDirectory(client).user_info("U1")
+
+    assert info == {
+        "id": "U1",
+        "name": "alice",
+        "real_name": "Alice Liddell",
+        "tz": "Europe/London",
+    }
+
+
+async def test_injected_errors_happen_the_given_number_of_times(
+    fake: FakeSlackWebAPI, client: AsyncWebClient
+) -> None:
+    fake.fail("chat.postMessage", "ratelimited", status=429, retry_after=1)
+    client.retry_handlers.clear()  # see the raw 429 instead of the SDK retrying it
+
+    with pytest.raises(SlackApiError, match="ratelimited"):
+        await client.chat_postMessage(channel=CHANNEL, text="first")
+    await client.chat_postMessage(channel=CHANNEL, text="second")
+
+    assert [m.text for m in fake.bot_messages(CHANNEL)] == ["second"]
+
+
+async def test_streaming_assembles_the_message_and_refuses_appends_after_stop(
+    fake: FakeSlackWebAPI, client: AsyncWebClient
+) -> None:
+    root = fake.add_user_message(CHANNEL, "root", user="U1")
+    stream = await client.chat_stream(
+        channel=CHANNEL,
+        thread_ts=root.ts,
+        recipient_team_id=fake.team_id,
+        recipient_user_id="U1",
+        buffer_size=1,
+    )
+    await stream.append(markdown_text="Hello, ")
+    await stream.append(markdown_text="world")
+    await stream.stop()
+
+    [message] = fake.bot_messages(CHANNEL)
+    assert message.text == "Hello, world"
+    assert not message.streaming
+    with pytest.raises(SlackApiError, match="message_not_in_streaming_state"):
+        await client.chat_appendStream(channel=CHANNEL, ts=message.ts, markdown_text="more")
+
+
+async def test_streaming_in_a_channel_needs_the_recipient(
+    fake: FakeSlackWebAPI, client: AsyncWebClient
+) -> None:
+    root = fake.add_user_message(CHANNEL, "root", user="U1")
+
+    with pytest.raises(SlackApiError, match="missing_recipient_user_id"):
+        await client.chat_startStream(channel=CHANNEL, thread_ts=root.ts, markdown_text="hi")
+
+
+async def test_streaming_can_be_made_unavailable(
+    fake: FakeSlackWebAPI, client: AsyncWebClient
+) -> None:
+    fake.streaming_available = False
+    root = fake.add_user_message("D0000DM", "root", user="U1")
+
+    with pytest.raises(SlackApiError, match="unknown_method"):
+        await client.chat_startStream(channel="D0000DM", thread_ts=root.ts, markdown_text="hi")
+
+
+async def test_too_long_texts_are_refused_like_slack_does(
+    fake: FakeSlackWebAPI, client: AsyncWebClient
+) -> None:
+    with pytest.raises(SlackApiError, match="msg_too_long"):
+        await client.chat_postMessage(channel=CHANNEL, text="x" * 40_001)
+
+
+async def test_waiting_for_messages_fails_the_test_with_the_calls_seen(
+    fake: FakeSlackWebAPI,
+) -> None:
+    with pytest.raises(AssertionError, match="timed out waiting for 1 final bot message"):
+        await fake.wait_for_final_messages(1, within=0.05)

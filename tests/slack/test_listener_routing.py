@@ -1,0 +1,105 @@
+"""Which message events the bot answers, and how it reads them."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.answering import BotIdentity
+from bot.listeners.translate import from_app_mention, from_message
+from memory import ConversationKind, MemoryConfig, MemoryStore, NewExchange, Scope, open_store
+
+BOT = BotIdentity(user_id="U0000BOT", bot_id="B0000BOT", team_id="T1")
+
+
+@pytest.fixture
+async def memory(tmp_path: Path) -> AsyncIterator[MemoryStore]:
+    store = await open_store(str(tmp_path / "bot.db"), MemoryConfig())
+    yield store
+    await store.close()
+
+
+def body(**event: Any) -> dict[str, Any]:
+    defaults = {"type": "message", "user": "U1", "text": "hi", "ts": "1.000001", "channel": "C1"}
+    return {"event_id": "Ev1", "team_id": "T1", "event": {**defaults, **event}}
+
+
+async def test_a_dm_is_answered_at_the_top_level(memory: MemoryStore) -> None:
+    incoming = await from_message(body(channel="D1", channel_type="im"), BOT, memory)
+
+    assert incoming is not None
+    assert incoming.is_dm
+    assert incoming.reply_thread_ts is None
+    assert incoming.scope == Scope(team_id="T1", channel_id="D1", kind=ConversationKind.DM)
+    assert incoming.dedupe_keys == ("Ev1", "D1:1.000001")
+
+
+async def test_a_dm_in_a_thread_is_answered_in_that_thread(memory: MemoryStore) -> None:
+    incoming = await from_message(
+        body(channel="D1", channel_type="im", thread_ts="0.5"), BOT, memory
+    )
+
+    assert incoming is not None
+    assert incoming.reply_thread_ts == "0.5"
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        {"subtype": "message_changed"},
+        {"subtype": "message_deleted"},
+        {"subtype": "channel_join"},
+        {"subtype": "bot_message", "bot_id": "B2"},
+        {"bot_id": "B2"},
+        {"user": "U0000BOT"},
+        {"user": None},
+    ],
+    ids=["edit", "deletion", "join", "bot-message", "other-bot", "itself", "no-user"],
+)
+async def test_messages_not_written_by_a_person_are_ignored(
+    memory: MemoryStore, event: dict[str, Any]
+) -> None:
+    assert await from_message(body(channel_type="im", **event), BOT, memory) is None
+
+
+async def test_a_channel_message_needs_a_mention_or_an_answered_thread(
+    memory: MemoryStore,
+) -> None:
+    assert await from_message(body(channel_type="channel"), BOT, memory) is None
+    assert await from_message(body(channel_type="channel", thread_ts="0.5"), BOT, memory) is None
+
+    mentioned = await from_message(body(channel_type="channel", text="<@U0000BOT> hi"), BOT, memory)
+    assert mentioned is not None
+    assert mentioned.reply_thread_ts == "1.000001"
+
+    await memory.record_exchange(
+        NewExchange(
+            scope=Scope(team_id="T1", channel_id="C1", kind=ConversationKind.CHANNEL),
+            requester_id="U1",
+            thread_ts="0.5",
+            question="q",
+            answer="a",
+            message_ts=["0.6"],
+            created_at=datetime.now(UTC),
+        )
+    )
+    follow_up = await from_message(body(channel_type="channel", thread_ts="0.5"), BOT, memory)
+    assert follow_up is not None
+    assert follow_up.reply_thread_ts == "0.5"
+    assert not follow_up.is_dm
+
+
+def test_an_app_mention_is_answered_in_a_thread_under_it() -> None:
+    incoming = from_app_mention(body(type="app_mention", text="<@U0000BOT> hi"), BOT)
+
+    assert incoming is not None
+    assert incoming.reply_thread_ts == "1.000001"
+    assert incoming.dedupe_keys == ("Ev1", "C1:1.000001")
+
+
+def test_an_app_mention_by_a_bot_is_ignored() -> None:
+    assert from_app_mention(body(type="app_mention", bot_id="B2"), BOT) is None

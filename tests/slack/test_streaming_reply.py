@@ -1,0 +1,163 @@
+"""Replies against the fake Slack Web API: streaming, splitting, and falling back."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.slack.fake_web_api import FakeSlackWebAPI
+from bot.slack.streaming import (
+    THINKING_PLACEHOLDER,
+    PostedReply,
+    ReplyTarget,
+    StreamingReply,
+    open_reply,
+)
+
+CHANNEL = "C0000TEST"
+LIMIT = 200
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeSlackWebAPI]:
+    async with FakeSlackWebAPI() as fake:
+        yield fake
+
+
+@pytest.fixture
+def client(fake: FakeSlackWebAPI) -> AsyncWebClient:
+    return AsyncWebClient(token=fake.token, base_url=fake.base_url)
+
+
+def target(fake: FakeSlackWebAPI, *, thread_ts: str | None) -> ReplyTarget:
+    return ReplyTarget(
+        channel_id=CHANNEL, thread_ts=thread_ts, team_id=fake.team_id, user_id="U0000ALICE"
+    )
+
+
+async def write_in_pieces(reply: StreamingReply | PostedReply, text: str, size: int = 7) -> None:
+    for start in range(0, len(text), size):
+        await reply.write(text[start : start + size])
+
+
+async def test_a_thread_reply_streams_and_returns_its_ts(
+    fake: FakeSlackWebAPI, client: AsyncWebClient
+) -> None:
+    root = fake.add_user_message(CHANNEL, "question", user="U0000ALICE")
+    reply = StreamingReply(client, target(fake, thread_ts=root.ts), buffer_size=16)
+
+    await reply.begin()
+    await write_in_pieces(reply, "Hello there, this is a streamed answer.")
+    [ts] = await reply.finish()
+
+    message = fake.find(CHANNEL, ts)
+    assert message is not None
+    assert message.text == "Hello there, this is a streamed answer."
+    assert message.thread_ts == root.ts
+    assert not message.streaming
+    assert len(fake.calls_to("chat.appendStream")) >= 1
+
+
+async def test_a_long_streamed_answer_becomes_several_messages_within_the_limit(
+    fake: FakeSlackWebAPI, client: AsyncWebClient
+) -> None:
+    root = fake.add_user_message(CHANNEL, "question", user="U0000ALICE")
+    text = "Intro line.\n```js\n" + "\n".join(f"call({n});" for n in range(60)) + "\n```\nEnd."
+    reply = StreamingReply(
+        client, target(fake, thread_ts=root.ts), part_limit=LIMIT, buffer_size=16
+    )
+
+    await write_in_pieces(reply, text)
+    timestamps = await reply.finish()
+
+    parts = [fake.find(CHANNEL, ts) for ts in timestamps]
+    assert len(parts) > 2
+    assert all(part is not None and len(part.text) <= LIMIT for part in parts)
+    assert all(part is not None and part.text.count("```") % 2 == 0 for part in parts)
+    assert all(part is not None and part.text.startswith("```js\n") for part in parts[1:-1])
+    assert reply.text == text
+
+
+async def test_refused_streaming_falls_back_to_a_placeholder_then_an_update(
+    fake: FakeSlackWebAPI, client: AsyncWebClient
+) -> None:
+    fake.fail("chat.startStream", "not_allowed", times=None)
+    root = fake.add_user_message(CHANNEL, "question", user="U0000ALICE")
+    reply = StreamingReply(client, target(fake, thread_ts=root.ts), buffer_size=8)
+
+    await write_in_pieces(reply, "Answer without streaming, in pieces.")
+    [ts] = await reply.finish()
+
+    message = fake.find(CHANNEL, ts)
+    assert message is not None
+    assert message.text == "Answer without streaming, in pieces."
+    assert message.thread_ts == root.ts
+    assert fake.calls_to("chat.postMessage")[0].args["text"] == THINKING_PLACEHOLDER
+
+
+async def test_a_stream_that_breaks_midway_is_completed_by_an_update(
+    fake: FakeSlackWebAPI, client: AsyncWebClient
+) -> None:
+    root = fake.add_user_message(CHANNEL, "question", user="U0000ALICE")
+    reply = StreamingReply(client, target(fake, thread_ts=root.ts), buffer_size=8)
+    await reply.write("The first half is streamed, ")
+    fake.fail("chat.appendStream", "message_not_in_streaming_state", times=None)
+    fake.fail("chat.stopStream", "message_not_in_streaming_state", times=None)
+
+    await reply.write("and the second half is not.")
+    [ts] = await reply.finish()
+
+    message = fake.find(CHANNEL, ts)
+    assert message is not None
+    assert message.text == "The first half is streamed, and the second half is not."
+
+
+async def test_a_top_level_dm_reply_posts_a_placeholder_and_updates_it(
+    fake: FakeSlackWebAPI, client: AsyncWebClient
+) -> None:
+    reply = open_reply(client, target(fake, thread_ts=None), part_limit=LIMIT)
+    assert isinstance(reply, PostedReply)
+
+    await reply.begin()
+    placeholder = fake.bot_messages(CHANNEL)[0]
+    assert placeholder.text == THINKING_PLACEHOLDER
+    await write_in_pieces(reply, "word " * 100)
+    timestamps = await reply.finish()
+
+    assert timestamps[0] == placeholder.ts
+    parts = [fake.find(CHANNEL, ts) for ts in timestamps]
+    assert len(parts) == 3
+    assert all(part is not None and part.thread_ts is None for part in parts)
+    assert " ".join(part.text for part in parts if part is not None).split() == ["word"] * 100
+
+
+async def test_progress_updates_are_throttled(
+    fake: FakeSlackWebAPI, client: AsyncWebClient
+) -> None:
+    reply = PostedReply(client, target(fake, thread_ts=None), update_interval=3600)
+    await reply.begin()
+
+    await write_in_pieces(reply, "many small pieces " * 10, size=3)
+    await reply.finish()
+
+    assert len(fake.calls_to("chat.update")) == 1
+
+
+async def test_fail_shows_the_notice_after_what_was_already_written(
+    fake: FakeSlackWebAPI, client: AsyncWebClient
+) -> None:
+    reply = PostedReply(client, target(fake, thread_ts=None))
+    await reply.begin()
+    await reply.write("Partial answer")
+
+    await reply.fail("The model stopped; please ask again.")
+
+    [message] = fake.bot_messages(CHANNEL)
+    assert message.text == "Partial answer\n\nThe model stopped; please ask again."
+
+
+def test_streaming_needs_a_thread(fake: FakeSlackWebAPI, client: AsyncWebClient) -> None:
+    with pytest.raises(ValueError, match="thread"):
+        StreamingReply(client, target(fake, thread_ts=None))
