@@ -1,0 +1,107 @@
+"""Feedback buttons under an answer: a vote without an emoji.
+
+Slack's own thumbs (a ``feedback_buttons`` element in a ``context_actions`` block) come
+first; where Slack refuses them, two plain buttons in an ``actions`` block do the same.
+Both send ``up`` or ``down`` as the value, and :func:`vote_for` reads it back, so a click
+becomes the same :class:`memory.VoteEvent` as a reaction.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from bot.views.limits import SECTION_TEXT_LIMIT
+from memory import Vote
+
+__all__ = [
+    "FEEDBACK_ACTION_ID",
+    "FEEDBACK_ACTION_PATTERN",
+    "FEEDBACK_FOOTERS",
+    "answer_blocks",
+    "fallback_feedback_block",
+    "feedback_block",
+    "text_sections",
+    "vote_for",
+]
+
+FEEDBACK_ACTION_ID = "answer_feedback"
+FEEDBACK_ACTION_PATTERN = re.compile(rf"^{FEEDBACK_ACTION_ID}(:(up|down))?$")
+"""Matches the feedback element and both fallback buttons (which need distinct ids)."""
+
+Block = dict[str, Any]
+
+
+def _plain(text: str) -> dict[str, Any]:
+    return {"type": "plain_text", "text": text, "emoji": True}
+
+
+def feedback_block() -> Block:
+    """Slack's thumbs up / thumbs down, shown in the answer's context actions."""
+    return {
+        "type": "context_actions",
+        "elements": [
+            {
+                "type": "feedback_buttons",
+                "action_id": FEEDBACK_ACTION_ID,
+                "positive_button": {
+                    "text": _plain("👍"),
+                    "accessibility_label": "This answer was helpful",
+                    "value": Vote.UP.value,
+                },
+                "negative_button": {
+                    "text": _plain("👎"),
+                    "accessibility_label": "This answer was not helpful",
+                    "value": Vote.DOWN.value,
+                },
+            }
+        ],
+    }
+
+
+def fallback_feedback_block() -> Block:
+    """Two ordinary buttons, for where ``context_actions`` is not accepted."""
+    return {
+        "type": "actions",
+        "elements": [
+            {
+                "type": "button",
+                "action_id": f"{FEEDBACK_ACTION_ID}:{vote.value}",
+                "text": _plain(label),
+                "value": vote.value,
+            }
+            for vote, label in ((Vote.UP, "👍 Helpful"), (Vote.DOWN, "👎 Not helpful"))
+        ],
+    }
+
+
+FEEDBACK_FOOTERS: tuple[list[Block], ...] = ([feedback_block()], [fallback_feedback_block()])
+"""What to put under an answer's last part, in order of preference."""
+
+
+def vote_for(value: str | None) -> Vote | None:
+    """The vote a feedback button's value stands for; None for anything else."""
+    try:
+        return Vote(value)
+    except ValueError:
+        return None
+
+
+def text_sections(text: str) -> list[Block]:
+    """``text`` as mrkdwn sections of at most 3,000 characters each, cut at line breaks."""
+    sections: list[Block] = []
+    rest = text.strip() or "…"
+    while rest:
+        head = rest[:SECTION_TEXT_LIMIT]
+        if len(rest) > SECTION_TEXT_LIMIT and "\n" in head[SECTION_TEXT_LIMIT // 2 :]:
+            head = head[: head.rindex("\n") + 1]
+        rest = rest[len(head) :]
+        if head.strip():
+            sections.append({"type": "section", "text": {"type": "mrkdwn", "text": head}})
+    return sections
+
+
+def answer_blocks(text: str, footer: list[Block]) -> list[Block]:
+    """A posted answer part as blocks: its text (blocks replace ``text`` on screen), then
+    ``footer``."""
+    return [*text_sections(text), *footer]

@@ -1,0 +1,41 @@
+"""Memory values to render, built directly (the views never look anything up)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from memory import ConversationKind, Episode, EpisodeStatus, Scope, WisdomNote
+
+T0 = datetime(2026, 11, 23, 9, tzinfo=UTC)
+TEAM = "T1"
+DM = Scope(team_id=TEAM, channel_id="D0ALICE", kind=ConversationKind.DM)
+GENERAL = Scope(team_id=TEAM, channel_id="C0GENERAL", kind=ConversationKind.CHANNEL)
+
+
+def episode(
+    id: int,
+    question: str = "How do I deploy billing?",
+    *,
+    status: EpisodeStatus = EpisodeStatus.SUCCESS,
+    answer: str = "Run make deploy.",
+    lesson: str | None = None,
+    scope: Scope = DM,
+) -> Episode:
+    return Episode(
+        id=id,
+        scope=scope,
+        requester_id="U0ALICE",
+        thread_ts=None,
+        question=question,
+        answer=answer,
+        status=status,
+        lesson=lesson,
+        created_at=T0,
+        validated_at=T0,
+    )
+
+
+def note(id: int, text: str = "Prefers runnable commands.", *, scope: Scope = DM) -> WisdomNote:
+    return WisdomNote(
+        id=id, scope=scope, user_id="U0ALICE", text=text, episode_count=3, created_at=T0
+    )
