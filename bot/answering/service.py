@@ -1,4 +1,5 @@
-"""Answering one person's message: dedupe, context, recall, agent run, streamed reply, ledger."""
+"""Answering one person's message: dedupe, context, recall and advice, agent run, streamed
+reply with feedback buttons, ledger."""
 
 from __future__ import annotations
 
@@ -14,11 +15,21 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.agent.context import SlackDirectory, TurnContext
 from bot.agent.messages import Conversation, Message
 from bot.agent.provider import ModelUnavailable
+from bot.agent.tools.errors import ToolError
 from bot.answering.history import BotIdentity, strip_mention, thread_history
 from bot.answering.incoming import IncomingMessage
+from bot.answering.working_notes import note_turn, working_notes
 from bot.slack.splitting import PART_LIMIT
 from bot.slack.streaming import Reply, ReplyTarget, open_reply
-from memory import MemoryStore, NewExchange, RecalledEpisode, RecallRequest
+from bot.views import FEEDBACK_FOOTERS
+from memory import (
+    MemoryStore,
+    NewExchange,
+    PlanAdvisor,
+    RecalledEpisode,
+    RecallRequest,
+    WorkingMemory,
+)
 
 __all__ = [
     "MAX_QUESTION_CHARS",
@@ -46,6 +57,8 @@ MODEL_TRUNCATION_NOTE = (
 
 class AgentAnswer(Protocol):
     text: str
+    conversation: Conversation
+    tool_errors: list[ToolError]
 
 
 class AnswerAgent(Protocol):
@@ -86,6 +99,7 @@ class AnswerService:
         recall_token_budget: int = 1500,
         history_token_budget: int = 3000,
         part_limit: int = PART_LIMIT,
+        working_memory: WorkingMemory | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self._client = client
@@ -98,6 +112,9 @@ class AnswerService:
         self._recall_token_budget = recall_token_budget
         self._history_token_budget = history_token_budget
         self._part_limit = part_limit
+        self._advisor = PlanAdvisor(memory, limit=recall_limit, token_budget=recall_token_budget)
+        self.working_memory = working_memory or WorkingMemory()
+        """Per-thread notes of running conversations (dropped by ``/forget``)."""
         self._clock = clock
 
     async def answer(self, message: IncomingMessage) -> AnswerOutcome:
@@ -133,7 +150,8 @@ class AnswerService:
         conversation = Conversation(
             messages=[
                 *await self._history(message),
-                *await self._experience(message, recalled),
+                *await self._experience(message, question, now),
+                *working_notes(self.working_memory, message),
                 Message.user(question),
             ]
         )
@@ -153,8 +171,9 @@ class AnswerService:
             await reply.write(text)
 
         result = await self._agent.run(conversation, context=context, on_text=show)
+        note_turn(self.working_memory, message, question, result)
         await self._show_rest(reply, "".join(streamed), result.text)
-        timestamps = await reply.finish()
+        timestamps = await reply.finish(FEEDBACK_FOOTERS)
         await self._memory.record_exchange(
             NewExchange(
                 scope=message.scope,
@@ -215,14 +234,16 @@ class AnswerService:
         return await self._memory.recall(request)
 
     async def _experience(
-        self, message: IncomingMessage, recalled: list[RecalledEpisode]
+        self, message: IncomingMessage, question: str, now: datetime
     ) -> list[Message]:
-        """Validated episodes and the wisdom notes of this scope, as one system message."""
-        notes = await self._memory.wisdom(message.scope, message.user_id)
-        advice = " ".join(note.text for note in notes) or None
-        if not recalled and advice is None:
+        """The plan advisor's advice (similar rated exchanges, their lessons, the scope's
+        wisdom notes), as one system message; none when nothing validated is relevant.
+
+        The advice holds every episode recall returned, so they are not listed twice."""
+        advice = await self._advisor.advise(message.scope, message.user_id, question, now)
+        if advice is None:
             return []
-        return [Message.system(self._render_experience(recalled, advice))]
+        return [Message.system(self._render_experience([], advice.render()))]
 
     @staticmethod
     async def _notify(reply: Reply, notice: str) -> None:

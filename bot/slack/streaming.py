@@ -12,6 +12,8 @@ Two ways of replying, behind one small interface (:class:`Reply`):
   itself, keeping whatever it already showed.
 
 Both return the ts of every message part, so the exchange can be recorded in the ledger.
+``finish(footers)`` puts blocks (the feedback buttons) under the last part: the first of
+the alternatives Slack accepts, or none when it refuses them all.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from __future__ import annotations
 import logging
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any
 
 from pydantic import BaseModel
 from slack_sdk.errors import SlackApiError, SlackRequestError
@@ -26,8 +30,10 @@ from slack_sdk.web.async_chat_stream import AsyncChatStream
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.slack.splitting import PART_LIMIT, find_split, open_fence_at, split_message
+from bot.views.feedback import answer_blocks
 
 __all__ = [
+    "BLOCKS_REFUSED",
     "THINKING_PLACEHOLDER",
     "THINKING_STATUS",
     "PostedReply",
@@ -43,6 +49,19 @@ THINKING_STATUS = "is thinking…"
 THINKING_PLACEHOLDER = "_Thinking…_"
 HOLD_BACK = 600
 """Near the end of a part, text is held back so the part can be cut at a line break."""
+BLOCKS_REFUSED = frozenset({"invalid_blocks", "invalid_blocks_format"})
+"""Slack's errors for blocks it does not accept: try the next footer, then none."""
+
+Footers = Sequence[list[dict[str, Any]]]
+"""Alternative blocks for under an answer, in order of preference."""
+
+
+def _refused_blocks(error: SlackApiError, footer: list[dict[str, Any]] | None) -> bool:
+    """Whether to retry without ``footer``: Slack refused blocks, and there were some."""
+    if footer is None or error.response.get("error") not in BLOCKS_REFUSED:
+        return False
+    log.info("Slack refused the footer blocks (%s); trying the next", error.response["error"])
+    return True
 
 
 class ReplyTarget(BaseModel):
@@ -66,8 +85,9 @@ class Reply(ABC):
         """Append generated text to what the person sees."""
 
     @abstractmethod
-    async def finish(self) -> list[str]:
-        """Complete the answer; return the ts of every message part, in order."""
+    async def finish(self, footers: Footers = ()) -> list[str]:
+        """Complete the answer, with the first of ``footers`` Slack accepts under its last
+        part; return the ts of every message part, in order."""
 
     @property
     @abstractmethod
@@ -123,26 +143,49 @@ class PostedReply(Reply):
         except SlackApiError as error:
             log.info("progress update failed: %s", error.response.get("error"))
 
-    async def finish(self) -> list[str]:
+    async def finish(self, footers: Footers = ()) -> list[str]:
         parts = split_message(self._text.strip() or "…", self._part_limit)
-        if self._placeholder_ts is None:
-            self._placeholder_ts = await self._post(parts[0])
-        else:
-            await self._update(parts[0])
-        timestamps = [self._placeholder_ts]
-        for part in parts[1:]:
-            timestamps.append(await self._post(part))
+        timestamps: list[str] = []
+        for index, part in enumerate(parts):
+            last = index == len(parts) - 1
+            timestamps.append(
+                await self._show_part(part, first=index == 0, footers=footers if last else ())
+            )
         return timestamps
 
-    async def _post(self, text: str) -> str:
+    async def _show_part(self, text: str, *, first: bool, footers: Footers) -> str:
+        """Show a finished part (the placeholder becomes the first), with a footer if any.
+
+        With blocks, Slack shows the blocks instead of ``text``, so the part's text is
+        repeated in them (``text`` stays as the notification fallback)."""
+        for footer in [*footers, None]:
+            blocks = answer_blocks(text, footer) if footer is not None else None
+            try:
+                if first and self._placeholder_ts is not None:
+                    await self._update(text, blocks)
+                    return self._placeholder_ts
+                ts = await self._post(text, blocks)
+            except SlackApiError as error:
+                if _refused_blocks(error, footer):
+                    continue
+                raise
+            if first:
+                self._placeholder_ts = ts
+            return ts
+        raise AssertionError("unreachable: the last attempt has no blocks")
+
+    async def _post(self, text: str, blocks: list[dict[str, Any]] | None = None) -> str:
         response = await self._client.chat_postMessage(
-            channel=self._target.channel_id, thread_ts=self._target.thread_ts, text=text
+            channel=self._target.channel_id,
+            thread_ts=self._target.thread_ts,
+            text=text,
+            blocks=blocks,
         )
         return str(response["ts"])
 
-    async def _update(self, text: str) -> None:
+    async def _update(self, text: str, blocks: list[dict[str, Any]] | None = None) -> None:
         await self._client.chat_update(
-            channel=self._target.channel_id, ts=self._placeholder_ts, text=text
+            channel=self._target.channel_id, ts=self._placeholder_ts, text=text, blocks=blocks
         )
 
 
@@ -196,19 +239,18 @@ class StreamingReply(Reply):
         except (SlackApiError, SlackRequestError) as error:
             await self._fall_back(error)
 
-    async def finish(self) -> list[str]:
+    async def finish(self, footers: Footers = ()) -> list[str]:
         if self._fallback is None:
             try:
                 await self._forward(len(self._part))
-                await self._stop_part()
-                if not self._done:
+                if self._stream is None and not self._done:
                     await self._forward_text("…")
-                    await self._stop_part()
+                await self._stop_part(footers)
                 return list(self._done)
             except (SlackApiError, SlackRequestError) as error:
                 await self._fall_back(error)
         assert self._fallback is not None
-        return self._done + await self._fallback.finish()
+        return self._done + await self._fallback.finish(footers)
 
     # -- parts -----------------------------------------------------------------------------
     async def _flow(self) -> None:
@@ -246,10 +288,18 @@ class StreamingReply(Reply):
             )
         await self._stream.append(markdown_text=text)
 
-    async def _stop_part(self) -> None:
+    async def _stop_part(self, footers: Footers = ()) -> None:
+        """Stop the streamed part, with the first of ``footers`` Slack accepts under it."""
         if self._stream is None:
             return
-        await self._stream.stop()
+        for footer in [*footers, None]:
+            try:
+                await self._stream.stop(blocks=footer)
+            except SlackApiError as error:
+                if _refused_blocks(error, footer):
+                    continue
+                raise
+            break
         self._done.append(str(self._stream.ts))
         self._stream = None
         self._part = ""

@@ -40,7 +40,7 @@ def forget_summary(report: ForgetReport) -> str:
 
 def forget_callback(services: Services) -> Callable[..., Awaitable[None]]:
     async def on_forget(ack: AsyncAck, command: dict[str, Any]) -> None:
-        report = await services.memory.forget_user(command["user_id"])
+        report = await services.forget_user(command["user_id"])
         await ack(text=forget_summary(report), response_type="ephemeral")
 
     return on_forget

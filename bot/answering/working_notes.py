@@ -1,0 +1,63 @@
+"""A thread's working memory: what the answering service notes during a turn, and how the
+model is shown it on the next turn of the same thread.
+
+Notes are the person's own messages and the results of the tools the agent called
+(failed calls are left out). They live only in the process (:class:`memory.WorkingMemory`),
+expire with the thread's inactivity, are dropped by ``/forget``, and never become episodic
+memory: only an exchange the person rated does.
+"""
+
+from __future__ import annotations
+
+from bot.agent.messages import Message, Role
+from bot.agent.result import AgentResult
+from bot.answering.incoming import IncomingMessage
+from memory import WorkingMemory
+from memory.text import shorten
+
+__all__ = ["WORKING_NOTES_HEADING", "note_turn", "thread_key", "working_notes"]
+
+WORKING_NOTES_HEADING = "Working notes from earlier in this conversation"
+SHOWN_VALUE_CHARS = 400
+STATEMENT_CHARS = 300
+
+
+def thread_key(message: IncomingMessage) -> str:
+    """The conversation a message continues: its thread, or a DM's top level."""
+    return f"{message.channel_id}:{message.reply_thread_ts or 'top'}"
+
+
+def note_turn(
+    memory: WorkingMemory, message: IncomingMessage, question: str, result: AgentResult
+) -> None:
+    """Remember what the person said and what the agent's tools found in this turn."""
+    thread = thread_key(message)
+    memory.put(
+        thread,
+        f"<@{message.user_id}> said (ts {message.ts})",
+        shorten(question, STATEMENT_CHARS),
+        user_id=message.user_id,
+    )
+    failed = {error.model_dump_json(exclude_none=True) for error in result.tool_errors}
+    calls = {call.id: call for turn in result.conversation.messages for call in turn.tool_calls}
+    for turn in result.conversation.messages:
+        call = calls.get(turn.tool_call_id or "")
+        if turn.role is Role.TOOL and call is not None and turn.content not in failed:
+            memory.put(
+                thread,
+                f"{call.name}({call.arguments})",
+                turn.content,
+                user_id=message.user_id,
+            )
+
+
+def working_notes(memory: WorkingMemory, message: IncomingMessage) -> list[Message]:
+    """The thread's notes as one system message, or none when there are none."""
+    facts = memory.facts(thread_key(message), user_id=message.user_id)
+    if not facts:
+        return []
+    lines = [
+        f"{WORKING_NOTES_HEADING} (not validated by anyone; the person's latest word wins):",
+        *(f"- {key}: {shorten(value, SHOWN_VALUE_CHARS)}" for key, value in facts.items()),
+    ]
+    return [Message.system("\n".join(lines))]
