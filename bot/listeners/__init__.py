@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from slack_bolt.async_app import AsyncApp
 
-from bot.listeners import commands, events
+from bot.listeners import actions, commands, events
 from bot.listeners.services import Services
 
 __all__ = ["Services", "register"]
@@ -13,3 +13,4 @@ __all__ = ["Services", "register"]
 def register(app: AsyncApp, services: Services) -> None:
     events.register(app, services)
     commands.register(app, services)
+    actions.register(app, services)

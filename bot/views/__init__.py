@@ -18,7 +18,6 @@ from bot.views.memory_list import (
     ItemKind,
     ItemRef,
     memory_list_blocks,
-    memory_list_text,
 )
 
 __all__ = [
@@ -34,6 +33,5 @@ __all__ = [
     "clip",
     "home_view",
     "memory_list_blocks",
-    "memory_list_text",
     "vote_for",
 ]

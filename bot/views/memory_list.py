@@ -18,13 +18,13 @@ from memory import Episode, EpisodeStatus, WisdomNote
 from memory.text import shorten
 
 __all__ = [
+    "EMPTY_TEXT",
     "FORGET_ITEM_ACTION_ID",
     "MAX_LISTED_ITEMS",
     "ItemKind",
     "ItemRef",
     "episode_section",
     "memory_list_blocks",
-    "memory_list_text",
     "more_items_context",
     "note_section",
 ]
@@ -38,8 +38,8 @@ LESSON_CHARS = 400
 NOTE_CHARS = 600
 
 EMPTY_TEXT = (
-    "I don't remember anything about you in this conversation yet. "
-    "React 👍 or 👎 to my answers (or use the buttons under them) to teach me."
+    "I don't remember anything about you in this conversation yet: "
+    "react 👍 or 👎 to my answers (or use the buttons under them) to teach me."
 )
 
 Block = dict[str, Any]
@@ -149,16 +149,3 @@ def memory_list_blocks(
         }
     )
     return blocks
-
-
-def memory_list_text(episodes: Sequence[Episode], notes: Sequence[WisdomNote]) -> str:
-    """The plain-text fallback of :func:`memory_list_blocks` (notifications, screen readers)."""
-    if not episodes and not notes:
-        return EMPTY_TEXT
-    lines = [f"📝 {shorten(note.text, 80)}" for note in notes]
-    lines += [
-        f"{'👍' if episode.status is EpisodeStatus.SUCCESS else '👎'} "
-        f"{shorten(episode.question, 80)}"
-        for episode in episodes
-    ]
-    return clip("What I remember about you here:\n" + "\n".join(lines), SECTION_TEXT_LIMIT)

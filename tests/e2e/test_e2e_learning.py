@@ -136,7 +136,7 @@ async def test_memory_lists_the_rated_answers_ephemerally(slack: SignedSlack) ->
     await slack.react(answer, user=ALICE, reaction="+1")
     await slack.settled()
 
-    response = await slack.command("/memory", user=ALICE)
+    response = await slack.command("/memory", user=ALICE, channel=dm_channel(ALICE))
 
     reply = response.json()
     assert reply["response_type"] == "ephemeral"

@@ -10,7 +10,6 @@ from bot.views.memory_list import (
     ItemKind,
     ItemRef,
     memory_list_blocks,
-    memory_list_text,
 )
 from memory import EpisodeStatus
 from tests.views.views_support import episode, note
@@ -34,7 +33,6 @@ def test_nothing_remembered_says_how_to_teach_the_bot() -> None:
     assert forget_values(blocks) == []
     assert "react 👍 or 👎" in texts(blocks).lower()
     assert block_kit_problems(blocks) == []
-    assert memory_list_text([], []).startswith("I don't remember anything")
 
 
 def test_each_item_shows_its_outcome_and_lesson_with_a_forget_button() -> None:
@@ -77,9 +75,3 @@ def test_item_values_round_trip_and_garbage_is_refused() -> None:
     assert ItemRef.parse("wisdom:3") == ItemRef(kind=ItemKind.WISDOM, id=3)
     for garbage in (None, "", "episode", "episode:", "episode:-1", "vote:3", "wisdom:x"):
         assert ItemRef.parse(garbage) is None
-
-
-def test_the_fallback_text_lists_outcomes() -> None:
-    text = memory_list_text([episode(1, "How do I restart search?")], [])
-
-    assert "👍 How do I restart search?" in text

@@ -1,39 +1,80 @@
-"""``/memory``: show the person what the bot remembers about them (ephemeral)."""
+"""``/memory``: what the bot remembers about the person in this conversation (ephemeral).
+
+Rated answers (with their outcome and lesson) and the conversation's wisdom notes, each
+with a "Forget" button (:mod:`bot.listeners.actions.forget_item`). Only the person's own
+memories of this conversation are listed; the Home tab shows all their conversations.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from slack_bolt.context.ack.async_ack import AsyncAck
 
 from bot.listeners.services import Services
-from memory import Episode, EpisodeStatus
+from bot.views.limits import SECTION_TEXT_LIMIT, clip
+from bot.views.memory_list import EMPTY_TEXT, memory_list_blocks
+from memory import (
+    ConversationKind,
+    Episode,
+    EpisodeStatus,
+    MemoryStore,
+    Scope,
+    WisdomNote,
+)
+from memory.text import shorten
 
-__all__ = ["memory_callback", "memory_summary"]
+__all__ = [
+    "conversation_memory",
+    "conversation_scope",
+    "memory_callback",
+    "memory_message",
+    "memory_summary",
+]
 
-SHOWN = 10
-QUESTION_CHARS = 80
+LISTED_EPISODES = 100
+"""Read at most this many rated answers; the view shows fewer and counts the rest."""
+LINE_CHARS = 80
 
 
-def _line(episode: Episode) -> str:
-    mark = "👍" if episode.status is EpisodeStatus.SUCCESS else "👎"
-    question = " ".join(episode.question.split())
-    if len(question) > QUESTION_CHARS:
-        question = question[: QUESTION_CHARS - 1] + "…"
-    return f"{mark} {question}"
+def conversation_scope(team_id: str, channel_id: str) -> Scope:
+    """The memory scope of a conversation Slack names by team and channel (``D…`` is a DM)."""
+    kind = ConversationKind.DM if channel_id.startswith("D") else ConversationKind.CHANNEL
+    return Scope(team_id=team_id, channel_id=channel_id, kind=kind)
 
 
-def memory_summary(episodes: list[Episode]) -> str:
-    if not episodes:
-        return "I don't remember anything about you yet: react 👍 or 👎 to my answers to teach me."
-    lines = "\n".join(_line(episode) for episode in episodes[:SHOWN])
-    return f"Answers you rated (latest first):\n{lines}\n`/forget` erases all of it."
+async def conversation_memory(
+    memory: MemoryStore, user_id: str, scope: Scope
+) -> tuple[list[Episode], list[WisdomNote]]:
+    """The person's rated answers (newest first) and wisdom notes in one conversation."""
+    episodes = await memory.list_episodes(user_id, scope=scope, limit=LISTED_EPISODES)
+    notes = await memory.wisdom(scope, user_id)
+    return episodes, notes
+
+
+def memory_summary(episodes: Sequence[Episode], notes: Sequence[WisdomNote] = ()) -> str:
+    """The plain-text version of the list (notifications, and clients without blocks)."""
+    if not episodes and not notes:
+        return EMPTY_TEXT
+    lines = [f"📝 {shorten(note.text, LINE_CHARS)}" for note in notes]
+    lines += [
+        f"{'👍' if episode.status is EpisodeStatus.SUCCESS else '👎'} "
+        f"{shorten(episode.question, LINE_CHARS)}"
+        for episode in episodes
+    ]
+    return clip("What I remember about you here:\n" + "\n".join(lines), SECTION_TEXT_LIMIT)
+
+
+def memory_message(episodes: Sequence[Episode], notes: Sequence[WisdomNote]) -> dict[str, Any]:
+    """The ephemeral message's ``text`` and ``blocks``."""
+    return {"text": memory_summary(episodes, notes), "blocks": memory_list_blocks(episodes, notes)}
 
 
 def memory_callback(services: Services) -> Callable[..., Awaitable[None]]:
     async def on_memory(ack: AsyncAck, command: dict[str, Any]) -> None:
-        episodes = await services.memory.list_episodes(command["user_id"], limit=SHOWN)
-        await ack(text=memory_summary(episodes), response_type="ephemeral")
+        scope = conversation_scope(command["team_id"], command["channel_id"])
+        episodes, notes = await conversation_memory(services.memory, command["user_id"], scope)
+        await ack(response_type="ephemeral", **memory_message(episodes, notes))
 
     return on_memory

@@ -18,4 +18,4 @@ def register(app: AsyncApp, services: Services) -> None:
     app.event("app_mention")(app_mention_callback(services))
     app.event("reaction_added")(reaction_callback(services, added=True))
     app.event("reaction_removed")(reaction_callback(services, added=False))
-    app.event("app_home_opened")(app_home_opened_callback())
+    app.event("app_home_opened")(app_home_opened_callback(services))

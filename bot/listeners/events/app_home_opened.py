@@ -1,4 +1,4 @@
-"""``app_home_opened``: a short Home tab explaining how the bot learns."""
+"""``app_home_opened``: the Home tab lists everything the bot remembers about the viewer."""
 
 from __future__ import annotations
 
@@ -7,26 +7,29 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-__all__ = ["HOME_TEXT", "app_home_opened_callback"]
+from bot.listeners.services import Services
+from bot.views.app_home import home_view
+from memory import MemoryStore
 
-HOME_TEXT = (
-    "*Ask me anything* in a DM, or mention me in a channel; I answer in a thread.\n"
-    "React 👍 or 👎 to my answers: I remember what worked for you, and what didn't, "
-    "only in the conversation where you asked.\n"
-    "`/memory` shows what I remember about you; `/forget` erases all of it."
-)
+__all__ = ["app_home_opened_callback", "publish_home"]
+
+HOME_EPISODES = 300
+"""Rated answers read for the Home tab; the view shows what fits and counts the rest."""
 
 
-def app_home_opened_callback() -> Callable[[dict[str, Any], AsyncWebClient], Awaitable[None]]:
+async def publish_home(client: AsyncWebClient, memory: MemoryStore, user_id: str) -> None:
+    """(Re)publish ``user_id``'s Home tab from their own memories only."""
+    episodes = await memory.list_episodes(user_id, limit=HOME_EPISODES)
+    notes = await memory.list_wisdom(user_id)
+    await client.views_publish(user_id=user_id, view=home_view(episodes, notes))
+
+
+def app_home_opened_callback(
+    services: Services,
+) -> Callable[[dict[str, Any], AsyncWebClient], Awaitable[None]]:
     async def on_app_home_opened(event: dict[str, Any], client: AsyncWebClient) -> None:
         if event.get("tab") != "home" or not event.get("user"):
             return
-        await client.views_publish(
-            user_id=event["user"],
-            view={
-                "type": "home",
-                "blocks": [{"type": "section", "text": {"type": "mrkdwn", "text": HOME_TEXT}}],
-            },
-        )
+        await publish_home(client, services.memory, event["user"])
 
     return on_app_home_opened
