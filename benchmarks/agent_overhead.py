@@ -1,0 +1,168 @@
+"""``agent_overhead_ms_p50``: what one turn costs in our own code.
+
+A turn is :meth:`bot.answering.AnswerService.answer` on the running bot for a top-level
+DM, from a person with 100 validated episodes in that DM: dedupe claims, recall, wisdom,
+prompt building, the agent loop with its evaluators, the streamed reply (a "thinking"
+post, then its update) and the ledger write. The fake LLM answers at once and fake Slack
+on 127.0.0.1. After each turn the same LLM request is replayed through a bare provider
+(the same :class:`OpenAICompatibleProvider` code, a client of its own) and the answer
+posted by a bare ``chat.postMessage``; the overhead of the turn is its time minus those
+two, and the figure is the median over the turns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from benchmarks.corpus import Corpus
+from benchmarks.harness import BotUnderTest, Comparison, Figure, Target, bot_under_test, percentile
+from bot.agent import CompletionRequest, Message, ToolDefinition
+from bot.answering import AnswerOutcome, IncomingMessage
+from bot.llm import OpenAICompatibleProvider, build_llm_client
+from bot.llm.fake_server import FakeLLMServer
+from memory import ConversationKind, MemoryStore, NewExchange, Scope, VoteEvent
+
+__all__ = ["FIGURES", "NAME", "replayed_request", "run"]
+
+NAME = "agent_overhead"
+FIGURES = ("agent_overhead_ms_p50",)
+
+PERSON = "U0000TURNS"
+DM = "D0000TURNS"
+REMEMBERED = 100
+WARM_UP = 10
+CORPUS_SEED = 21
+
+
+def replayed_request(body: dict[str, Any]) -> CompletionRequest:
+    """The request the fake LLM recorded, back as the agent's :class:`CompletionRequest`."""
+    return CompletionRequest(
+        messages=[
+            Message(role=message["role"], content=message.get("content") or "")
+            for message in body["messages"]
+        ],
+        tools=[ToolDefinition(**tool["function"]) for tool in body.get("tools", [])],
+        max_tokens=body.get("max_tokens"),
+        temperature=body.get("temperature"),
+    )
+
+
+async def _remember(memory: MemoryStore, scope: Scope, corpus: Corpus) -> None:
+    """Give the person validated episodes to recall, already reflected on (so the
+    reflection worker has nothing to do during the turns)."""
+    start = datetime.now(UTC) - timedelta(days=60)
+    for index in range(REMEMBERED):
+        created_at = start + timedelta(hours=index)
+        ts = f"{1_600_000_000 + index}.000200"
+        episode = await memory.record_exchange(
+            NewExchange(
+                scope=scope,
+                requester_id=PERSON,
+                thread_ts=None,
+                question=corpus.question(),
+                answer=corpus.answer(),
+                message_ts=[ts],
+                created_at=created_at,
+            )
+        )
+        failed = index % 4 == 3
+        await memory.apply_vote(
+            VoteEvent(
+                channel_id=scope.channel_id,
+                message_ts=ts,
+                voter_id=PERSON,
+                reaction="-1" if failed else "+1",
+                added=True,
+                at=created_at + timedelta(minutes=1),
+            )
+        )
+        if failed:
+            await memory.set_lesson(episode.id, "Ask which environment before answering.")
+        else:
+            await memory.set_importance(episode.id, 1 + index % 10)
+
+
+async def _bare_llm_ms(provider: OpenAICompatibleProvider, fake_llm: FakeLLMServer) -> float:
+    request = replayed_request(fake_llm.requests[-1])
+    started = time.perf_counter()
+    async for _ in provider.stream(request):
+        pass
+    return (time.perf_counter() - started) * 1000
+
+
+async def _bare_post_ms(bench: BotUnderTest, text: str) -> float:
+    started = time.perf_counter()
+    await bench.server.bot.client.chat_postMessage(channel=DM, text=text)
+    return (time.perf_counter() - started) * 1000
+
+
+async def _measure(turns: int) -> tuple[list[float], list[float], list[float]]:
+    """Milliseconds of each turn, bare LLM call and bare post."""
+    corpus = Corpus(CORPUS_SEED)
+    with tempfile.TemporaryDirectory(prefix="bench-turns-") as directory:
+        async with bot_under_test(Path(directory) / "bot.db") as bench:
+            services = bench.server.bot.services
+            assert services is not None, "the bot is not running"
+            team_id = bench.fake_slack.team_id
+            await _remember(
+                services.memory,
+                Scope(team_id=team_id, channel_id=DM, kind=ConversationKind.DM),
+                corpus,
+            )
+            settings = bench.server.bot.settings
+            async with build_llm_client(
+                str(settings.llm_base_url),
+                settings.llm_api_key.get_secret_value(),
+                settings.llm_timeout_seconds,
+            ) as llm_client:
+                provider = OpenAICompatibleProvider(llm_client, model=settings.llm_model)
+                turn_ms: list[float] = []
+                llm_ms: list[float] = []
+                post_ms: list[float] = []
+                for index in range(WARM_UP + turns):
+                    message = bench.fake_slack.add_user_message(DM, corpus.question(), user=PERSON)
+                    incoming = IncomingMessage(
+                        event_id=f"EvTurn{index:06d}",
+                        team_id=team_id,
+                        channel_id=DM,
+                        user_id=PERSON,
+                        text=message.text,
+                        ts=message.ts,
+                        is_dm=True,
+                        reply_in_thread=False,
+                    )
+                    started = time.perf_counter()
+                    outcome = await services.answering.answer(incoming)
+                    elapsed = (time.perf_counter() - started) * 1000
+                    if outcome is not AnswerOutcome.ANSWERED:
+                        raise RuntimeError(f"turn {index} was not answered: {outcome}")
+                    answer = bench.fake_slack.final_messages(DM)[-1].text
+                    bare_llm = await _bare_llm_ms(provider, bench.fake_llm)
+                    bare_post = await _bare_post_ms(bench, answer)
+                    if index >= WARM_UP:
+                        turn_ms.append(elapsed)
+                        llm_ms.append(bare_llm)
+                        post_ms.append(bare_post)
+    return turn_ms, llm_ms, post_ms
+
+
+def run(quick: bool) -> list[Figure]:
+    turns = 100 if quick else 500
+    turn_ms, llm_ms, post_ms = asyncio.run(_measure(turns))
+    overhead = [turn - llm - post for turn, llm, post in zip(turn_ms, llm_ms, post_ms, strict=True)]
+    return [
+        Figure(
+            name="agent_overhead_ms_p50",
+            value=percentile(overhead, 0.5),
+            unit="ms",
+            detail=f"turn p50 {percentile(turn_ms, 0.5):.2f} ms, bare LLM call p50"
+            f" {percentile(llm_ms, 0.5):.2f} ms, bare postMessage p50"
+            f" {percentile(post_ms, 0.5):.2f} ms, {turns} turns",
+            target=Target(comparison=Comparison.AT_MOST, bound=5),
+        )
+    ]

@@ -1,0 +1,176 @@
+"""What every benchmark shares: figures and targets, percentiles, and the bot under test.
+
+The bot under test is the real HTTP server (:class:`bot.server.HttpServer`) wired to the
+test suite's fakes (:class:`FakeSlackWebAPI`, :class:`FakeLLMServer`) and driven with the
+suite's signed requests (:mod:`tests.slack_harness`), so a benchmark measures the code
+path production runs, on 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import httpx
+from pydantic import BaseModel
+
+from bot.app import Bot
+from bot.config import Settings
+from bot.llm import FakeLLMServer
+from bot.server import HttpServer
+from bot.slack.fake_web_api import FakeSlackWebAPI
+from bot.slack.streaming import THINKING_PLACEHOLDER
+from memory import ConversationKind, MemoryStore, NewExchange, Scope
+from tests.slack_harness import FAST_RETRIES, SIGNING_SECRET, SignedSlack
+
+__all__ = [
+    "BENCH_DIR",
+    "BotUnderTest",
+    "Comparison",
+    "Figure",
+    "Target",
+    "bot_under_test",
+    "percentile",
+    "reaction_event",
+    "record_answers",
+]
+
+BENCH_DIR = Path(tempfile.gettempdir()) / "reaction-memory-bot-bench"
+"""Where built stores are cached between runs (keyed by their size and layout version)."""
+
+
+class Comparison(StrEnum):
+    AT_MOST = "<="
+    AT_LEAST = ">="
+
+
+class Target(BaseModel):
+    comparison: Comparison
+    bound: float
+
+    def met(self, value: float) -> bool:
+        if self.comparison is Comparison.AT_MOST:
+            return value <= self.bound
+        return value >= self.bound
+
+
+class Figure(BaseModel):
+    """One measured number, printed as ``name value unit (detail; target)``."""
+
+    name: str
+    value: float
+    unit: str
+    detail: str = ""
+    target: Target | None = None
+
+    def line(self) -> str:
+        notes = [self.detail] if self.detail else []
+        if self.target is not None:
+            verdict = "met" if self.target.met(self.value) else "MISSED"
+            notes.append(f"target {self.target.comparison} {self.target.bound:g}: {verdict}")
+        text = f"{self.name} {_number(self.value)} {self.unit}"
+        return f"{text} ({'; '.join(notes)})" if notes else text
+
+
+def _number(value: float) -> str:
+    if value == int(value) and abs(value) < 1e15:
+        return str(int(value))
+    return f"{value:.3g}" if abs(value) < 100 else f"{value:.0f}"
+
+
+def percentile(samples: Sequence[float], fraction: float) -> float:
+    """The nearest-rank percentile (``fraction`` 0.5 for p50, 0.99 for p99)."""
+    if not samples:
+        raise ValueError("no samples")
+    ordered = sorted(samples)
+    rank = max(1, math.ceil(fraction * len(ordered)))
+    return ordered[rank - 1]
+
+
+@dataclass
+class BotUnderTest:
+    """The running bot, its fakes, and a client sending what Slack would send."""
+
+    server: HttpServer
+    fake_slack: FakeSlackWebAPI
+    fake_llm: FakeLLMServer
+    slack: SignedSlack
+
+
+@asynccontextmanager
+async def bot_under_test(
+    db_file: Path, *, before_start: Callable[[Bot], None] | None = None
+) -> AsyncIterator[BotUnderTest]:
+    """Fake Slack, fake LLM, the real bot server on ``db_file``, and a signed client.
+
+    ``before_start`` may register listeners ahead of the bot's own (Bolt runs the first
+    listener that matches), as :func:`tests.slack_harness.start_bot` builds the server."""
+    async with (
+        FakeSlackWebAPI(placeholder_texts={THINKING_PLACEHOLDER}) as fake_slack,
+        FakeLLMServer() as fake_llm,
+        httpx.AsyncClient(timeout=30.0) as http,
+    ):
+        settings = Settings(
+            _env_file=None,
+            slack_bot_token=fake_slack.token,
+            slack_signing_secret=SIGNING_SECRET,
+            slack_api_url=fake_slack.base_url,
+            llm_base_url=fake_llm.base_url,
+            llm_api_key="bench-llm-key",
+            llm_model=fake_llm.model,
+            bot_db_path=db_file,
+        )
+        bot = Bot(settings, llm_retry=FAST_RETRIES)
+        if before_start is not None:
+            before_start(bot)
+        server = HttpServer(bot, host="127.0.0.1", port=0, grace_seconds=5.0)
+        await server.start()
+        try:
+            yield BotUnderTest(server, fake_slack, fake_llm, SignedSlack(server, fake_slack, http))
+        finally:
+            await server.stop()
+
+
+async def record_answers(
+    memory: MemoryStore, count: int, *, team_id: str, person: str
+) -> list[tuple[str, str]]:
+    """Record ``count`` answers to ``person`` in their DM; the (channel, ts) of each, for
+    reactions to vote on."""
+    scope = Scope(team_id=team_id, channel_id=f"D{person[1:]}", kind=ConversationKind.DM)
+    messages = []
+    for index in range(count):
+        ts = f"{1_700_000_000 + index}.000100"
+        await memory.record_exchange(
+            NewExchange(
+                scope=scope,
+                requester_id=person,
+                thread_ts=None,
+                question=f"Question number {index} about the deploy pipeline?",
+                answer=f"Answer number {index}: run the release job again.",
+                message_ts=[ts],
+                created_at=datetime.now(UTC),
+            )
+        )
+        messages.append((scope.channel_id, ts))
+    return messages
+
+
+def reaction_event(
+    voter: str, channel: str, ts: str, *, reaction: str = "+1", author: str = "U0000BOT"
+) -> dict[str, Any]:
+    """A ``reaction_added`` event on the message ``ts`` of ``channel``."""
+    return {
+        "type": "reaction_added",
+        "user": voter,
+        "reaction": reaction,
+        "item_user": author,
+        "item": {"type": "message", "channel": channel, "ts": ts},
+        "event_ts": ts,
+    }

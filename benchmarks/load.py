@@ -1,0 +1,106 @@
+"""Sending signed requests to the bot from another process, as Slack would.
+
+The load generator runs in its own process, so the bot's event loop (and the database
+thread sharing its interpreter) has a core to itself and a slow client cannot hide a slow
+server. Requests are signed in the benchmark process with the test suite's :func:`sign`;
+the child only posts them, a bounded number, with bounded concurrency, to 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import multiprocessing
+import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+import aiohttp
+from pydantic import BaseModel
+
+from bot.server import EVENTS_PATH
+from tests.slack_harness import SignedSlack, sign
+
+__all__ = ["LoadResult", "SignedRequest", "blast", "signed_events"]
+
+
+class SignedRequest(BaseModel):
+    body: str
+    headers: dict[str, str]
+
+
+class LoadResult(BaseModel):
+    """When sending began and ended, and each request's time to its response.
+
+    Times are ``time.perf_counter()`` values, which on Linux read the system-wide monotonic
+    clock, so the benchmark process can compare them with its own."""
+
+    started_at: float
+    finished_at: float
+    latencies_ms: list[float]
+    statuses: dict[int, int]
+
+    @property
+    def elapsed_seconds(self) -> float:
+        return self.finished_at - self.started_at
+
+    @property
+    def per_second(self) -> float:
+        return len(self.latencies_ms) / self.elapsed_seconds
+
+    @property
+    def all_ok(self) -> bool:
+        return set(self.statuses) == {200}
+
+
+def signed_events(slack: SignedSlack, events: list[dict[str, Any]]) -> list[SignedRequest]:
+    """``event_callback`` envelopes of ``events``, signed as Slack signs them."""
+    requests = []
+    for event in events:
+        body = json.dumps(slack.envelope(event))
+        requests.append(
+            SignedRequest(body=body, headers={"Content-Type": "application/json", **sign(body)})
+        )
+    return requests
+
+
+async def _send_all(url: str, requests: list[SignedRequest], concurrency: int) -> LoadResult:
+    latencies: list[float] = [0.0] * len(requests)
+    statuses: Counter[int] = Counter()
+    queue = iter(enumerate(requests))
+    connector = aiohttp.TCPConnector(limit=concurrency)
+    async with aiohttp.ClientSession(connector=connector) as session:
+
+        async def worker() -> None:
+            for index, request in queue:
+                started = time.perf_counter()
+                async with session.post(url, data=request.body, headers=request.headers) as reply:
+                    await reply.read()
+                    statuses[reply.status] += 1
+                latencies[index] = (time.perf_counter() - started) * 1000
+
+        started = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        finished = time.perf_counter()
+    return LoadResult(
+        started_at=started, finished_at=finished, latencies_ms=latencies, statuses=dict(statuses)
+    )
+
+
+def _send_all_in_child(url: str, payload: str, concurrency: int) -> str:
+    requests = [SignedRequest.model_validate(item) for item in json.loads(payload)]
+    return asyncio.run(_send_all(url, requests, concurrency)).model_dump_json()
+
+
+async def blast(server_url: str, requests: list[SignedRequest], *, concurrency: int) -> LoadResult:
+    """POST every request to the bot's events URL from a child process; await the result
+    without blocking this event loop (which serves the bot)."""
+    payload = json.dumps([request.model_dump() for request in requests])
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        loop = asyncio.get_running_loop()
+        raw = await loop.run_in_executor(
+            pool, _send_all_in_child, f"{server_url}{EVENTS_PATH}", payload, concurrency
+        )
+    return LoadResult.model_validate_json(raw)

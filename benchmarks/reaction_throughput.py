@@ -1,0 +1,113 @@
+"""``reaction_throughput_ratio``: votes per second into memory, against Bolt's own speed.
+
+Signed ``reaction_added`` events (👍 by the asker, each on a different answer in the
+ledger) go through the real HTTP server and Bolt app into the SQLite store; the clock
+stops when the store has committed the last vote. The baseline is the same app with a
+no-op ``reaction_added`` listener registered ahead of the bot's own, so the ratio is the
+share of Bolt's throughput the vote path keeps. The events come from another process
+(:mod:`benchmarks.load`), a bounded number with bounded concurrency.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.harness import (
+    BotUnderTest,
+    Comparison,
+    Figure,
+    Target,
+    bot_under_test,
+    reaction_event,
+    record_answers,
+)
+from benchmarks.load import blast, signed_events
+from bot.app import Bot
+from bot.listeners import Services
+from bot.listeners.services import Waker
+
+__all__ = ["FIGURES", "NAME", "VoteCounter", "run"]
+
+NAME = "reaction_throughput"
+FIGURES = ("reaction_throughput_ratio",)
+
+CONCURRENCY = 20
+SETTLE_TIMEOUT_SECONDS = 120.0
+ASKER = "U0000ASKER"
+
+
+class VoteCounter:
+    """Stands in for the reflection worker's wake-up, which the bot calls once a vote that
+    validated an episode is committed; counts those calls, and passes them on."""
+
+    def __init__(self, expected: int, forward_to: Waker | None) -> None:
+        self.expected = expected
+        self.count = 0
+        self.all_committed = asyncio.Event()
+        self.committed_at = 0.0
+        self._forward_to = forward_to
+
+    def wake(self) -> None:
+        self.count += 1
+        if self.count >= self.expected and not self.all_committed.is_set():
+            self.committed_at = time.perf_counter()
+            self.all_committed.set()
+        if self._forward_to is not None:
+            self._forward_to.wake()
+
+
+def _no_op_reactions(bot: Bot) -> None:
+    async def ignore_reaction(event: dict[str, Any]) -> None:
+        return None
+
+    bot.app.event("reaction_added")(ignore_reaction)
+
+
+def _services(bench: BotUnderTest) -> Services:
+    services = bench.server.bot.services
+    assert services is not None, "the bot is not running"
+    return services
+
+
+async def _events_per_second(count: int, *, no_op: bool) -> float:
+    with tempfile.TemporaryDirectory(prefix="bench-reactions-") as directory:
+        async with bot_under_test(
+            Path(directory) / "bot.db", before_start=_no_op_reactions if no_op else None
+        ) as bench:
+            services = _services(bench)
+            ledger = await record_answers(
+                services.memory, count, team_id=bench.fake_slack.team_id, person=ASKER
+            )
+            counter = VoteCounter(count, services.reflection)
+            services.reflection = counter
+            events = [reaction_event(ASKER, channel, ts) for channel, ts in ledger]
+            result = await blast(
+                bench.server.url, signed_events(bench.slack, events), concurrency=CONCURRENCY
+            )
+            if not result.all_ok:
+                raise RuntimeError(f"the bot refused some events: {result.statuses}")
+            if no_op:
+                return count / result.elapsed_seconds
+            await asyncio.wait_for(counter.all_committed.wait(), SETTLE_TIMEOUT_SECONDS)
+            finished = max(result.finished_at, counter.committed_at)
+            return count / (finished - result.started_at)
+
+
+def run(quick: bool) -> list[Figure]:
+    count = 2_000 if quick else 10_000
+    baseline = asyncio.run(_events_per_second(count, no_op=True))
+    app = asyncio.run(_events_per_second(count, no_op=False))
+    return [
+        Figure(
+            name="reaction_throughput_ratio",
+            value=app / baseline,
+            unit="ratio",
+            detail=f"app {app:.0f} ev/s, no-op baseline {baseline:.0f} ev/s,"
+            f" {count} events, {CONCURRENCY} connections",
+            target=Target(comparison=Comparison.AT_LEAST, bound=0.9),
+        )
+    ]

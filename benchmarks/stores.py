@@ -1,0 +1,137 @@
+"""Populated memory stores for the recall and capacity figures, built once and cached.
+
+The population: ``episodes // EPISODES_PER_USER`` people, each with
+:data:`EPISODES_PER_USER` validated episodes (three in four 👍, the rest 👎), exchanged
+over half a year and interleaved in time with everyone else's. Everyone keeps half of
+their exchanges in their DM with the bot and half in one of :data:`CHANNELS` channels.
+The measured person (:data:`MEASURED_USER`) keeps all of theirs in their DM, with the
+same text at every store size, so a size changes only how much *other* people's data
+the store holds.
+
+Building goes through memory's own SQL (:func:`memory.sqlite.episodes.record_exchange`
+and :func:`memory.sqlite.votes.apply_vote`, the functions behind the public verbs) on
+the connection :func:`memory.sqlite.connection.connect` opens, but commits in batches of
+:data:`BATCH` exchanges instead of two transactions per exchange: same rows, same
+full-text index, several times faster. The public verbs' own speed is the
+``episodes_per_second_ingest`` figure.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from benchmarks.corpus import Corpus
+from benchmarks.harness import BENCH_DIR
+from memory import ConversationKind, MemoryConfig, NewExchange, Scope, VoteEvent
+from memory.sqlite import episodes, votes
+from memory.sqlite.connection import connect
+
+__all__ = [
+    "CHANNELS",
+    "EPISODES_PER_USER",
+    "LAYOUT_VERSION",
+    "MEASURED_USER",
+    "NOW",
+    "TEAM",
+    "cached_store",
+    "dm_scope",
+    "exchanges",
+    "load",
+    "user_id",
+]
+
+EPISODES_PER_USER = 100
+CHANNELS = 200
+TEAM = "T0BENCH"
+MEASURED_USER = "U0000000"
+NOW = datetime(2026, 6, 30, tzinfo=UTC)
+"""The benchmark's "now": every exchange happened in the half year before it."""
+SPAN = timedelta(days=180)
+BATCH = 5_000
+LAYOUT_VERSION = 1
+"""Bump when the population changes, so cached stores of the old layout are not reused."""
+
+MEASURED_SEED = 7
+OTHERS_SEED = 11
+
+
+def user_id(index: int) -> str:
+    return f"U{index:07d}"
+
+
+def dm_scope(user: str) -> Scope:
+    return Scope(team_id=TEAM, channel_id=f"D{user[1:]}", kind=ConversationKind.DM)
+
+
+def _channel_scope(index: int) -> Scope:
+    return Scope(team_id=TEAM, channel_id=f"C{index:07d}", kind=ConversationKind.CHANNEL)
+
+
+def exchanges(total: int) -> Iterator[tuple[NewExchange, VoteEvent]]:
+    """Each exchange of a store of ``total`` episodes, with the vote that validates it."""
+    users = max(1, total // EPISODES_PER_USER)
+    measured = Corpus(MEASURED_SEED)
+    others = Corpus(OTHERS_SEED)
+    step = SPAN / total
+    for index in range(total):
+        person = index % users
+        user = user_id(person)
+        corpus = measured if person == 0 else others
+        turn = index // users
+        if person == 0 or turn % 2 == 0:
+            scope = dm_scope(user)
+        else:
+            scope = _channel_scope((person + turn) % CHANNELS)
+        created_at = NOW - SPAN + step * index
+        message_ts = f"{1_700_000_000 + index}.{index % 1_000_000:06d}"
+        exchange = NewExchange(
+            scope=scope,
+            requester_id=user,
+            thread_ts=None if scope.kind is ConversationKind.DM else message_ts,
+            question=corpus.question(),
+            answer=corpus.answer(),
+            message_ts=[message_ts],
+            created_at=created_at,
+        )
+        vote = VoteEvent(
+            channel_id=scope.channel_id,
+            message_ts=message_ts,
+            voter_id=user,
+            reaction="-1" if index % 4 == 3 else "+1",
+            added=True,
+            at=created_at + timedelta(minutes=1),
+        )
+        yield exchange, vote
+
+
+def load(path: Path, total: int, config: MemoryConfig) -> None:
+    """Write the population of ``total`` episodes into a new store at ``path``."""
+    db = connect(path)
+    try:
+        pending = exchanges(total)
+        for _ in range(0, total, BATCH):
+            with db.atomic():
+                for _, (exchange, vote) in zip(range(BATCH), pending, strict=False):
+                    episodes.record_exchange(db, exchange, config)
+                    votes.apply_vote(db, vote, config)
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        db.close()
+
+
+def cached_store(total: int, config: MemoryConfig) -> tuple[Path, bool]:
+    """The path of a store of ``total`` episodes (built now if not cached) and whether it
+    was built now. A build is written under a temporary name and renamed when complete."""
+    path = BENCH_DIR / f"store-v{LAYOUT_VERSION}-{total}.db"
+    if path.exists():
+        return path, False
+    BENCH_DIR.mkdir(parents=True, exist_ok=True)
+    building = path.with_suffix(".building")
+    for leftover in BENCH_DIR.glob(f"{building.name}*"):
+        leftover.unlink()
+    load(building, total, config)
+    os.replace(building, path)
+    return path, True
