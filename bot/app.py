@@ -79,6 +79,8 @@ class Bot:
         self._llm_client: httpx.AsyncClient | None = None
         self._reflection: ReflectionWorker | None = None
         self._background: list[asyncio.Task[None]] = []
+        self.purged = asyncio.Event()
+        """Set after each ledger purge (tests clear it and wait for the next one)."""
 
     @property
     def ready(self) -> bool:
@@ -155,3 +157,4 @@ class Bot:
                 log.exception("ledger purge failed; trying again next time")
                 continue
             log.info("purged %d expired ledger row(s)", purged)
+            self.purged.set()

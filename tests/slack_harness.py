@@ -42,11 +42,10 @@ FAST_RETRIES = RetryPolicy(
 )
 
 
-async def start_bot(settings: Settings) -> HttpServer:
+async def start_bot(settings: Settings, *, purge_interval_seconds: float = 3600.0) -> HttpServer:
     """The real HTTP server on 127.0.0.1 (random port), retrying the model quickly."""
-    server = HttpServer(
-        Bot(settings, llm_retry=FAST_RETRIES), host="127.0.0.1", port=0, grace_seconds=5.0
-    )
+    bot = Bot(settings, llm_retry=FAST_RETRIES, purge_interval_seconds=purge_interval_seconds)
+    server = HttpServer(bot, host="127.0.0.1", port=0, grace_seconds=5.0)
     await server.start()
     return server
 

@@ -7,6 +7,7 @@ import asyncio
 from bot.llm import FakeLLMServer
 from bot.slack.fake_web_api import FakeSlackWebAPI
 from bot.slack.streaming import THINKING_PLACEHOLDER, THINKING_STATUS
+from memory import EpisodeStatus
 from tests.slack_harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel
 
 
@@ -137,6 +138,10 @@ async def test_a_model_outage_gets_one_short_sentence_and_the_bot_keeps_serving(
         "The language model is unavailable right now, so I couldn't answer. "
         "Please try again in a few minutes."
     )
+
+    services = slack.server.bot.services
+    assert services is not None
+    assert await services.memory.list_episodes(ALICE, statuses=frozenset(EpisodeStatus)) == []
 
     fake_llm.down = False
     await slack.dm("and now?", user=BOB)

@@ -1,0 +1,41 @@
+"""Background work of the running bot: the ledger purge."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+
+from bot.config import Settings
+from memory import ConversationKind, EpisodeStatus, NewExchange, Scope
+from tests.slack_harness import ALICE, dm_channel, start_bot
+
+ALL_STATUSES = frozenset(EpisodeStatus)
+
+
+async def test_expired_ledger_entries_and_unvoted_exchanges_are_purged_periodically(
+    settings: Settings,
+) -> None:
+    server = await start_bot(settings, purge_interval_seconds=0.01)
+    try:
+        services = server.bot.services
+        assert services is not None
+        scope = Scope(team_id="T1", channel_id=dm_channel(ALICE), kind=ConversationKind.DM)
+        await services.memory.record_exchange(
+            NewExchange(
+                scope=scope,
+                requester_id=ALICE,
+                thread_ts=None,
+                question="an old question nobody rated",
+                answer="an old answer",
+                message_ts=["1600000000.000100"],
+                created_at=datetime.now(UTC) - timedelta(days=settings.ledger_ttl_days + 1),
+            )
+        )
+
+        for _ in range(2):  # the first purge to end may have started before the record
+            server.bot.purged.clear()
+            await asyncio.wait_for(server.bot.purged.wait(), 5)
+
+        assert await services.memory.list_episodes(ALICE, statuses=ALL_STATUSES) == []
+    finally:
+        await server.stop()
