@@ -217,6 +217,56 @@ class SignedSlack:
         )
         return await self.post(body, content_type="application/x-www-form-urlencoded")
 
+    async def click(
+        self,
+        message: FakeMessage,
+        *,
+        action_id: str,
+        value: str,
+        user: str = ALICE,
+        action_type: str = "button",
+    ) -> httpx.Response:
+        """``user`` clicks an element of ``message``: a ``block_actions`` payload (form)."""
+        payload = {
+            "type": "block_actions",
+            "user": {"id": user, "username": user.lower(), "team_id": self.fake.team_id},
+            "api_app_id": APP_ID,
+            "token": "legacy-verification-token",
+            "container": {
+                "type": "message",
+                "message_ts": message.ts,
+                "channel_id": message.channel,
+                "is_ephemeral": False,
+            },
+            "trigger_id": "123.456.abc",
+            "team": {"id": self.fake.team_id, "domain": "fake"},
+            "channel": {"id": message.channel, "name": "conversation"},
+            "message": message.as_slack(),
+            "response_url": "http://127.0.0.1:9/actions/response",
+            "actions": [
+                {
+                    "action_id": action_id,
+                    "block_id": "feedback",
+                    "type": action_type,
+                    "value": value,
+                    "action_ts": self.fake.next_ts(),
+                }
+            ],
+        }
+        body = urlencode({"payload": json.dumps(payload)})
+        return await self.post(body, content_type="application/x-www-form-urlencoded")
+
+    async def open_home(self, *, user: str = ALICE) -> None:
+        await self.send_event(
+            {
+                "type": "app_home_opened",
+                "user": user,
+                "channel": dm_channel(user),
+                "tab": "home",
+                "event_ts": self.fake.next_ts(),
+            }
+        )
+
     # -- waiting ---------------------------------------------------------------------------
     async def settled(self) -> None:
         """Wait until the bot has no answer or vote in flight."""

@@ -71,6 +71,11 @@ class InjectedError(BaseModel):
 Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
+def _blocks(value: Any) -> Any:
+    """Blocks as sent: a JSON body carries a list, a form body a JSON string."""
+    return json.loads(value) if isinstance(value, str) else value
+
+
 class FakeSlackWebAPI:
     """``async with FakeSlackWebAPI() as slack:`` then point a client at ``slack.base_url``."""
 
@@ -91,6 +96,8 @@ class FakeSlackWebAPI:
         self.streaming_available = streaming_available
         self.placeholder_texts = frozenset(placeholder_texts)
         """Texts of "thinking" placeholders: a message showing one is not final yet."""
+        self.refused_block_types: set[str] = set()
+        """Block types answered with ``invalid_blocks`` (a workspace without them)."""
         self.calls: list[RecordedCall] = []
         self.messages: dict[str, list[FakeMessage]] = {}
         self.users: dict[str, dict[str, Any]] = {}
@@ -260,6 +267,9 @@ class FakeSlackWebAPI:
         handler = self._handlers.get(method)
         if handler is None:
             return web.json_response({"ok": False, "error": "unknown_method"})
+        refused = {block.get("type") for block in _blocks(args.get("blocks")) or []}
+        if refused & self.refused_block_types:
+            return web.json_response({"ok": False, "error": "invalid_blocks"})
         return web.json_response(await handler(args))
 
     @staticmethod
@@ -321,7 +331,7 @@ class FakeSlackWebAPI:
         if len(text) > TEXT_LIMIT:
             return {"ok": False, "error": "msg_too_long"}
         message = self._bot_message(args["channel"], text, args.get("thread_ts"))
-        message.blocks = args.get("blocks")
+        message.blocks = _blocks(args.get("blocks"))
         return {
             "ok": True,
             "channel": message.channel,
@@ -338,6 +348,8 @@ class FakeSlackWebAPI:
             return {"ok": False, "error": "msg_too_long"}
         message.text = text
         message.streaming = False
+        if args.get("blocks") is not None:
+            message.blocks = _blocks(args["blocks"])
         return {"ok": True, "channel": message.channel, "ts": message.ts, "text": text}
 
     @staticmethod
@@ -396,7 +408,7 @@ class FakeSlackWebAPI:
             return {"ok": False, "error": "msg_too_long"}
         message.text += text
         message.streaming = False
-        message.blocks = args.get("blocks")
+        message.blocks = _blocks(args.get("blocks"))
         return {
             "ok": True,
             "channel": message.channel,

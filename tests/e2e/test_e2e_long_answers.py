@@ -9,6 +9,7 @@ import pytest
 from bot.llm import FakeLLMServer, ScriptedReply
 from bot.slack.fake_web_api import MARKDOWN_CHUNK_LIMIT, FakeMessage, FakeSlackWebAPI
 from bot.slack.splitting import PART_LIMIT
+from bot.views import block_kit_problems
 from memory import EpisodeStatus
 from tests.slack_harness import ALICE, GENERAL, SignedSlack, dm_channel
 
@@ -47,6 +48,11 @@ def assert_within_slack_limits(fake: FakeSlackWebAPI) -> None:
             chunk.get("text", "") for chunk in chunks
         )
         assert len(streamed) <= MARKDOWN_CHUNK_LIMIT
+        blocks = call.args.get("blocks")
+        if blocks:
+            assert (
+                block_kit_problems(json.loads(blocks) if isinstance(blocks, str) else blocks) == []
+            )
 
 
 @pytest.mark.parametrize("where", ["dm", "thread"])
