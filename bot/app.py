@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import httpx
 from slack_bolt.async_app import AsyncApp
@@ -22,14 +22,14 @@ from bot.agent import (
 )
 from bot.answering import AnswerService, BotIdentity
 from bot.config import Settings
-from bot.learning import LLMFailureReflector, LLMImportanceScorer
+from bot.learning import LLMEpisodeSummarizer, LLMFailureReflector, LLMImportanceScorer
 from bot.listeners import Services, register
 from bot.llm import OpenAICompatibleProvider, RetryPolicy, build_llm_client
 from bot.slack.directory import WebApiDirectory
-from memory import MemoryStore, open_store
+from memory import ConsolidationReport, Consolidator, MemoryStore, WorkingMemory, open_store
 from memory.reflection import ReflectionWorker
 
-__all__ = ["PURGE_INTERVAL_SECONDS", "Bot", "build_agent"]
+__all__ = ["PURGE_INTERVAL_SECONDS", "Bot", "build_agent", "build_consolidator"]
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +47,23 @@ def build_agent(provider: Provider) -> Agent:
         evaluators=[LessonEvaluator()],
         callbacks=[CountToolErrors()],
     )
+
+
+def build_consolidator(store: MemoryStore, provider: Provider, settings: Settings) -> Consolidator:
+    """The consolidator the app runs every ``CONSOLIDATION_INTERVAL_HOURS`` (and
+    ``python -m bot consolidate`` once). It looks back two intervals, so a run that was
+    missed or late (a restart) loses nothing."""
+    return Consolidator(
+        store,
+        LLMEpisodeSummarizer(provider),
+        lookback=timedelta(hours=2 * settings.consolidation_interval_hours),
+    )
+
+
+def build_working_memory() -> WorkingMemory:
+    """Per-thread notes: a thread idle for two hours is dropped; at most 16 notes of at
+    most 800 characters each, so they cost the prompt a bounded few thousand tokens."""
+    return WorkingMemory(ttl=timedelta(hours=2), max_keys_per_thread=16, max_value_chars=800)
 
 
 class Bot:
@@ -78,6 +95,7 @@ class Bot:
         self._memory: MemoryStore | None = None
         self._llm_client: httpx.AsyncClient | None = None
         self._reflection: ReflectionWorker | None = None
+        self._consolidator: Consolidator | None = None
         self._background: list[asyncio.Task[None]] = []
         self.purged = asyncio.Event()
         """Set after each ledger purge (tests clear it and wait for the next one)."""
@@ -105,6 +123,7 @@ class Bot:
         self._reflection = ReflectionWorker(
             self._memory, LLMFailureReflector(provider), LLMImportanceScorer(provider)
         )
+        self._consolidator = build_consolidator(self._memory, provider, settings)
         answering = AnswerService(
             client=self.client,
             memory=self._memory,
@@ -114,6 +133,7 @@ class Bot:
             render_experience=render_experience,
             recall_limit=settings.recall_top_k,
             recall_token_budget=settings.recall_token_budget,
+            working_memory=build_working_memory(),
         )
         services = Services(
             answering=answering,
@@ -125,6 +145,7 @@ class Bot:
         self._background = [
             asyncio.create_task(self._reflection.run_forever(), name="reflection"),
             asyncio.create_task(self._purge_forever(self._memory), name="ledger-purge"),
+            asyncio.create_task(self._consolidate_forever(), name="consolidation"),
         ]
         self.services = services
         log.info("ready as %s in team %s", identity.user_id, identity.team_id)
@@ -147,6 +168,27 @@ class Bot:
         if self._llm_client is not None:
             await self._llm_client.aclose()
             self._llm_client = None
+
+    async def consolidate(self) -> ConsolidationReport:
+        """Turn recent rated answers into wisdom notes now (the schedule calls this too)."""
+        if self._consolidator is None:
+            raise RuntimeError("the bot is not started")
+        report = await self._consolidator.consolidate(now=datetime.now(UTC))
+        log.info(
+            "consolidated %d conversation(s) into %d note(s); %d skipped",
+            report.scopes,
+            report.notes,
+            report.skipped,
+        )
+        return report
+
+    async def _consolidate_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.consolidation_interval_hours * 3600)
+            try:
+                await self.consolidate()
+            except Exception as error:  # the store failed; people's text stays out of logs
+                log.warning("consolidation failed (%s); trying next time", type(error).__name__)
 
     async def _purge_forever(self, memory: MemoryStore) -> None:
         while True:
