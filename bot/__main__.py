@@ -1,6 +1,8 @@
 """``python -m bot``: serve the bot, or run an administrative command.
 
-Subcommands (``python -m bot --help``): ``serve`` (the default) and ``forget USER_ID``.
+Subcommands (``python -m bot --help``): ``serve`` (the default), ``forget USER_ID``, and
+the administrative ``consolidate``, ``memory USER_ID``, ``export USER_ID`` and ``stats``
+(implemented in :mod:`bot.admin`).
 A new command is one ``add_parser`` call in :func:`build_parser` with its ``run`` function.
 Configuration problems end the process with exit code 2 and one line saying what to fix.
 """
@@ -18,6 +20,7 @@ import aiohttp
 from pydantic import ValidationError
 from slack_sdk.errors import SlackApiError
 
+from bot.admin import run_consolidate, run_export, run_memory, run_stats
 from bot.config import Settings
 from bot.logging_setup import configure_logging
 from bot.server import serve
@@ -104,6 +107,20 @@ def build_parser() -> argparse.ArgumentParser:
     forget_parser = commands.add_parser("forget", help="erase everything about one person")
     forget_parser.add_argument("user_id", help="the person's Slack user ID, e.g. U0123ABCD")
     forget_parser.set_defaults(run=run_forget)
+    commands.add_parser(
+        "consolidate", help="turn recent rated answers into wisdom notes now, once"
+    ).set_defaults(run=run_consolidate)
+    memory_parser = commands.add_parser("memory", help="show what is stored about one person")
+    memory_parser.add_argument("user_id", help="the person's Slack user ID, e.g. U0123ABCD")
+    memory_parser.set_defaults(run=run_memory)
+    export_parser = commands.add_parser(
+        "export", help="everything stored about one person, as JSON (data-access requests)"
+    )
+    export_parser.add_argument("user_id", help="the person's Slack user ID, e.g. U0123ABCD")
+    export_parser.set_defaults(run=run_export)
+    commands.add_parser(
+        "stats", help="counts: episodes by status, votes, recalls, tool errors"
+    ).set_defaults(run=run_stats)
     parser.set_defaults(run=run_serve, grace=10.0)
     return parser
 

@@ -1,0 +1,200 @@
+"""``python -m bot consolidate | memory | export | stats`` against a real SQLite file.
+
+``main`` runs its own event loop, so each command runs in a worker thread while the fake
+model server (for ``consolidate``) runs in the test's loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.__main__ import main
+from bot.admin import describe_stats
+from bot.llm import FakeLLMServer, ScriptedReply
+from memory import (
+    ConversationKind,
+    EpisodeStatus,
+    MemoryConfig,
+    MemoryStore,
+    NewExchange,
+    RecallRequest,
+    Scope,
+    StoreStats,
+    UserExport,
+    VoteEvent,
+    open_store,
+)
+
+ALICE = "U0ALICE"
+BOB = "U0BOB"
+DM = Scope(team_id="T1", channel_id="D0ALICE", kind=ConversationKind.DM)
+GENERAL = Scope(team_id="T1", channel_id="C0GENERAL", kind=ConversationKind.CHANNEL)
+
+
+@pytest.fixture
+def db_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The database file the commands use, configured through the environment only."""
+    path = tmp_path / "bot.db"
+    monkeypatch.chdir(tmp_path)  # no developer .env
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-test")
+    monkeypatch.setenv("SLACK_SIGNING_SECRET", "secret")
+    monkeypatch.setenv("BOT_DB_PATH", str(path))
+    monkeypatch.setenv("LOG_LEVEL", "WARNING")
+    return path
+
+
+@pytest.fixture
+async def store(db_path: Path) -> AsyncIterator[MemoryStore]:
+    opened = await open_store(str(db_path), MemoryConfig())
+    yield opened
+    await opened.close()
+
+
+async def rated(
+    store: MemoryStore,
+    user: str,
+    question: str,
+    ts: str,
+    *,
+    reaction: str | None = "+1",
+    scope: Scope = DM,
+) -> int:
+    """An answered question, voted on by its asker unless ``reaction`` is None."""
+    now = datetime.now(UTC)
+    episode = await store.record_exchange(
+        NewExchange(
+            scope=scope,
+            requester_id=user,
+            thread_ts=None,
+            question=question,
+            answer=f"Answer to {question}",
+            message_ts=[ts],
+            created_at=now,
+        )
+    )
+    if reaction is not None:
+        outcome = await store.apply_vote(
+            VoteEvent(
+                channel_id=scope.channel_id,
+                message_ts=ts,
+                voter_id=user,
+                reaction=reaction,
+                added=True,
+                at=now + timedelta(seconds=1),
+            )
+        )
+        assert outcome.applied, outcome.reason
+    return episode.id
+
+
+async def run_cli(*argv: str) -> int:
+    return await asyncio.to_thread(main, list(argv))
+
+
+async def test_memory_shows_one_persons_episodes_of_every_status_and_notes(
+    store: MemoryStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    await rated(store, ALICE, "How do I restart search?", "1.1")
+    failed = await rated(store, ALICE, "How do I deploy billing?", "1.2", reaction="-1")
+    await store.set_lesson(failed, "Use the staging target.")
+    await rated(store, ALICE, "Never rated question", "1.3", reaction=None)
+    await rated(store, BOB, "Bob's private question", "1.4", scope=GENERAL)
+    await store.replace_wisdom(
+        DM, ALICE, ["Likes one-line commands."], episode_count=2, at=datetime.now(UTC)
+    )
+
+    assert await run_cli("memory", ALICE) == 0
+
+    out = capsys.readouterr().out
+    assert out.startswith(f"{ALICE}: 3 episode(s), 1 note(s)")
+    assert "[success]" in out
+    assert "[failure]" in out
+    assert "[pending]" in out
+    assert "lesson: Use the staging target." in out
+    assert "Likes one-line commands." in out
+    assert "Bob's private question" not in out
+
+
+async def test_export_is_json_of_everything_about_the_person_and_nobody_else(
+    store: MemoryStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mine = await rated(store, ALICE, "How do I restart search?", "2.1")
+    await rated(store, BOB, "Bob's question", "2.2", scope=GENERAL)
+
+    assert await run_cli("export", ALICE) == 0
+
+    export = UserExport.model_validate_json(capsys.readouterr().out)
+    assert export.user_id == ALICE
+    assert [episode.id for episode in export.episodes] == [mine]
+    assert [vote["vote"] for vote in export.votes] == ["up"]
+    assert export.ledger_entries == 1
+
+
+async def test_stats_counts_episodes_votes_recalls_and_tool_errors(
+    store: MemoryStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    await rated(store, ALICE, "How do I restart search?", "3.1")
+    await rated(store, ALICE, "How do I deploy billing?", "3.2", reaction="-1")
+    await rated(store, BOB, "Unrated", "3.3", reaction=None, scope=GENERAL)
+    await store.recall(
+        RecallRequest(scope=DM, requester_id=ALICE, text="restart search", now=datetime.now(UTC))
+    )
+    await store.count("tool_error:partial_data:lookup_user", by=2)
+    await store.count("tool_error:schema_mismatch:read_thread")
+
+    assert await run_cli("stats") == 0
+
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == [
+        "episodes: failure 1, pending 1, success 1",
+        "votes: 2",
+        "recalls: 1",
+        "tool errors: 3",
+        "  partial_data: 2 (lookup_user 2)",
+        "  schema_mismatch: 1 (read_thread 1)",
+    ]
+
+
+def test_stats_of_an_empty_store_have_no_tool_error_lines() -> None:
+    stats = StoreStats(
+        episodes_by_status={"pending": 0, "success": 0, "failure": 0},
+        votes=0,
+        recalls=0,
+        tool_errors={},
+    )
+
+    assert describe_stats(stats).splitlines()[-1] == "tool errors: 0"
+
+
+async def test_consolidate_writes_notes_with_the_model_once(
+    store: MemoryStore,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    await rated(store, ALICE, "How do I restart search?", "4.1")
+    await rated(store, ALICE, "How do I deploy billing?", "4.2", reaction="-1")
+    await rated(store, BOB, "Unrated", "4.3", reaction=None, scope=GENERAL)
+    async with FakeLLMServer() as llm:
+        llm.script(ScriptedReply.answer('["Prefers one-line commands.", "Staging first."]'))
+        monkeypatch.setenv("LLM_BASE_URL", llm.base_url)
+        monkeypatch.setenv("LLM_MODEL", llm.model)
+
+        assert await run_cli("consolidate") == 0
+
+        [request] = llm.requests
+    assert "How do I deploy billing?" in json.dumps(request["messages"])
+    assert "Unrated" not in json.dumps(request["messages"])
+    assert capsys.readouterr().out.startswith("consolidated 1 conversation(s) into 2 note(s)")
+    notes = await store.wisdom(DM, ALICE)
+    assert [note.text for note in notes] == ["Prefers one-line commands.", "Staging first."]
+    assert await store.wisdom(GENERAL, BOB) == []
+    assert {episode.status for episode in await store.list_episodes(ALICE)} == {
+        EpisodeStatus.SUCCESS,
+        EpisodeStatus.FAILURE,
+    }
