@@ -25,6 +25,7 @@ __all__ = [
     "EVENTS_PATH",
     "HEALTH_PATH",
     "HttpServer",
+    "SocketModeServer",
     "build_web_app",
     "payload_problem",
     "serve",
@@ -164,6 +165,36 @@ class HttpServer:
         await self.stop()
 
 
+class SocketModeServer:
+    """The bot over Socket Mode: events arrive on a WebSocket it opens with the app token."""
+
+    def __init__(self, bot: Bot, *, app_token: str, grace_seconds: float = 10.0) -> None:
+        self.bot = bot
+        self._app_token = app_token
+        self._grace_seconds = grace_seconds
+        self._handler: AsyncSocketModeHandler | None = None
+
+    async def start(self) -> None:
+        await self.bot.start()
+        self._handler = AsyncSocketModeHandler(self.bot.app, self._app_token)
+        await self._handler.connect_async()
+        log.info("connected in Socket Mode")
+
+    async def stop(self) -> None:
+        """Close the socket (Slack redelivers elsewhere), then finish answers and close."""
+        if self._handler is not None:
+            await self._handler.close_async()
+            self._handler = None
+        await self.bot.stop(self._grace_seconds)
+
+    async def __aenter__(self) -> SocketModeServer:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.stop()
+
+
 async def serve(settings: Settings, *, grace_seconds: float = 10.0) -> None:
     """Run until SIGTERM or SIGINT: Socket Mode with an app token, else HTTP on ``$PORT``."""
     stopping = asyncio.Event()
@@ -171,18 +202,12 @@ async def serve(settings: Settings, *, grace_seconds: float = 10.0) -> None:
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stopping.set)
     bot = Bot(settings)
-    if settings.socket_mode:
-        assert settings.slack_app_token is not None
-        await bot.start()
-        handler = AsyncSocketModeHandler(bot.app, settings.slack_app_token.get_secret_value())
-        await handler.connect_async()
-        log.info("connected in Socket Mode")
-        try:
-            await stopping.wait()
-        finally:
-            await handler.close_async()
-            await bot.stop(grace_seconds)
-        return
-    async with HttpServer(bot, host="0.0.0.0", port=settings.port, grace_seconds=grace_seconds):
+    server: HttpServer | SocketModeServer
+    if settings.slack_app_token is not None and settings.socket_mode:
+        app_token = settings.slack_app_token.get_secret_value()
+        server = SocketModeServer(bot, app_token=app_token, grace_seconds=grace_seconds)
+    else:
+        server = HttpServer(bot, host="0.0.0.0", port=settings.port, grace_seconds=grace_seconds)
+    async with server:
         await stopping.wait()
     log.info("stopped")

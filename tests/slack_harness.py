@@ -26,6 +26,8 @@ __all__ = [
     "SIGNING_SECRET",
     "SignedSlack",
     "dm_channel",
+    "event_envelope",
+    "message_event",
     "sign",
     "start_bot",
 ]
@@ -64,6 +66,52 @@ def dm_channel(user: str) -> str:
     return f"D{user[1:]}"
 
 
+def event_envelope(
+    fake: FakeSlackWebAPI, event: dict[str, Any], *, event_id: str
+) -> dict[str, Any]:
+    """An ``event_callback`` as the Events API delivers it (over HTTP or a socket)."""
+    return {
+        "token": "legacy-verification-token",
+        "team_id": fake.team_id,
+        "api_app_id": APP_ID,
+        "event": event,
+        "type": "event_callback",
+        "event_id": event_id,
+        "event_time": int(time.time()),
+        "authorizations": [
+            {
+                "enterprise_id": None,
+                "team_id": fake.team_id,
+                "user_id": fake.bot_user_id,
+                "is_bot": True,
+                "is_enterprise_install": False,
+            }
+        ],
+        "is_ext_shared_channel": False,
+    }
+
+
+def message_event(
+    fake: FakeSlackWebAPI, message: FakeMessage, *, channel_type: str, subtype: str | None = None
+) -> dict[str, Any]:
+    """The ``message`` event Slack sends for ``message``."""
+    event: dict[str, Any] = {
+        "type": "message",
+        "user": message.user,
+        "text": message.text,
+        "ts": message.ts,
+        "team": fake.team_id,
+        "channel": message.channel,
+        "event_ts": message.ts,
+        "channel_type": channel_type,
+    }
+    if message.thread_ts is not None:
+        event["thread_ts"] = message.thread_ts
+    if subtype is not None:
+        event["subtype"] = subtype
+    return event
+
+
 class SignedSlack:
     """Sends what Slack would send to the bot under test, signed, and waits on the results."""
 
@@ -91,25 +139,9 @@ class SignedSlack:
 
     def envelope(self, event: dict[str, Any], *, event_id: str | None = None) -> dict[str, Any]:
         """An ``event_callback`` as the Events API delivers it."""
-        return {
-            "token": "legacy-verification-token",
-            "team_id": self.fake.team_id,
-            "api_app_id": APP_ID,
-            "event": event,
-            "type": "event_callback",
-            "event_id": event_id or f"Ev{next(self._event_ids):08d}",
-            "event_time": int(time.time()),
-            "authorizations": [
-                {
-                    "enterprise_id": None,
-                    "team_id": self.fake.team_id,
-                    "user_id": self.fake.bot_user_id,
-                    "is_bot": True,
-                    "is_enterprise_install": False,
-                }
-            ],
-            "is_ext_shared_channel": False,
-        }
+        return event_envelope(
+            self.fake, event, event_id=event_id or f"Ev{next(self._event_ids):08d}"
+        )
 
     async def send_event(
         self, event: dict[str, Any], *, event_id: str | None = None, retry_num: int | None = None
@@ -123,21 +155,7 @@ class SignedSlack:
     def message_event(
         self, message: FakeMessage, *, channel_type: str, subtype: str | None = None
     ) -> dict[str, Any]:
-        event: dict[str, Any] = {
-            "type": "message",
-            "user": message.user,
-            "text": message.text,
-            "ts": message.ts,
-            "team": self.fake.team_id,
-            "channel": message.channel,
-            "event_ts": message.ts,
-            "channel_type": channel_type,
-        }
-        if message.thread_ts is not None:
-            event["thread_ts"] = message.thread_ts
-        if subtype is not None:
-            event["subtype"] = subtype
-        return event
+        return message_event(self.fake, message, channel_type=channel_type, subtype=subtype)
 
     async def dm(
         self, text: str, *, user: str = ALICE, thread_ts: str | None = None

@@ -17,7 +17,7 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qsl
 
-from aiohttp import web
+from aiohttp import WSMsgType, web
 from pydantic import BaseModel, Field
 
 __all__ = ["FakeMessage", "FakeSlackWebAPI", "InjectedError", "RecordedCall"]
@@ -83,6 +83,7 @@ class FakeSlackWebAPI:
         self,
         *,
         token: str = "xoxb-fake-token",
+        app_token: str = "xapp-fake-app-token",
         team_id: str = "T0000TEST",
         bot_user_id: str = "U0000BOT",
         bot_id: str = "B0000BOT",
@@ -90,6 +91,7 @@ class FakeSlackWebAPI:
         placeholder_texts: Iterable[str] = (),
     ) -> None:
         self.token = token
+        self.app_token = app_token
         self.team_id = team_id
         self.bot_user_id = bot_user_id
         self.bot_id = bot_id
@@ -107,6 +109,10 @@ class FakeSlackWebAPI:
         self._changed = asyncio.Condition()
         self._runner: web.AppRunner | None = None
         self.base_url = ""
+        self._socket: web.WebSocketResponse | None = None
+        self._socket_connected = asyncio.Event()
+        self._envelope_acks: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._envelope_ids = itertools.count(1)
         self._handlers: dict[str, Handler] = {
             "auth.test": self._auth_test,
             "chat.postMessage": self._post_message,
@@ -120,12 +126,14 @@ class FakeSlackWebAPI:
             "assistant.threads.setStatus": self._ok,
             "views.publish": self._ok,
             "reactions.add": self._ok,
+            "apps.connections.open": self._connections_open,
         }
 
     # -- lifecycle -------------------------------------------------------------------------
     async def __aenter__(self) -> FakeSlackWebAPI:
         app = web.Application()
         app.router.add_route("*", "/api/{method}", self._dispatch)
+        app.router.add_get("/socket", self._socket_session)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -140,6 +148,8 @@ class FakeSlackWebAPI:
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
+        if self._socket is not None:
+            await self._socket.close()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -252,7 +262,8 @@ class FakeSlackWebAPI:
         authorization = request.headers.get("Authorization", "")
         if not authorization.startswith("Bearer "):
             return web.json_response({"ok": False, "error": "not_authed"})
-        if authorization.removeprefix("Bearer ") != self.token:
+        expected = self.app_token if method == "apps.connections.open" else self.token
+        if authorization.removeprefix("Bearer ") != expected:
             return web.json_response({"ok": False, "error": "invalid_auth"})
         injected = self._take_error(method)
         if injected is not None:
@@ -293,6 +304,62 @@ class FakeSlackWebAPI:
             if injected.times <= 0:
                 del self._errors[method]
         return injected
+
+    # -- Socket Mode -----------------------------------------------------------------------
+    async def wait_for_socket(self, *, within: float = 5.0) -> None:
+        """Wait until the bot has opened its Socket Mode connection."""
+        try:
+            await asyncio.wait_for(self._socket_connected.wait(), within)
+        except TimeoutError:
+            raise AssertionError("fake Slack: the bot never connected in Socket Mode") from None
+
+    async def send_envelope(
+        self, kind: str, payload: dict[str, Any], *, within: float = 5.0
+    ) -> dict[str, Any]:
+        """Deliver ``payload`` over the socket (``events_api``, ``slash_commands``,
+        ``interactive``) and return the bot's acknowledgement."""
+        assert self._socket is not None, "no Socket Mode connection"
+        envelope_id = f"envelope-{next(self._envelope_ids)}"
+        acked = asyncio.get_running_loop().create_future()
+        self._envelope_acks[envelope_id] = acked
+        await self._socket.send_json(
+            {
+                "envelope_id": envelope_id,
+                "type": kind,
+                "payload": payload,
+                "accepts_response_payload": kind != "events_api",
+                "retry_attempt": 0,
+                "retry_reason": "",
+            }
+        )
+        try:
+            return await asyncio.wait_for(acked, within)
+        except TimeoutError:
+            raise AssertionError(f"fake Slack: {envelope_id} was never acknowledged") from None
+        finally:
+            self._envelope_acks.pop(envelope_id, None)
+
+    async def _connections_open(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "ok": True,
+            "url": self.base_url.replace("http://", "ws://").replace("/api/", "/socket"),
+        }
+
+    async def _socket_session(self, request: web.Request) -> web.WebSocketResponse:
+        socket = web.WebSocketResponse()
+        await socket.prepare(request)
+        self._socket = socket
+        await socket.send_json({"type": "hello", "num_connections": 1})
+        self._socket_connected.set()
+        async for message in socket:
+            if message.type is not WSMsgType.TEXT:
+                continue
+            ack = json.loads(message.data)
+            waiting = self._envelope_acks.get(str(ack.get("envelope_id")))
+            if waiting is not None and not waiting.done():
+                waiting.set_result(ack)
+        self._socket_connected.clear()
+        return socket
 
     # -- methods ---------------------------------------------------------------------------
     async def _ok(self, args: dict[str, Any]) -> dict[str, Any]:
