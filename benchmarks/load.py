@@ -65,42 +65,65 @@ def signed_events(slack: SignedSlack, events: list[dict[str, Any]]) -> list[Sign
     return requests
 
 
-async def _send_all(url: str, requests: list[SignedRequest], concurrency: int) -> LoadResult:
+async def _send_all(
+    url: str, requests: list[SignedRequest], concurrency: int, rate: float | None
+) -> LoadResult:
+    """Closed loop (``rate`` None): ``concurrency`` senders, each sending its next request
+    as soon as the last was answered. Open loop: request ``i`` leaves at ``i / rate``
+    seconds whatever is still waiting (up to ``concurrency`` connections), as events do."""
     latencies: list[float] = [0.0] * len(requests)
     statuses: Counter[int] = Counter()
-    queue = iter(enumerate(requests))
     connector = aiohttp.TCPConnector(limit=concurrency)
     async with aiohttp.ClientSession(connector=connector) as session:
 
-        async def worker() -> None:
+        async def send(index: int, request: SignedRequest) -> None:
+            started = time.perf_counter()
+            async with session.post(url, data=request.body, headers=request.headers) as reply:
+                await reply.read()
+                statuses[reply.status] += 1
+            latencies[index] = (time.perf_counter() - started) * 1000
+
+        queue = iter(enumerate(requests))
+
+        async def sender() -> None:
             for index, request in queue:
-                started = time.perf_counter()
-                async with session.post(url, data=request.body, headers=request.headers) as reply:
-                    await reply.read()
-                    statuses[reply.status] += 1
-                latencies[index] = (time.perf_counter() - started) * 1000
+                await send(index, request)
 
         started = time.perf_counter()
-        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        if rate is None:
+            await asyncio.gather(*(sender() for _ in range(concurrency)))
+        else:
+            sent = []
+            for index, request in enumerate(requests):
+                await asyncio.sleep(max(0.0, started + index / rate - time.perf_counter()))
+                sent.append(asyncio.create_task(send(index, request)))
+            await asyncio.gather(*sent)
         finished = time.perf_counter()
     return LoadResult(
         started_at=started, finished_at=finished, latencies_ms=latencies, statuses=dict(statuses)
     )
 
 
-def _send_all_in_child(url: str, payload: str, concurrency: int) -> str:
+def _send_all_in_child(url: str, payload: str, concurrency: int, rate: float | None) -> str:
     requests = [SignedRequest.model_validate(item) for item in json.loads(payload)]
-    return asyncio.run(_send_all(url, requests, concurrency)).model_dump_json()
+    return asyncio.run(_send_all(url, requests, concurrency, rate)).model_dump_json()
 
 
-async def blast(server_url: str, requests: list[SignedRequest], *, concurrency: int) -> LoadResult:
-    """POST every request to the bot's events URL from a child process; await the result
-    without blocking this event loop (which serves the bot)."""
+async def blast(
+    server_url: str,
+    requests: list[SignedRequest],
+    *,
+    concurrency: int,
+    rate: float | None = None,
+) -> LoadResult:
+    """POST every request to the bot's events URL from a child process (closed loop, or
+    open loop at ``rate`` requests a second); await the result without blocking this
+    event loop, which serves the bot."""
     payload = json.dumps([request.model_dump() for request in requests])
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
         loop = asyncio.get_running_loop()
         raw = await loop.run_in_executor(
-            pool, _send_all_in_child, f"{server_url}{EVENTS_PATH}", payload, concurrency
+            pool, _send_all_in_child, f"{server_url}{EVENTS_PATH}", payload, concurrency, rate
         )
     return LoadResult.model_validate_json(raw)
