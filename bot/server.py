@@ -146,6 +146,7 @@ class HttpServer:
         try:
             await self.bot.start()
         except BaseException:
+            await self.bot.stop(0)
             await self._runner.cleanup()
             raise
         log.info("listening on %s", self.url)
@@ -177,7 +178,11 @@ class SocketModeServer:
     async def start(self) -> None:
         await self.bot.start()
         self._handler = AsyncSocketModeHandler(self.bot.app, self._app_token)
-        await self._handler.connect_async()
+        try:
+            await self._handler.connect_async()
+        except BaseException:
+            await self.stop()
+            raise
         log.info("connected in Socket Mode")
 
     async def stop(self) -> None:
