@@ -9,6 +9,11 @@ from datetime import UTC, datetime, timedelta
 
 import httpx
 from slack_bolt.async_app import AsyncApp
+from slack_sdk.http_retry.builtin_async_handlers import (
+    AsyncConnectionErrorRetryHandler,
+    AsyncRateLimitErrorRetryHandler,
+    AsyncServerErrorRetryHandler,
+)
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.agent import (
@@ -85,6 +90,11 @@ class Bot:
         self.client = AsyncWebClient(
             token=settings.slack_bot_token.get_secret_value(),
             base_url=str(settings.slack_api_url),
+            retry_handlers=[
+                AsyncConnectionErrorRetryHandler(),
+                AsyncRateLimitErrorRetryHandler(max_retry_count=2),
+                AsyncServerErrorRetryHandler(max_retry_count=1),
+            ],
         )
         self.app = AsyncApp(
             client=self.client,

@@ -188,3 +188,17 @@ async def test_when_streaming_is_unavailable_a_thread_answer_is_posted_and_updat
     assert answer.thread_ts == question.ts
     assert answer.text == "Answer: no streaming here?"
     assert fake_slack.calls_to("chat.update")
+
+
+async def test_slack_rate_limits_and_refused_statuses_do_not_lose_the_answer(
+    slack: SignedSlack, fake_slack: FakeSlackWebAPI
+) -> None:
+    fake_slack.fail("assistant.threads.setStatus", "not_allowed", times=None)
+    fake_slack.fail("chat.startStream", "ratelimited", status=429, retry_after=0)
+
+    question = await slack.mention("busy workspace?")
+
+    [answer] = await slack.answers(1, channel=GENERAL)
+    assert answer.thread_ts == question.ts
+    assert answer.text == "Answer: busy workspace?"
+    assert len(fake_slack.calls_to("chat.startStream")) == 2

@@ -1,0 +1,52 @@
+"""The Slack app manifest asks for exactly what the bot uses."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def manifest() -> dict[str, Any]:
+    return json.loads(resources.files("bot").joinpath("manifest.json").read_text())
+
+
+def test_bot_scopes(manifest: dict[str, Any]) -> None:
+    assert set(manifest["oauth_config"]["scopes"]["bot"]) == {
+        "app_mentions:read",
+        "chat:write",
+        "channels:history",
+        "groups:history",
+        "im:history",
+        "mpim:history",
+        "im:read",
+        "im:write",
+        "reactions:read",
+        "users:read",
+        "commands",
+        "assistant:write",
+    }
+
+
+def test_events_the_listeners_handle(manifest: dict[str, Any]) -> None:
+    assert set(manifest["settings"]["event_subscriptions"]["bot_events"]) == {
+        "app_mention",
+        "message.im",
+        "message.channels",
+        "message.groups",
+        "reaction_added",
+        "reaction_removed",
+        "app_home_opened",
+    }
+
+
+def test_commands_interactivity_socket_mode_and_messages_tab(manifest: dict[str, Any]) -> None:
+    commands = {command["command"] for command in manifest["features"]["slash_commands"]}
+    assert commands == {"/forget", "/memory"}
+    assert manifest["settings"]["interactivity"]["is_enabled"] is True
+    assert manifest["settings"]["socket_mode_enabled"] is True
+    assert manifest["features"]["app_home"]["messages_tab_enabled"] is True
+    assert manifest["features"]["app_home"]["home_tab_enabled"] is True
