@@ -14,7 +14,9 @@ return annotation names one) is what the guard validates results against.
 
 from __future__ import annotations
 
+import functools
 import inspect
+import json
 import types
 import typing
 from collections.abc import Awaitable, Callable, Iterable
@@ -37,6 +39,14 @@ SemanticCheck = Callable[[Any], ToolError | None]
 DEFAULT_TIMEOUT_SECONDS = 20.0
 
 
+@functools.cache
+def _parameters_schema(input_model: type[BaseModel]) -> str:
+    """The JSON schema of an input model, as text, derived once: pydantic takes about half
+    a millisecond per model and every turn offers every tool (each definition then gets
+    its own copy, parsed from this text)."""
+    return json.dumps(input_model.model_json_schema())
+
+
 @dataclass(frozen=True, slots=True)
 class Tool:
     name: str
@@ -53,7 +63,7 @@ class Tool:
         return ToolDefinition(
             name=self.name,
             description=self.description,
-            parameters=self.input_model.model_json_schema(),
+            parameters=json.loads(_parameters_schema(self.input_model)),
         )
 
     async def __call__(self, ctx: TurnContext, args: BaseModel) -> ToolOutput:
