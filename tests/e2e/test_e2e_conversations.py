@@ -202,3 +202,23 @@ async def test_slack_rate_limits_and_refused_statuses_do_not_lose_the_answer(
     assert answer.thread_ts == question.ts
     assert answer.text == "Answer: busy workspace?"
     assert len(fake_slack.calls_to("chat.startStream")) == 2
+
+
+async def test_a_model_stream_cut_midway_ends_with_the_notice_and_is_not_recorded(
+    slack: SignedSlack, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
+) -> None:
+    from bot.llm import ScriptedReply
+
+    fake_llm.script(
+        ScriptedReply.answer(
+            "This answer starts well and then the line drops", piece_size=5, break_after_chunks=4
+        )
+    )
+    await slack.mention("tell me everything")
+
+    [answer] = await slack.answers(1, channel=GENERAL)
+
+    assert answer.text.endswith("Please try again in a few minutes.")
+    services = slack.server.bot.services
+    assert services is not None
+    assert await services.memory.list_episodes(ALICE, statuses=frozenset(EpisodeStatus)) == []
