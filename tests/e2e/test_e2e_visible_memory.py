@@ -1,0 +1,594 @@
+"""Memory people can see and that improves, end to end through the real Bolt app over HTTP.
+
+Plan advice from a 👎's lesson, consolidated notes kept to their conversation, a feedback
+click counted exactly like a reaction, forgetting one item from ``/memory``, the Home tab,
+and thread working memory. The fake model answers the learning requests (lesson, score,
+summary) by recognising their instructions, and echoes everything else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import re
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+import pytest
+from aiohttp import web
+
+from bot.agent import ToolCall
+from bot.learning import LLMFailureReflector, LLMImportanceScorer
+from bot.learning.reflector import REFLECTION_PROMPT
+from bot.learning.scorer import SCORING_PROMPT
+from bot.learning.summarizer import SUMMARY_PROMPT
+from bot.listeners import Services
+from bot.llm import FakeLLMServer, OpenAICompatibleProvider, ScriptedReply, build_llm_client
+from bot.llm.fake_server import echo_last_user_message
+from bot.slack.fake_web_api import FakeMessage, FakeSlackWebAPI
+from bot.views import (
+    FEEDBACK_ACTION_ID,
+    FORGET_ITEM_ACTION_ID,
+    block_kit_problems,
+)
+from memory import (
+    ConversationKind,
+    EpisodeStatus,
+    NewExchange,
+    Scope,
+    VoteEvent,
+)
+from memory.advice import ADVICE_HEADER
+from memory.reflection import ReflectionWorker
+from tests.slack_harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel
+
+LESSON = "Staging deploys use make deploy-staging, never deploy-prod."
+FIRST = "How do I deploy the billing service to staging?"
+RELATED = "what's the way to get billing deployed on staging"
+
+
+# -- the fake model's learning answers ------------------------------------------------------
+def learning_responder(request: dict[str, Any]) -> ScriptedReply:
+    """A lesson, a score, or notes ("WISDOM<first question>") for the learning requests."""
+    messages = request["messages"]
+    instructions = messages[0]["content"] if messages[0]["role"] == "system" else ""
+    if instructions == REFLECTION_PROMPT:
+        return ScriptedReply.answer(LESSON)
+    if instructions == SCORING_PROMPT:
+        return ScriptedReply.answer("7")
+    if instructions.startswith(SUMMARY_PROMPT[:60]):
+        first_question = re.search(r"^Q: (.*)$", messages[-1]["content"], re.MULTILINE)
+        assert first_question is not None
+        return ScriptedReply.answer(json.dumps([f"WISDOM<{first_question.group(1)}>"]))
+    return echo_last_user_message(request)
+
+
+@pytest.fixture(autouse=True)
+def learning_model(fake_llm: FakeLLMServer) -> None:
+    fake_llm.responder = learning_responder
+
+
+# -- Slack's side: interaction payloads and response URLs -----------------------------------
+class ResponseUrls:
+    """A local stand-in for Slack's response URLs: records what the bot posts to them."""
+
+    def __init__(self) -> None:
+        self.posted: list[dict[str, Any]] = []
+        self._changed = asyncio.Condition()
+        self._runner: web.AppRunner | None = None
+        self._ids = itertools.count(1)
+        self.base_url = ""
+
+    def new_url(self) -> str:
+        return f"{self.base_url}/respond/{next(self._ids)}"
+
+    async def start(self) -> None:
+        app = web.Application()
+        app.router.add_post("/respond/{id}", self._record)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        await web.TCPSite(self._runner, "127.0.0.1", 0).start()
+        host, port = self._runner.addresses[0][:2]
+        self.base_url = f"http://{host}:{port}"
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    async def _record(self, request: web.Request) -> web.Response:
+        async with self._changed:
+            self.posted.append(await request.json())
+            self._changed.notify_all()
+        return web.Response(text="ok")
+
+    async def wait_for(self, count: int) -> list[dict[str, Any]]:
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(lambda: len(self.posted) >= count), 5)
+        return self.posted
+
+
+@pytest.fixture
+async def response_urls() -> AsyncIterator[ResponseUrls]:
+    urls = ResponseUrls()
+    await urls.start()
+    yield urls
+    await urls.stop()
+
+
+async def block_action(
+    slack: SignedSlack,
+    *,
+    user: str,
+    action: dict[str, Any],
+    container: dict[str, Any],
+    channel: str | None = None,
+    message: dict[str, Any] | None = None,
+    response_url: str = "http://127.0.0.1:9/unused",
+) -> httpx.Response:
+    """``user`` clicks ``action``: a signed ``block_actions`` payload, as Slack sends it."""
+    payload: dict[str, Any] = {
+        "type": "block_actions",
+        "user": {"id": user, "username": user.lower(), "team_id": slack.fake.team_id},
+        "api_app_id": "A0000APP",
+        "token": "legacy-verification-token",
+        "container": container,
+        "trigger_id": "123.456.abc",
+        "team": {"id": slack.fake.team_id, "domain": "fake"},
+        "response_url": response_url,
+        "actions": [{"block_id": "b1", "action_ts": slack.fake.next_ts(), **action}],
+    }
+    if channel is not None:
+        payload["channel"] = {"id": channel, "name": "conversation"}
+    if message is not None:
+        payload["message"] = message
+    response = await slack.post(
+        f"payload={json.dumps(payload)}", content_type="application/x-www-form-urlencoded"
+    )
+    assert response.status_code == 200, response.text
+    return response
+
+
+async def click_feedback(
+    slack: SignedSlack, answer: FakeMessage, value: str, *, user: str = ALICE
+) -> None:
+    """A click on the thumbs under ``answer`` (Slack's ``feedback_buttons`` element)."""
+    await block_action(
+        slack,
+        user=user,
+        action={"action_id": FEEDBACK_ACTION_ID, "type": "feedback_buttons", "value": value},
+        container={
+            "type": "message",
+            "message_ts": answer.ts,
+            "channel_id": answer.channel,
+            "is_ephemeral": False,
+        },
+        channel=answer.channel,
+        message=answer.as_slack(),
+    )
+    await slack.settled()
+
+
+async def click_forget_in_memory_list(
+    slack: SignedSlack, value: str, *, user: str, channel: str, response_url: str
+) -> None:
+    """A click on "Forget" in the ephemeral ``/memory`` message shown in ``channel``."""
+    await block_action(
+        slack,
+        user=user,
+        action={"action_id": FORGET_ITEM_ACTION_ID, "type": "button", "value": value},
+        container={
+            "type": "message",
+            "message_ts": slack.fake.next_ts(),
+            "channel_id": channel,
+            "is_ephemeral": True,
+        },
+        channel=channel,
+        response_url=response_url,
+    )
+    await slack.settled()
+
+
+# -- helpers --------------------------------------------------------------------------------
+def services_of(slack: SignedSlack) -> Services:
+    services = slack.server.bot.services
+    assert services is not None
+    return services
+
+
+def request_for(fake_llm: FakeLLMServer, question: str) -> dict[str, Any]:
+    """The agent's (last) request for ``question``."""
+    for request in reversed(fake_llm.requests):
+        users = [m["content"] for m in request["messages"] if m["role"] == "user"]
+        if users and users[-1] == question and request.get("tools"):
+            return request
+    raise AssertionError(f"no agent request for {question!r}")
+
+
+def system_text(request: dict[str, Any]) -> str:
+    return "\n".join(m["content"] for m in request["messages"] if m["role"] == "system")
+
+
+def advice_text(request: dict[str, Any]) -> str:
+    """The system message holding the plan advisor's advice."""
+    [advice] = [
+        m["content"]
+        for m in request["messages"]
+        if m["role"] == "system" and ADVICE_HEADER in m["content"]
+    ]
+    return advice
+
+
+async def ask_in_dm(slack: SignedSlack, text: str, *, user: str = ALICE) -> FakeMessage:
+    before = len(slack.fake.final_messages(dm_channel(user)))
+    await slack.dm(text, user=user)
+    return (await slack.answers(before + 1, channel=dm_channel(user)))[-1]
+
+
+async def ask_in_channel(slack: SignedSlack, text: str, *, user: str = ALICE) -> FakeMessage:
+    before = len(slack.fake.final_messages(GENERAL))
+    await slack.mention(text, user=user)
+    return (await slack.answers(before + 1, channel=GENERAL))[-1]
+
+
+async def draw_lessons(services: Services, fake_llm: FakeLLMServer) -> None:
+    """One run of the same reflection worker the app runs, so lessons exist before the
+    next question (the app's own worker may get there first; either way they are stored)."""
+    async with build_llm_client(fake_llm.base_url, "test-llm-key", 5.0) as client:
+        provider = OpenAICompatibleProvider(client, model=fake_llm.model)
+        worker = ReflectionWorker(
+            services.memory, LLMFailureReflector(provider), LLMImportanceScorer(provider)
+        )
+        await worker.run_once()
+
+
+def forget_values(blocks: list[dict[str, Any]]) -> list[str]:
+    return [
+        block["accessory"]["value"]
+        for block in blocks
+        if block.get("accessory", {}).get("action_id") == FORGET_ITEM_ACTION_ID
+    ]
+
+
+# -- plan advice ----------------------------------------------------------------------------
+async def test_a_thumbs_down_then_a_related_question_gets_the_lesson_as_advice(
+    slack: SignedSlack, fake_llm: FakeLLMServer
+) -> None:
+    services = services_of(slack)
+    answer = await ask_in_dm(slack, FIRST)
+    assert ADVICE_HEADER not in system_text(request_for(fake_llm, FIRST))
+
+    await slack.react(answer, user=ALICE, reaction="-1")
+    await slack.settled()
+    await draw_lessons(services, fake_llm)
+    await ask_in_dm(slack, RELATED)
+
+    prompt = system_text(request_for(fake_llm, RELATED))
+    assert ADVICE_HEADER in prompt
+    advice = prompt[prompt.index(ADVICE_HEADER) :]
+    assert "did NOT work" in advice
+    assert FIRST in advice
+    assert f"lesson: {LESSON}" in advice
+
+
+async def test_no_advice_from_an_unrated_answer_or_in_another_conversation(
+    slack: SignedSlack, fake_llm: FakeLLMServer
+) -> None:
+    await ask_in_dm(slack, FIRST)  # never rated
+    answer = await ask_in_dm(slack, "How do I restart the search cluster?", user=BOB)
+    await slack.react(answer, user=BOB, reaction="-1")
+    await slack.settled()
+
+    await ask_in_dm(slack, RELATED)
+    await ask_in_channel(slack, "restart the search cluster how?", user=BOB)
+
+    assert ADVICE_HEADER not in system_text(request_for(fake_llm, RELATED))
+    assert ADVICE_HEADER not in system_text(
+        request_for(fake_llm, "restart the search cluster how?")
+    )
+
+
+# -- consolidation --------------------------------------------------------------------------
+async def test_consolidated_notes_reach_later_prompts_of_their_conversation_only(
+    slack: SignedSlack, fake_llm: FakeLLMServer
+) -> None:
+    dm_question = "Which flags does the billing deploy need?"
+    channel_question = "Who owns the search cluster?"
+    await slack.react(await ask_in_dm(slack, dm_question), user=ALICE, reaction="+1")
+    await slack.react(await ask_in_channel(slack, channel_question), user=ALICE, reaction="+1")
+    await slack.settled()
+
+    report = await slack.server.bot.consolidate()
+
+    assert (report.scopes, report.notes) == (2, 2)
+    await ask_in_dm(slack, "anything else about deploys?")
+    await ask_in_channel(slack, "anything else about the cluster?")
+    await ask_in_channel(slack, "and for me, anything about the cluster?", user=BOB)
+    dm_prompt = system_text(request_for(fake_llm, "anything else about deploys?"))
+    channel_prompt = system_text(request_for(fake_llm, "anything else about the cluster?"))
+    bobs_prompt = system_text(request_for(fake_llm, "and for me, anything about the cluster?"))
+    assert f"WISDOM<{dm_question}>" in dm_prompt
+    assert "WISDOM<" + channel_question not in dm_prompt
+    assert f"WISDOM<{channel_question}>" in channel_prompt
+    assert "WISDOM<" + dm_question not in channel_prompt
+    assert "WISDOM<" not in bobs_prompt
+
+
+# -- a feedback click is a vote like a reaction ---------------------------------------------
+async def test_a_button_vote_equals_a_reaction_vote(
+    slack: SignedSlack, fake_llm: FakeLLMServer
+) -> None:
+    services = services_of(slack)
+    by_reaction = await ask_in_dm(slack, FIRST, user=ALICE)
+    by_button = await ask_in_dm(slack, FIRST, user=BOB)
+    assert any(
+        element["type"] == "feedback_buttons"
+        for block in by_button.blocks or []
+        for element in block.get("elements", [])
+    )
+    services.episode_validated.clear()
+
+    await slack.react(by_reaction, user=ALICE, reaction="-1")
+    await slack.settled()
+    assert services.episode_validated.is_set()
+    services.episode_validated.clear()
+    await click_feedback(slack, by_button, "down", user=BOB)
+    assert services.episode_validated.is_set()  # the reflection worker was woken too
+
+    [alices] = await services.memory.list_episodes(ALICE)
+    [bobs] = await services.memory.list_episodes(BOB)
+    assert alices.status is bobs.status is EpisodeStatus.FAILURE
+    await draw_lessons(services, fake_llm)
+    await ask_in_dm(slack, RELATED, user=ALICE)
+    alice_advice = advice_text(request_for(fake_llm, RELATED))
+    await ask_in_dm(slack, RELATED, user=BOB)
+    bob_advice = advice_text(request_for(fake_llm, RELATED))
+    assert alice_advice == bob_advice
+    assert LESSON in bob_advice
+
+
+async def test_a_new_click_changes_the_vote_and_only_the_asker_counts(
+    slack: SignedSlack,
+) -> None:
+    services = services_of(slack)
+    answer = await ask_in_dm(slack, FIRST)
+
+    async def status() -> EpisodeStatus:
+        [episode] = await services.memory.list_episodes(ALICE, statuses=frozenset(EpisodeStatus))
+        return episode.status
+
+    await click_feedback(slack, answer, "up", user=BOB)
+    assert await status() is EpisodeStatus.PENDING
+    await click_feedback(slack, answer, "up")
+    assert await status() is EpisodeStatus.SUCCESS
+    await click_feedback(slack, answer, "down")
+    assert await status() is EpisodeStatus.FAILURE
+    await click_feedback(slack, answer, "sideways")
+    assert await status() is EpisodeStatus.FAILURE
+
+
+async def test_the_plain_fallback_buttons_vote_too(slack: SignedSlack) -> None:
+    services = services_of(slack)
+    answer = await ask_in_dm(slack, FIRST)
+
+    await block_action(
+        slack,
+        user=ALICE,
+        action={"action_id": f"{FEEDBACK_ACTION_ID}:up", "type": "button", "value": "up"},
+        container={"type": "message", "message_ts": answer.ts, "channel_id": answer.channel},
+        channel=answer.channel,
+    )
+    await slack.settled()
+
+    [episode] = await services.memory.list_episodes(ALICE)
+    assert episode.status is EpisodeStatus.SUCCESS
+
+
+# -- /memory and forgetting one item --------------------------------------------------------
+async def test_forgetting_one_item_from_memory_removes_it_and_only_it(
+    slack: SignedSlack, response_urls: ResponseUrls
+) -> None:
+    services = services_of(slack)
+    kept = await ask_in_dm(slack, "How do I restart search?")
+    dropped = await ask_in_dm(slack, FIRST)
+    elsewhere = await ask_in_channel(slack, "Who owns billing?")
+    for answer, reaction in ((kept, "+1"), (dropped, "-1"), (elsewhere, "+1")):
+        await slack.react(answer, user=ALICE, reaction=reaction)
+    await slack.settled()
+
+    reply = (await slack.command("/memory", user=ALICE, channel=dm_channel(ALICE))).json()
+
+    assert reply["response_type"] == "ephemeral"
+    assert block_kit_problems(reply["blocks"]) == []
+    listed = forget_values(reply["blocks"])
+    assert len(listed) == 2  # this conversation only: not the channel's answer
+    assert "Who owns billing?" not in json.dumps(reply)
+    by_question = {
+        episode.question: f"episode:{episode.id}"
+        for episode in await services.memory.list_episodes(ALICE)
+    }
+    assert sorted(listed) == sorted([by_question[FIRST], by_question["How do I restart search?"]])
+
+    url = response_urls.new_url()
+    await click_forget_in_memory_list(
+        slack, by_question[FIRST], user=ALICE, channel=dm_channel(ALICE), response_url=url
+    )
+
+    [replaced] = await response_urls.wait_for(1)
+    assert replaced["replace_original"] is True
+    assert forget_values(replaced["blocks"]) == [by_question["How do I restart search?"]]
+    remaining = {episode.question for episode in await services.memory.list_episodes(ALICE)}
+    assert remaining == {"How do I restart search?", "Who owns billing?"}
+
+
+async def test_someone_elses_forget_click_erases_nothing(
+    slack: SignedSlack, response_urls: ResponseUrls
+) -> None:
+    services = services_of(slack)
+    answer = await ask_in_dm(slack, FIRST)
+    await slack.react(answer, user=ALICE, reaction="+1")
+    await slack.settled()
+    [episode] = await services.memory.list_episodes(ALICE)
+
+    await click_forget_in_memory_list(
+        slack,
+        f"episode:{episode.id}",
+        user=BOB,
+        channel=dm_channel(BOB),
+        response_url=response_urls.new_url(),
+    )
+
+    [bobs_list] = await response_urls.wait_for(1)
+    assert forget_values(bobs_list["blocks"]) == []
+    assert [e.id for e in await services.memory.list_episodes(ALICE)] == [episode.id]
+
+
+# -- the Home tab ---------------------------------------------------------------------------
+async def seed_rated(
+    services: Services, user: str, scope: Scope, count: int, *, first_ts: int
+) -> None:
+    """``count`` answers ``user`` rated in ``scope``, written straight to the store."""
+    now = datetime.now(UTC)
+    for n in range(count):
+        ts = f"{first_ts + n}.000100"
+        await services.memory.record_exchange(
+            NewExchange(
+                scope=scope,
+                requester_id=user,
+                thread_ts=None,
+                question=f"{user} seeded question {n} " + "detail " * 300,
+                answer="seeded answer " * 400,
+                message_ts=[ts],
+                created_at=now,
+            )
+        )
+        outcome = await services.memory.apply_vote(
+            VoteEvent(
+                channel_id=scope.channel_id,
+                message_ts=ts,
+                voter_id=user,
+                reaction="+1" if n % 2 else "-1",
+                added=True,
+                at=now + timedelta(seconds=1),
+            )
+        )
+        assert outcome.applied, outcome.reason
+
+
+async def open_home(slack: SignedSlack, fake_slack: FakeSlackWebAPI, user: str) -> dict[str, Any]:
+    published = len(fake_slack.calls_to("views.publish"))
+    await slack.send_event(
+        {
+            "type": "app_home_opened",
+            "user": user,
+            "channel": dm_channel(user),
+            "tab": "home",
+            "event_ts": fake_slack.next_ts(),
+        }
+    )
+    await fake_slack.wait_for(
+        lambda: len(fake_slack.calls_to("views.publish")) > published, what="views.publish"
+    )
+    call = fake_slack.calls_to("views.publish")[-1]
+    assert call.args["user_id"] == user
+    view = call.args["view"]
+    return json.loads(view) if isinstance(view, str) else view
+
+
+async def test_the_home_tab_is_valid_block_kit_and_shows_only_the_viewers_memories(
+    slack: SignedSlack, fake_slack: FakeSlackWebAPI
+) -> None:
+    services = services_of(slack)
+    channel = Scope(team_id=fake_slack.team_id, channel_id=GENERAL, kind=ConversationKind.CHANNEL)
+    alice_dm = Scope(
+        team_id=fake_slack.team_id, channel_id=dm_channel(ALICE), kind=ConversationKind.DM
+    )
+    await seed_rated(services, ALICE, alice_dm, 80, first_ts=1_800_000_000)
+    await seed_rated(services, ALICE, channel, 80, first_ts=1_800_001_000)
+    await seed_rated(services, BOB, channel, 5, first_ts=1_800_002_000)
+    answered = await ask_in_channel(slack, "Bob's own channel question", user=BOB)
+    await slack.react(answered, user=BOB, reaction="+1")
+    await slack.settled()
+
+    alices_home = await open_home(slack, fake_slack, ALICE)
+    bobs_home = await open_home(slack, fake_slack, BOB)
+
+    for view in (alices_home, bobs_home):
+        assert view["type"] == "home"
+        assert block_kit_problems(view["blocks"]) == []
+    alice_text = json.dumps(alices_home)
+    assert BOB not in alice_text
+    assert "Bob's own channel question" not in alice_text
+    assert f"{ALICE} seeded question" in alice_text
+    assert "*Our direct messages*" in alice_text
+    assert f"*In <#{GENERAL}>*" in alice_text
+    assert "more not shown here" in alice_text  # 160 items do not fit in 100 blocks
+    bob_text = json.dumps(bobs_home)
+    assert ALICE not in bob_text
+    assert "Bob's own channel question" in bob_text
+    alices_ids = {f"episode:{e.id}" for e in await services.memory.list_episodes(ALICE, limit=500)}
+    assert set(forget_values(alices_home["blocks"])) <= alices_ids
+    assert not set(forget_values(bobs_home["blocks"])) & alices_ids
+
+
+async def test_forget_from_the_home_tab_removes_one_item_and_republishes(
+    slack: SignedSlack, fake_slack: FakeSlackWebAPI
+) -> None:
+    services = services_of(slack)
+    first = await ask_in_dm(slack, FIRST)
+    second = await ask_in_dm(slack, "How do I restart search?")
+    await slack.react(first, user=ALICE, reaction="+1")
+    await slack.react(second, user=ALICE, reaction="+1")
+    await slack.settled()
+    home = await open_home(slack, fake_slack, ALICE)
+    [newest, oldest] = forget_values(home["blocks"])
+    published = len(fake_slack.calls_to("views.publish"))
+
+    await block_action(
+        slack,
+        user=ALICE,
+        action={"action_id": FORGET_ITEM_ACTION_ID, "type": "button", "value": oldest},
+        container={"type": "view", "view_id": "V0HOME"},
+    )
+    await slack.settled()
+
+    republished = fake_slack.calls_to("views.publish")[published:]
+    assert len(republished) == 1
+    assert forget_values(republished[0].args["view"]["blocks"]) == [newest]
+    assert [e.question for e in await services.memory.list_episodes(ALICE)] == [
+        "How do I restart search?"
+    ]
+
+
+# -- working memory -------------------------------------------------------------------------
+async def test_thread_notes_reach_the_next_turn_are_never_stored_and_forget_drops_them(
+    slack: SignedSlack, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
+) -> None:
+    services = services_of(slack)
+    fake_slack.add_user("U0CAROL", name="carol", real_name="Carol Example", tz="Europe/Oslo")
+    fake_llm.script(
+        ScriptedReply.calls(
+            ToolCall(id="call_1", name="lookup_user", arguments='{"user_id": "U0CAROL"}')
+        ),
+        ScriptedReply.answer("Found her."),
+    )
+    await ask_in_dm(slack, "who is <@U0CAROL>?")
+
+    await ask_in_dm(slack, "and what was her time zone?")
+    await ask_in_channel(slack, "what time zone is Carol in?")
+
+    follow_up = system_text(request_for(fake_llm, "and what was her time zone?"))
+    assert "Working notes" in follow_up
+    assert "Europe/Oslo" in follow_up
+    assert "who is <@U0CAROL>?" in follow_up
+    assert "Working notes" not in system_text(request_for(fake_llm, "what time zone is Carol in?"))
+    stored = (await services.memory.export_user(ALICE)).model_dump_json()
+    assert "Europe/Oslo" not in stored
+    assert await services.memory.list_episodes(ALICE) == []  # nothing validated
+
+    await slack.command("/forget", user=ALICE, channel=dm_channel(ALICE))
+    await ask_in_dm(slack, "remind me of her time zone?")
+
+    assert "Working notes" not in system_text(request_for(fake_llm, "remind me of her time zone?"))
