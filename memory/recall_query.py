@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["MAX_TERMS", "STOPWORDS", "fts5_match", "search_terms"]
+__all__ = ["MAX_TERMS", "STOPWORDS", "fts5_match", "question_match", "search_terms"]
 
 MAX_TERMS = 24
 """More terms than this add cost but almost never change which episodes match best."""
@@ -70,3 +70,8 @@ def fts5_match(
         f"{scope_column} : {_any_of(scope_tokens)}"
         f" AND {{{' '.join(text_columns)}}} : {_any_of(terms)}"
     )
+
+
+def question_match(question: str, scope_tokens: Sequence[str]) -> str | None:
+    """The MATCH expression recall runs for ``question`` within ``scope_tokens``."""
+    return fts5_match(search_terms(question), scope_tokens)

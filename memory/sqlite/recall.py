@@ -7,13 +7,13 @@ from sqlite_utils import Database
 from memory.config import MemoryConfig
 from memory.models import ConversationKind, RecalledEpisode, RecallRequest
 from memory.ranking import Candidate, fit_budget, rank
-from memory.recall_query import fts5_match, search_terms
+from memory.recall_query import question_match
 from memory.sqlite.codec import episode_from_row
 from memory.sqlite.counters import increment
 from memory.sqlite.fts import BM25_WEIGHTS
 from memory.sqlite.scope_tokens import channel_token, personal_token
 
-__all__ = ["CANDIDATES_PER_RESULT", "recall"]
+__all__ = ["CANDIDATES_PER_RESULT", "partition_tokens", "recall", "recall_matching"]
 
 CANDIDATES_PER_RESULT = 4
 """Full-text candidates fetched per requested result, for recency and importance to re-rank."""
@@ -37,15 +37,27 @@ LIMIT :candidates
 """
 
 
-def recall(db: Database, request: RecallRequest, config: MemoryConfig) -> list[RecalledEpisode]:
+def _shares_channel(request: RecallRequest, config: MemoryConfig) -> bool:
+    return config.share_channel_successes and request.scope.kind is ConversationKind.CHANNEL
+
+
+def partition_tokens(request: RecallRequest, config: MemoryConfig) -> list[str]:
+    """The full-text tokens of the partitions the asker may recall from."""
+    tokens = [personal_token(request.scope, request.requester_id)]
+    if _shares_channel(request, config):
+        tokens.append(channel_token(request.scope))
+    return tokens
+
+
+def recall_matching(
+    db: Database, request: RecallRequest, config: MemoryConfig, match: str
+) -> list[RecalledEpisode]:
+    """Rank the episodes of the asker's partition that ``match`` finds, within the budget.
+
+    ``match`` must confine itself to :func:`partition_tokens`; the SQL checks the scope
+    again. Separate from :func:`recall` so other queries can be measured the same way.
+    """
     scope = request.scope
-    shared = config.share_channel_successes and scope.kind is ConversationKind.CHANNEL
-    tokens = [personal_token(scope, request.requester_id)]
-    if shared:
-        tokens.append(channel_token(scope))
-    match = fts5_match(search_terms(request.text), tokens)
-    if match is None:
-        return []
     rows = db.query(
         _CANDIDATES_SQL,
         {
@@ -54,13 +66,20 @@ def recall(db: Database, request: RecallRequest, config: MemoryConfig) -> list[R
             "channel_id": scope.channel_id,
             "kind": scope.kind.value,
             "requester_id": request.requester_id,
-            "shared": shared,
+            "shared": _shares_channel(request, config),
             "candidates": CANDIDATES_PER_RESULT * request.limit,
         },
     )
     candidates = [Candidate(episode=episode_from_row(row), bm25=row["bm25"]) for row in rows]
     ranked = rank(candidates, now=request.now, weights=config.weights)
-    recalled = fit_budget(ranked, limit=request.limit, token_budget=request.token_budget)
+    return fit_budget(ranked, limit=request.limit, token_budget=request.token_budget)
+
+
+def recall(db: Database, request: RecallRequest, config: MemoryConfig) -> list[RecalledEpisode]:
+    match = question_match(request.text, partition_tokens(request, config))
+    if match is None:
+        return []
+    recalled = recall_matching(db, request, config, match)
     if recalled:
         increment(db, "recalls")
     return recalled
