@@ -174,17 +174,21 @@ class AnswerService:
         note_turn(self.working_memory, message, question, result)
         await self._show_rest(reply, "".join(streamed), result.text)
         timestamps = await reply.finish(FEEDBACK_FOOTERS)
-        await self._memory.record_exchange(
-            NewExchange(
-                scope=message.scope,
-                requester_id=message.user_id,
-                thread_ts=message.reply_thread_ts,
-                question=question,
-                answer=reply.text,
-                message_ts=timestamps,
-                created_at=now,
-            )
+        exchange = NewExchange(
+            scope=message.scope,
+            requester_id=message.user_id,
+            thread_ts=message.reply_thread_ts,
+            question=question,
+            answer=reply.text,
+            message_ts=timestamps,
+            created_at=now,
         )
+        try:
+            await self._memory.record_exchange(exchange)
+        except Exception:
+            # The person has the answer; only the chance to vote on it is lost.
+            log.exception("answer %s shown but not recorded", message.event_id)
+            return AnswerOutcome.FAILED
         return AnswerOutcome.ANSWERED
 
     @staticmethod

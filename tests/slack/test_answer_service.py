@@ -1,0 +1,119 @@
+"""The answering service on its own: a real store, an in-process model, fake Slack."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.agent import Agent, render_experience
+from bot.agent.testing import ScriptedProvider
+from bot.answering import AnswerOutcome, AnswerService, BotIdentity, IncomingMessage
+from bot.slack.directory import WebApiDirectory
+from bot.slack.fake_web_api import FakeSlackWebAPI
+from memory import EpisodeStatus, MemoryConfig, MemoryStore, NewExchange, open_store
+
+DM = "D0000ALICE"
+ALICE = "U0000ALICE"
+ALL_STATUSES = frozenset(EpisodeStatus)
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeSlackWebAPI]:
+    async with FakeSlackWebAPI() as fake:
+        yield fake
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[MemoryStore]:
+    store = await open_store(str(tmp_path / "bot.db"), MemoryConfig())
+    yield store
+    await store.close()
+
+
+def service(fake: FakeSlackWebAPI, store: MemoryStore, *script: str | Exception) -> AnswerService:
+    client = AsyncWebClient(token=fake.token, base_url=fake.base_url)
+    return AnswerService(
+        client=client,
+        memory=store,
+        agent=Agent(ScriptedProvider(script)),
+        directory=WebApiDirectory(client),
+        identity=BotIdentity(user_id=fake.bot_user_id, bot_id=fake.bot_id, team_id=fake.team_id),
+        render_experience=render_experience,
+    )
+
+
+def incoming(fake: FakeSlackWebAPI, text: str, *, event_id: str = "Ev1") -> IncomingMessage:
+    message = fake.add_user_message(DM, text, user=ALICE)
+    return IncomingMessage(
+        event_id=event_id,
+        team_id=fake.team_id,
+        channel_id=DM,
+        user_id=ALICE,
+        text=text,
+        ts=message.ts,
+        is_dm=True,
+        reply_in_thread=False,
+    )
+
+
+async def test_an_answer_is_shown_and_recorded_with_every_part(
+    fake: FakeSlackWebAPI, store: MemoryStore
+) -> None:
+    answering = service(fake, store, "A short answer.")
+
+    outcome = await answering.answer(incoming(fake, "a question"))
+
+    assert outcome is AnswerOutcome.ANSWERED
+    [episode] = await store.list_episodes(ALICE, statuses=ALL_STATUSES)
+    assert episode.question == "a question"
+    assert episode.answer == "A short answer."
+    assert episode.status is EpisodeStatus.PENDING
+
+
+async def test_the_same_message_twice_is_answered_once(
+    fake: FakeSlackWebAPI, store: MemoryStore
+) -> None:
+    answering = service(fake, store, "Once.", "Twice?")
+    message = incoming(fake, "only once")
+
+    first = await answering.answer(message)
+    retry = await answering.answer(message)
+    other_event_same_ts = await answering.answer(message.model_copy(update={"event_id": "Ev2"}))
+
+    assert (first, retry, other_event_same_ts) == (
+        AnswerOutcome.ANSWERED,
+        AnswerOutcome.DUPLICATE,
+        AnswerOutcome.DUPLICATE,
+    )
+    assert [m.text for m in fake.final_messages(DM)] == ["Once."]
+
+
+async def test_a_shown_answer_that_cannot_be_recorded_gets_no_error_notice(
+    fake: FakeSlackWebAPI, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def broken(exchange: NewExchange) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(store, "record_exchange", broken)
+    answering = service(fake, store, "Shown anyway.")
+
+    outcome = await answering.answer(incoming(fake, "a question"))
+
+    assert outcome is AnswerOutcome.FAILED
+    assert [m.text for m in fake.bot_messages(DM)] == ["Shown anyway."]
+
+
+async def test_an_unexpected_failure_gets_one_short_sentence(
+    fake: FakeSlackWebAPI, store: MemoryStore
+) -> None:
+    answering = service(fake, store, RuntimeError("a bug"))
+
+    outcome = await answering.answer(incoming(fake, "a question"))
+
+    assert outcome is AnswerOutcome.FAILED
+    [notice] = fake.bot_messages(DM)
+    assert notice.text == "Something went wrong while I was answering; please ask again."
+    assert await store.list_episodes(ALICE, statuses=ALL_STATUSES) == []
