@@ -7,6 +7,7 @@ The click becomes a :class:`memory.VoteEvent` with ``reaction="button"`` and goe
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from typing import Any
 
 from slack_bolt.context.ack.async_ack import AsyncAck
@@ -19,10 +20,8 @@ from memory.reactions import BUTTON
 __all__ = ["feedback_vote_callback", "vote_event"]
 
 
-def vote_event(
-    body: dict[str, Any], action: dict[str, Any], services: Services
-) -> VoteEvent | None:
-    """The vote a ``block_actions`` payload casts, or None when it is not a vote."""
+def vote_event(body: dict[str, Any], action: dict[str, Any], at: datetime) -> VoteEvent | None:
+    """The vote a ``block_actions`` payload casts at ``at``, or None when it is not a vote."""
     vote = vote_for(action.get("value"))
     container = body.get("container") or {}
     channel_id = container.get("channel_id") or (body.get("channel") or {}).get("id")
@@ -37,14 +36,14 @@ def vote_event(
         reaction=BUTTON,
         vote=vote,
         added=True,
-        at=services.clock(),
+        at=at,
     )
 
 
 def feedback_vote_callback(services: Services) -> Callable[..., Awaitable[None]]:
     async def on_feedback(ack: AsyncAck, body: dict[str, Any], action: dict[str, Any]) -> None:
         await ack()
-        event = vote_event(body, action, services)
+        event = vote_event(body, action, services.clock())
         if event is not None:
             services.inflight.start(services.vote(event))
 
