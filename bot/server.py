@@ -1,4 +1,4 @@
-"""Serving the bot: HTTP (POST /slack/events, GET /healthz) or Socket Mode.
+"""Serving the bot: HTTP (POST /slack/events, GET /healthz) or Socket Mode (plus GET /healthz).
 
 Requests are checked before Bolt sees them, so that nothing malformed reaches a listener
 and nothing a client sends can make the server answer 500: an unsigned, forged or stale
@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
@@ -26,6 +27,7 @@ __all__ = [
     "HEALTH_PATH",
     "HttpServer",
     "SocketModeServer",
+    "build_health_app",
     "build_web_app",
     "payload_problem",
     "serve",
@@ -70,13 +72,25 @@ def payload_problem(body: Any) -> str | None:
     return "unknown payload type"
 
 
-def build_web_app(bot: Bot) -> web.Application:
-    verifier = SignatureVerifier(bot.settings.slack_signing_secret.get_secret_value())
-
+def _health_handler(bot: Bot) -> Callable[[web.Request], Awaitable[web.Response]]:
     async def health(request: web.Request) -> web.Response:
         if bot.ready:
             return web.json_response({"ok": True})
         return web.json_response({"ok": False, "error": "starting"}, status=503)
+
+    return health
+
+
+def build_health_app(bot: Bot) -> web.Application:
+    """Only ``GET /healthz``: what Socket Mode serves over HTTP."""
+    web_app = web.Application()
+    web_app.router.add_get(HEALTH_PATH, _health_handler(bot))
+    return web_app
+
+
+def build_web_app(bot: Bot) -> web.Application:
+    """``POST /slack/events`` (checked, then dispatched to Bolt) and ``GET /healthz``."""
+    verifier = SignatureVerifier(bot.settings.slack_signing_secret.get_secret_value())
 
     async def events(request: web.Request) -> web.Response:
         if not bot.ready:
@@ -106,7 +120,7 @@ def build_web_app(bot: Bot) -> web.Application:
 
     web_app = web.Application(client_max_size=1024**2)
     web_app.router.add_post(EVENTS_PATH, events)
-    web_app.router.add_get(HEALTH_PATH, health)
+    web_app.router.add_get(HEALTH_PATH, _health_handler(bot))
     return web_app
 
 
@@ -126,6 +140,25 @@ def _bad_request(reason: str) -> web.Response:
     return web.json_response({"error": reason}, status=400)
 
 
+class _Site:
+    """An aiohttp application listening on ``host:port`` (port 0: any free port)."""
+
+    def __init__(self, web_app: web.Application, *, host: str, port: int) -> None:
+        self._runner = web.AppRunner(web_app, access_log=None)
+        self._host = host
+        self._port = port
+        self.url = ""
+
+    async def start(self) -> None:
+        await self._runner.setup()
+        await web.TCPSite(self._runner, self._host, self._port).start()
+        host, port = self._runner.addresses[0][:2]
+        self.url = f"http://{host}:{port}"
+
+    async def stop(self) -> None:
+        await self._runner.cleanup()
+
+
 class HttpServer:
     """The bot behind aiohttp: listening (503) first, then ready once the bot started."""
 
@@ -134,20 +167,18 @@ class HttpServer:
         self._host = host
         self._port = port
         self._grace_seconds = grace_seconds
-        self._runner: web.AppRunner | None = None
+        self._runner: _Site | None = None
         self.url = ""
 
     async def start(self) -> None:
-        self._runner = web.AppRunner(build_web_app(self.bot), access_log=None)
-        await self._runner.setup()
-        await web.TCPSite(self._runner, self._host, self._port).start()
-        host, port = self._runner.addresses[0][:2]
-        self.url = f"http://{host}:{port}"
+        self._runner = _Site(build_web_app(self.bot), host=self._host, port=self._port)
+        await self._runner.start()
+        self.url = self._runner.url
         try:
             await self.bot.start()
         except BaseException:
             await self.bot.stop(0)
-            await self._runner.cleanup()
+            await self._runner.stop()
             raise
         log.info("listening on %s", self.url)
 
@@ -155,7 +186,7 @@ class HttpServer:
         """Stop taking events (503, so Slack retries later), finish answers, close."""
         await self.bot.stop(self._grace_seconds)
         if self._runner is not None:
-            await self._runner.cleanup()
+            await self._runner.stop()
             self._runner = None
 
     async def __aenter__(self) -> HttpServer:
@@ -169,16 +200,36 @@ class HttpServer:
 class SocketModeServer:
     """The bot over Socket Mode: events arrive on a WebSocket it opens with the app token."""
 
-    def __init__(self, bot: Bot, *, app_token: str, grace_seconds: float = 10.0) -> None:
+    def __init__(
+        self,
+        bot: Bot,
+        *,
+        app_token: str,
+        host: str | None = None,
+        port: int | None = None,
+        grace_seconds: float = 10.0,
+    ) -> None:
+        """With ``host`` and ``port``, ``GET /healthz`` is served there too."""
         self.bot = bot
         self._app_token = app_token
         self._grace_seconds = grace_seconds
         self._handler: AsyncSocketModeHandler | None = None
+        self._health = (
+            _Site(build_health_app(bot), host=host, port=port)
+            if host is not None and port is not None
+            else None
+        )
+
+    @property
+    def health_url(self) -> str:
+        return self._health.url if self._health is not None else ""
 
     async def start(self) -> None:
-        await self.bot.start()
-        self._handler = AsyncSocketModeHandler(self.bot.app, self._app_token)
+        if self._health is not None:
+            await self._health.start()
         try:
+            await self.bot.start()
+            self._handler = AsyncSocketModeHandler(self.bot.app, self._app_token)
             await self._handler.connect_async()
         except BaseException:
             await self.stop()
@@ -191,6 +242,8 @@ class SocketModeServer:
             await self._handler.close_async()
             self._handler = None
         await self.bot.stop(self._grace_seconds)
+        if self._health is not None:
+            await self._health.stop()
 
     async def __aenter__(self) -> SocketModeServer:
         await self.start()
@@ -210,7 +263,13 @@ async def serve(settings: Settings, *, grace_seconds: float = 10.0) -> None:
     server: HttpServer | SocketModeServer
     if settings.slack_app_token is not None and settings.socket_mode:
         app_token = settings.slack_app_token.get_secret_value()
-        server = SocketModeServer(bot, app_token=app_token, grace_seconds=grace_seconds)
+        server = SocketModeServer(
+            bot,
+            app_token=app_token,
+            host="0.0.0.0",
+            port=settings.port,
+            grace_seconds=grace_seconds,
+        )
     else:
         server = HttpServer(bot, host="0.0.0.0", port=settings.port, grace_seconds=grace_seconds)
     async with server:

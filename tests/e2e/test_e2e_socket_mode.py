@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
+import httpx
 import pytest
 
 from bot.app import Bot
 from bot.config import Settings
 from bot.llm import FakeLLMServer
-from bot.server import SocketModeServer
+from bot.server import EVENTS_PATH, HEALTH_PATH, SocketModeServer
 from bot.slack.fake_web_api import FakeSlackWebAPI
 from tests.slack_harness import ALICE, FAST_RETRIES, dm_channel, event_envelope, message_event
 
@@ -19,7 +20,11 @@ async def socket_bot(
     settings: Settings, fake_slack: FakeSlackWebAPI
 ) -> AsyncIterator[SocketModeServer]:
     server = SocketModeServer(
-        Bot(settings, llm_retry=FAST_RETRIES), app_token=fake_slack.app_token, grace_seconds=5
+        Bot(settings, llm_retry=FAST_RETRIES),
+        app_token=fake_slack.app_token,
+        host="127.0.0.1",
+        port=0,
+        grace_seconds=5,
     )
     await server.start()
     await fake_slack.wait_for_socket()
@@ -59,3 +64,13 @@ async def test_a_slash_command_over_the_socket_gets_its_ephemeral_reply_in_the_a
 
     assert ack["payload"]["response_type"] == "ephemeral"
     assert "nothing to erase" in ack["payload"]["text"]
+
+
+async def test_socket_mode_serves_health_but_no_events_endpoint(
+    socket_bot: SocketModeServer, http: httpx.AsyncClient
+) -> None:
+    health = await http.get(f"{socket_bot.health_url}{HEALTH_PATH}")
+    events = await http.post(f"{socket_bot.health_url}{EVENTS_PATH}", content="{}")
+
+    assert health.status_code == 200
+    assert events.status_code == 404
