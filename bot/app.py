@@ -109,6 +109,8 @@ class Bot:
         self._background: list[asyncio.Task[None]] = []
         self.purged = asyncio.Event()
         """Set after each ledger purge (tests clear it and wait for the next one)."""
+        self.consolidated = asyncio.Event()
+        """Set after each scheduled consolidation (tests clear it and wait for the next)."""
 
     @property
     def ready(self) -> bool:
@@ -199,6 +201,8 @@ class Bot:
                 await self.consolidate()
             except Exception as error:  # the store failed; people's text stays out of logs
                 log.warning("consolidation failed (%s); trying next time", type(error).__name__)
+                continue
+            self.consolidated.set()
 
     async def _purge_forever(self, memory: MemoryStore) -> None:
         while True:

@@ -21,6 +21,7 @@ import pytest
 from aiohttp import web
 
 from bot.agent import ToolCall
+from bot.config import Settings
 from bot.learning import LLMFailureReflector, LLMImportanceScorer
 from bot.learning.reflector import REFLECTION_PROMPT
 from bot.learning.scorer import SCORING_PROMPT
@@ -43,7 +44,7 @@ from memory import (
 )
 from memory.advice import ADVICE_HEADER
 from memory.reflection import ReflectionWorker
-from tests.slack_harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel
+from tests.slack_harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel, start_bot
 
 LESSON = "Staging deploys use make deploy-staging, never deploy-prod."
 FIRST = "How do I deploy the billing service to staging?"
@@ -314,6 +315,24 @@ async def test_consolidated_notes_reach_later_prompts_of_their_conversation_only
     assert f"WISDOM<{channel_question}>" in channel_prompt
     assert "WISDOM<" + dm_question not in channel_prompt
     assert "WISDOM<" not in bobs_prompt
+
+
+async def test_the_app_consolidates_on_its_schedule(settings: Settings) -> None:
+    """CONSOLIDATION_INTERVAL_HOURS drives a background task in the app's lifespan."""
+    server = await start_bot(settings.model_copy(update={"consolidation_interval_hours": 1e-5}))
+    try:
+        services = server.bot.services
+        assert services is not None
+        dm = Scope(team_id="T1", channel_id=dm_channel(ALICE), kind=ConversationKind.DM)
+        await seed_rated(services, ALICE, dm, 1, first_ts=1_800_000_000)
+        for _ in range(2):  # the second run surely started after the seeding
+            server.bot.consolidated.clear()
+            await asyncio.wait_for(server.bot.consolidated.wait(), 5)
+
+        [note] = await services.memory.wisdom(dm, ALICE)
+        assert note.text.startswith(f"WISDOM<{ALICE} seeded question 0")
+    finally:
+        await server.stop()
 
 
 # -- a feedback click is a vote like a reaction ---------------------------------------------
