@@ -30,7 +30,7 @@ from slack_sdk.web.async_chat_stream import AsyncChatStream
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.slack.splitting import PART_LIMIT, find_split, open_fence_at, split_message
-from bot.views.feedback import answer_blocks
+from bot.views.limits import SECTION_TEXT_LIMIT
 
 __all__ = [
     "BLOCKS_REFUSED",
@@ -40,6 +40,7 @@ __all__ = [
     "Reply",
     "ReplyTarget",
     "StreamingReply",
+    "answer_blocks",
     "open_reply",
 ]
 
@@ -62,6 +63,17 @@ def _refused_blocks(error: SlackApiError, footer: list[dict[str, Any]] | None) -
         return False
     log.info("Slack refused the footer blocks (%s); trying the next", error.response["error"])
     return True
+
+
+def answer_blocks(text: str, footer: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A posted part as blocks (which Slack shows instead of ``text``): mrkdwn sections
+    split like messages are, so no code block straddles two sections, then ``footer``."""
+    sections = [
+        {"type": "section", "text": {"type": "mrkdwn", "text": piece}}
+        for piece in split_message(text, SECTION_TEXT_LIMIT)
+        if piece.strip()
+    ]
+    return [*sections, *footer]
 
 
 class ReplyTarget(BaseModel):

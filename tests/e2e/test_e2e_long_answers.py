@@ -50,9 +50,11 @@ def assert_within_slack_limits(fake: FakeSlackWebAPI) -> None:
         assert len(streamed) <= MARKDOWN_CHUNK_LIMIT
         blocks = call.args.get("blocks")
         if blocks:
-            assert (
-                block_kit_problems(json.loads(blocks) if isinstance(blocks, str) else blocks) == []
-            )
+            blocks = json.loads(blocks) if isinstance(blocks, str) else blocks
+            assert block_kit_problems(blocks) == []
+            for block in blocks:
+                if block["type"] == "section":
+                    assert block["text"]["text"].count("```") % 2 == 0, "a section breaks code"
 
 
 @pytest.mark.parametrize("where", ["dm", "thread"])

@@ -13,6 +13,7 @@ from bot.slack.streaming import (
     PostedReply,
     ReplyTarget,
     StreamingReply,
+    answer_blocks,
     open_reply,
 )
 
@@ -161,3 +162,18 @@ async def test_fail_shows_the_notice_after_what_was_already_written(
 def test_streaming_needs_a_thread(fake: FakeSlackWebAPI, client: AsyncWebClient) -> None:
     with pytest.raises(ValueError, match="thread"):
         StreamingReply(client, target(fake, thread_ts=None))
+
+
+def test_answer_blocks_never_split_a_code_block_across_sections() -> None:
+    code = "\n".join(f"step_{n}()" for n in range(300))  # ~3,000 characters of code
+    text = "Here is the script:\n```python\n" + code + "\n```\nDone."
+    footer = [{"type": "divider"}]
+
+    blocks = answer_blocks(text, footer)
+
+    sections = [block["text"]["text"] for block in blocks if block["type"] == "section"]
+    assert len(sections) >= 2
+    assert all(len(section) <= 3000 for section in sections)
+    assert all(section.count("```") % 2 == 0 for section in sections)
+    assert sections[1].startswith("```python\n")
+    assert blocks[-1] == {"type": "divider"}
