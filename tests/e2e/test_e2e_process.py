@@ -22,6 +22,7 @@ from memory import ConversationKind, MemoryConfig, NewExchange, Scope, open_stor
 from tests.slack_harness import ALICE, SIGNING_SECRET, dm_channel, sign
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
+LLM_KEY = "sk-test-llm-key-never-logged"
 
 
 def free_port() -> int:
@@ -84,6 +85,8 @@ async def served(
         LLM_MODEL=fake_llm.model,
         BOT_DB_PATH=str(tmp_path / "bot.db"),
         PORT=str(port),
+        LLM_API_KEY=LLM_KEY,
+        LOG_LEVEL="DEBUG",
     )
     process = await run_bot(env=env, cwd=tmp_path)
     url = f"http://127.0.0.1:{port}"
@@ -142,7 +145,10 @@ async def test_sigterm_lets_the_answer_in_flight_finish_then_exits_cleanly(
     assert process.returncode == 0, stderr.decode()
     [answer] = fake_slack.final_messages(dm_channel(ALICE))
     assert answer.text == "Answer: finish me first"
-    assert fake_slack.token not in stderr.decode()
+    logs = stderr.decode()
+    assert "ready as" in logs, "DEBUG logging was not on"
+    for secret in (fake_slack.token, SIGNING_SECRET, LLM_KEY):
+        assert secret not in logs
 
 
 async def test_the_forget_command_prints_what_it_erased(
