@@ -19,7 +19,14 @@ from bot.llm import FakeLLMServer
 from bot.server import EVENTS_PATH, HEALTH_PATH
 from bot.slack.fake_web_api import FakeSlackWebAPI
 from memory import ConversationKind, MemoryConfig, NewExchange, Scope, open_store
-from tests.slack_harness import ALICE, SIGNING_SECRET, dm_channel, sign
+from tests.slack_harness import (
+    ALICE,
+    SIGNING_SECRET,
+    dm_channel,
+    event_envelope,
+    message_event,
+    sign,
+)
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 LLM_KEY = "sk-test-llm-key-never-logged"
@@ -183,3 +190,36 @@ async def test_the_forget_command_prints_what_it_erased(
     assert "episodes: 1" in lines
     assert "ledger: 2" in lines
     assert lines[-1] == f"erased 3 row(s) about {ALICE}"
+
+
+async def test_with_an_app_token_the_process_runs_in_socket_mode_until_sigterm(
+    tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
+) -> None:
+    env = bot_env(
+        SLACK_BOT_TOKEN=fake_slack.token,
+        SLACK_APP_TOKEN=fake_slack.app_token,
+        SLACK_SIGNING_SECRET=SIGNING_SECRET,
+        SLACK_API_URL=fake_slack.base_url,
+        LLM_BASE_URL=fake_llm.base_url,
+        BOT_DB_PATH=str(tmp_path / "bot.db"),
+        PORT=str(free_port()),
+    )
+    process = await run_bot(env=env, cwd=tmp_path)
+    try:
+        await fake_slack.wait_for_socket(within=30)
+        message = fake_slack.add_user_message(dm_channel(ALICE), "via the socket", user=ALICE)
+        event = message_event(fake_slack, message, channel_type="im")
+        await fake_slack.send_envelope(
+            "events_api", event_envelope(fake_slack, event, event_id="Ev9")
+        )
+        [answer] = await fake_slack.wait_for_final_messages(1, channel=dm_channel(ALICE))
+        assert answer.text == "Answer: via the socket"
+
+        process.send_signal(signal.SIGTERM)
+        _, stderr = await asyncio.wait_for(process.communicate(), 30)
+        assert process.returncode == 0, stderr.decode()
+        assert fake_slack.app_token not in stderr.decode()
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
