@@ -1,9 +1,13 @@
 """Turn a question into a full-text query that finds paraphrases, not only exact wording.
 
 People ask follow-up questions in other words: they share a few content words, often
-inflected differently. So the query keeps only content words, quotes each one (the
-backend's stemmer then matches ``deployed`` with ``deploy``) and joins them with OR, and
-relevance ranking (BM25) rewards episodes sharing more of them.
+inflected differently, amid chatter. So the query keeps only content words (code
+identifiers also split into their parts), keeps the most specific ones when there are too
+many, and joins them with OR, so that relevance ranking (BM25) rewards episodes sharing
+more of them. Each word of four letters or more is a prefix term: the backend stems it,
+then matches every word starting with that stem, so *married* finds *marriage* and *pet*
+finds *pets* where stemming alone would not. ``benchmarks/recall_quality.py`` measures
+each of these choices.
 """
 
 from __future__ import annotations
@@ -11,10 +15,21 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["MAX_TERMS", "STOPWORDS", "fts5_match", "question_match", "search_terms"]
+__all__ = [
+    "MAX_TERMS",
+    "MIN_PREFIX_LENGTH",
+    "STOPWORDS",
+    "fts5_match",
+    "identifier_parts",
+    "question_match",
+    "search_terms",
+]
 
 MAX_TERMS = 24
 """More terms than this add cost but almost never change which episodes match best."""
+
+MIN_PREFIX_LENGTH = 4
+"""Shorter words match exactly: as prefixes (*api*, *pr*) they would match too much."""
 
 _STOPWORD_LIST = """
     a about above after again against all am an and any are aren as at be because been
@@ -27,29 +42,74 @@ _STOPWORD_LIST = """
     through to too under until up ve very was wasn way we were weren what when where which
     while who whom why will with won would wouldn you your yours yourself yourselves
     """
-STOPWORDS = frozenset(_STOPWORD_LIST.split())
+_CHAT_LIST = """
+    btw cheers fyi hello hey hi hiya lol ok okay oops pls plz sorry thank thx ty ugh wtf
+    yeah yep
+    """
+"""Greetings and interjections of chat: never what a question is about."""
+STOPWORDS = frozenset(_STOPWORD_LIST.split()) | frozenset(_CHAT_LIST.split())
 
 _WORD = re.compile(r"[^\W_]+")
+_CASE_CHANGE = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
+_IDENTIFIER_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+def identifier_parts(word: str) -> list[str]:
+    """The parts of a camelCase or PascalCase identifier, lowercased: ``OrderList`` ->
+    ``order``, ``list``; ``parseHTTPResponse2`` -> ``parse``, ``http``, ``response``, ``2``.
+
+    Any other word is its own single part. (snake_case and dotted names never reach
+    here: underscores and dots already separate words.)
+    """
+    parts = _IDENTIFIER_PART.findall(word)
+    if not _CASE_CHANGE.search(word) or "".join(parts) != word:
+        return [word.lower()]
+    return [part.lower() for part in parts]
+
+
+def _words(text: str) -> list[str]:
+    """Every word of ``text``, lowercased; an identifier, then each of its parts."""
+    words: list[str] = []
+    for word in _WORD.findall(text):
+        words.append(word.lower())
+        parts = identifier_parts(word)
+        if len(parts) > 1:
+            words.extend(parts)
+    return words
+
+
+def _most_specific(terms: list[str], max_terms: int) -> list[str]:
+    """The ``max_terms`` longest terms (the earlier first among equals), in question order.
+
+    Longer words are rarer, so they say more about what a long question is about than
+    its first few words do.
+    """
+    if len(terms) <= max_terms:
+        return terms
+    by_length = sorted(range(len(terms)), key=lambda index: (-len(terms[index]), index))
+    return [terms[index] for index in sorted(by_length[:max_terms])]
 
 
 def search_terms(text: str, *, max_terms: int = MAX_TERMS) -> list[str]:
-    """The distinct content words of ``text``, lowercased, in order of first appearance."""
-    terms: list[str] = []
-    for word in _WORD.findall(text.lower()):
-        if len(word) < 2 or word in STOPWORDS or word in terms:
-            continue
-        terms.append(word)
-        if len(terms) == max_terms:
-            break
-    return terms
+    """The distinct content words of ``text``, lowercased, in order of first appearance.
+
+    With more than ``max_terms`` of them, the longest are kept.
+    """
+    terms = [
+        word for word in dict.fromkeys(_words(text)) if len(word) >= 2 and word not in STOPWORDS
+    ]
+    return _most_specific(terms, max_terms)
 
 
 def _quoted(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def _any_of(values: Sequence[str]) -> str:
-    return "(" + " OR ".join(_quoted(value) for value in values) + ")"
+def _term(word: str) -> str:
+    """``"word"``, or the prefix term ``"word"*`` for a word long enough not to be noise."""
+    if len(word) >= MIN_PREFIX_LENGTH and not word.isdigit():
+        return _quoted(word) + "*"
+    return _quoted(word)
 
 
 def fts5_match(
@@ -61,15 +121,15 @@ def fts5_match(
 ) -> str | None:
     """An FTS5 MATCH expression: any of ``scope_tokens`` AND any of ``terms``.
 
-    The scope tokens are matched in their own column, so the index lookup only visits
-    episodes of the asker's partition. Returns None when there is nothing to search for.
+    The scope tokens are matched exactly, in their own column, so the index lookup only
+    visits episodes of the asker's partition; the terms are matched as prefixes (see
+    :data:`MIN_PREFIX_LENGTH`). Returns None when there is nothing to search for.
     """
     if not terms or not scope_tokens:
         return None
-    return (
-        f"{scope_column} : {_any_of(scope_tokens)}"
-        f" AND {{{' '.join(text_columns)}}} : {_any_of(terms)}"
-    )
+    scope = " OR ".join(_quoted(token) for token in scope_tokens)
+    words = " OR ".join(_term(term) for term in terms)
+    return f"{scope_column} : ({scope}) AND {{{' '.join(text_columns)}}} : ({words})"
 
 
 def question_match(question: str, scope_tokens: Sequence[str]) -> str | None:

@@ -5,10 +5,18 @@ from __future__ import annotations
 import sqlite3
 from contextlib import closing
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memory.recall_query import MAX_TERMS, fts5_match, search_terms
+from memory.recall_query import (
+    MAX_TERMS,
+    MIN_PREFIX_LENGTH,
+    fts5_match,
+    identifier_parts,
+    question_match,
+    search_terms,
+)
 
 
 def test_content_words_are_kept_lowercased_without_stopwords_or_punctuation() -> None:
@@ -24,12 +32,28 @@ def test_words_keep_accents_and_digits_but_not_underscores_or_quotes() -> None:
     assert search_terms('café "v2" snake_case') == ["café", "v2", "snake", "case"]
 
 
-def test_terms_are_capped() -> None:
-    text = " ".join(f"word{i}" for i in range(100))
+def test_terms_are_capped_keeping_the_longest_in_question_order() -> None:
+    text = " ".join(f"w{i}" for i in range(100))
     terms = search_terms(text)
     assert len(terms) == MAX_TERMS
-    assert terms[0] == "word0"
-    assert search_terms(text, max_terms=3) == ["word0", "word1", "word2"]
+    assert terms == [f"w{i}" for i in range(10, 34)]  # the first 24 of three characters
+    assert search_terms("aa bbbb cc dddd eeeee ff", max_terms=3) == ["bbbb", "dddd", "eeeee"]
+
+
+def test_a_long_rambling_question_keeps_its_specific_words_however_late() -> None:
+    chatter = (
+        "ok so the team had a long week, lots of calls, my cat is sick, the wifi is slow, "
+        "our lead is off, the sun is out, big day, we ate cake, the bus was late, my mum "
+        "says hi, new shoes, the demo went fine, the boss is away, kids are home, "
+    )
+    terms = search_terms(chatter + "how do we rotate the kubernetes certificates")
+    assert len(terms) == MAX_TERMS
+    assert {"rotate", "kubernetes", "certificates"} <= set(terms)
+
+
+def test_greetings_and_chat_interjections_are_not_terms() -> None:
+    assert search_terms("hey, thx lol, sorry!! ok pls") == []
+    assert search_terms("hi, the staging deploy again pls") == ["staging", "deploy"]
 
 
 def test_a_question_of_only_stopwords_has_no_terms() -> None:
@@ -40,14 +64,59 @@ def test_a_question_of_only_stopwords_has_no_terms() -> None:
 def test_match_requires_a_scope_token_and_any_term() -> None:
     match = fts5_match(["billing", "staging"], ["u123", "c456"])
     assert match == (
-        'scope : ("u123" OR "c456") AND {question answer lesson} : ("billing" OR "staging")'
+        'scope : ("u123" OR "c456") AND {question answer lesson} : ("billing"* OR "staging"*)'
+    )
+
+
+def test_words_long_enough_are_prefix_terms_short_words_and_numbers_exact() -> None:
+    short = "x" * (MIN_PREFIX_LENGTH - 1)
+    long = "x" * MIN_PREFIX_LENGTH
+    assert fts5_match([short, long, "20260105", "v2"], ["u1"]) == (
+        f'scope : ("u1") AND {{question answer lesson}} : ("{short}" OR "{long}"* OR "20260105"'
+        ' OR "v2")'
     )
 
 
 def test_quotes_inside_terms_are_escaped() -> None:
     assert fts5_match(['say"hi'], ["u1"]) == (
-        'scope : ("u1") AND {question answer lesson} : ("say""hi")'
+        'scope : ("u1") AND {question answer lesson} : ("say""hi"*)'
     )
+
+
+@pytest.mark.parametrize(
+    ("word", "parts"),
+    [
+        ("OrderList", ["order", "list"]),
+        ("useEffect", ["use", "effect"]),
+        ("parseHTTPResponse2", ["parse", "http", "response", "2"]),
+        ("S3KeySensor", ["s", "3", "key", "sensor"]),
+        ("Staging", ["staging"]),
+        ("VLOOKUP", ["vlookup"]),
+        ("v2", ["v2"]),
+        ("café", ["café"]),
+        ("crèmeBrûlée", ["crèmebrûlée"]),
+    ],
+)
+def test_identifier_parts_split_camel_case_only(word: str, parts: list[str]) -> None:
+    assert identifier_parts(word) == parts
+
+
+def test_identifiers_are_searched_whole_and_by_their_parts() -> None:
+    assert search_terms("why does OrderList call fetch_orders twice") == [
+        "orderlist",
+        "order",
+        "list",
+        "call",
+        "fetch",
+        "orders",
+        "twice",
+    ]
+
+
+def test_question_match_is_the_match_of_the_questions_terms() -> None:
+    question = "Deploying billing to staging?"
+    assert question_match(question, ["u1"]) == fts5_match(search_terms(question), ["u1"])
+    assert question_match("how do I?", ["u1"]) is None
 
 
 @given(text=st.text(max_size=200))

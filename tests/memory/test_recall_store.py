@@ -59,6 +59,56 @@ async def test_paraphrased_questions_recall_the_matching_episode_first(
     assert recalled[0].episode.id == ids[topic]
 
 
+async def _paraphrase_library(memory: Memory) -> dict[str, int]:
+    exchanges = {
+        "benefits": (
+            "Can I change my health plan after a marriage or a birth?",
+            "Yes, within 30 days of the event, in the benefits portal.",
+        ),
+        "summary": (
+            "Why does the order summary page show stale totals?",
+            "It caches totals for a minute; invalidate the cache on checkout.",
+        ),
+        "gateway": (
+            "Where does the payment gateway keep its configuration?",
+            "In the settings repo, under gateways/stripe.yaml.",
+        ),
+        "printer": (
+            "The printer on floor 2 jams every morning",
+            "Facilities replaced the feeder; use the printer on floor 3 meanwhile.",
+        ),
+    }
+    return {
+        topic: (await memory.answered(question, answer)).id
+        for topic, (question, answer) in exchanges.items()
+    }
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        # inflections the stemmer does not unify: married / marriage, config / configuration
+        ("so we just got married!! anything to do?", "benefits"),
+        ("where is the config again?", "gateway"),
+        # a code identifier finds the words it is made of
+        ("OrderSummaryPanel flickers", "summary"),
+        # the words that matter come after the chatter
+        (
+            "hey, sorry to bother you again, quick one, the team is asking me and I "
+            "forgot: the printers upstairs keep jamming",
+            "printer",
+        ),
+    ],
+)
+async def test_paraphrases_sharing_a_word_stem_or_identifier_part_are_recalled_first(
+    memory: Memory, question: str, topic: str
+) -> None:
+    ids = await _paraphrase_library(memory)
+    recalled = await memory.recall(question)
+    assert recalled, question
+    assert recalled[0].episode.id == ids[topic]
+
+
 @pytest.mark.parametrize(
     "question",
     ["what's for lunch today?", "who won the football match", "how are you?", "?!"],
