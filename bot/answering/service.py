@@ -49,6 +49,8 @@ MODEL_UNAVAILABLE = (
 )
 SOMETHING_WENT_WRONG = "Something went wrong while I was answering; please ask again."
 MAX_QUESTION_CHARS = 8000
+DM_HISTORY_MESSAGES = 20
+"""How many of a DM's latest top-level messages a top-level DM question is answered with."""
 TRUNCATION_NOTE = "_Your message was very long, so I only read its first {limit:,} characters._\n\n"
 MODEL_TRUNCATION_NOTE = (
     "\n\n[The message was cut here: only its first {limit:,} characters are shown.]"
@@ -209,15 +211,24 @@ class AnswerService:
         ), True
 
     async def _history(self, message: IncomingMessage) -> list[Message]:
-        if message.thread_ts is None:
-            return []
+        """The conversation so far: the thread's messages, or, for a message at the top
+        level of a DM, the DM's latest messages. Only ever this conversation's."""
         try:
-            thread = await self._directory.thread_messages(message.channel_id, message.thread_ts)
+            if message.thread_ts is not None:
+                earlier = await self._directory.thread_messages(
+                    message.channel_id, message.thread_ts
+                )
+            elif message.is_dm:
+                earlier = await self._directory.recent_messages(
+                    message.channel_id, limit=DM_HISTORY_MESSAGES
+                )
+            else:
+                return []
         except SlackApiError as error:
-            log.info("thread history unavailable: %s", error.response.get("error"))
+            log.info("conversation history unavailable: %s", error.response.get("error"))
             return []
         return thread_history(
-            thread,
+            earlier,
             identity=self.identity,
             requester_id=message.user_id,
             before_ts=message.ts,

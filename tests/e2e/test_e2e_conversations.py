@@ -69,6 +69,26 @@ async def test_a_follow_up_in_an_answered_thread_needs_no_mention_and_sees_the_t
     ]
 
 
+async def test_a_top_level_dm_follow_up_sees_the_dm_so_far_and_nothing_else(
+    slack: SignedSlack, fake_llm: FakeLLMServer
+) -> None:
+    await slack.mention("the deploy freeze starts friday", user=ALICE)
+    await slack.dm("which port does the billing API listen on?", user=ALICE)
+    await slack.dm("my cat is called Pixel", user=BOB)
+    await slack.answers(3)
+
+    await slack.dm("and the admin API?", user=ALICE)
+    await slack.answers(4)
+
+    follow_up = fake_llm.requests[-1]["messages"]
+    roles_and_texts = [(m["role"], m["content"]) for m in follow_up if m["role"] != "system"]
+    assert roles_and_texts == [
+        ("user", "which port does the billing API listen on?"),
+        ("assistant", "Answer: which port does the billing API listen on?"),
+        ("user", "and the admin API?"),
+    ]
+
+
 async def test_channel_messages_that_concern_nobody_are_ignored(
     slack: SignedSlack, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
 ) -> None:
