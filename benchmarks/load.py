@@ -4,6 +4,7 @@ The load generator runs in its own process, so the bot's event loop (and the dat
 thread sharing its interpreter) has a core to itself and a slow client cannot hide a slow
 server. Requests are signed in the benchmark process with the test suite's :func:`sign`;
 the child only posts them, a bounded number, with bounded concurrency, to 127.0.0.1.
+Measurements start after the child is up, and a warm-up send can come first.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pydantic import BaseModel
 from bot.server import EVENTS_PATH
 from tests.slack_harness import SignedSlack, sign
 
-__all__ = ["LoadResult", "SignedRequest", "blast", "signed_events"]
+__all__ = ["LoadGenerator", "LoadResult", "SignedRequest", "signed_events"]
 
 
 class SignedRequest(BaseModel):
@@ -109,21 +110,41 @@ def _send_all_in_child(url: str, payload: str, concurrency: int, rate: float | N
     return asyncio.run(_send_all(url, requests, concurrency, rate)).model_dump_json()
 
 
-async def blast(
-    server_url: str,
-    requests: list[SignedRequest],
-    *,
-    concurrency: int,
-    rate: float | None = None,
-) -> LoadResult:
-    """POST every request to the bot's events URL from a child process (closed loop, or
-    open loop at ``rate`` requests a second); await the result without blocking this
-    event loop, which serves the bot."""
-    payload = json.dumps([request.model_dump() for request in requests])
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
-        loop = asyncio.get_running_loop()
-        raw = await loop.run_in_executor(
-            pool, _send_all_in_child, f"{server_url}{EVENTS_PATH}", payload, concurrency, rate
+def _ready() -> bool:
+    return True
+
+
+class LoadGenerator:
+    """A child process posting signed requests to the bot's events URL.
+
+    ``async with LoadGenerator(url) as load: await load.send(requests, concurrency=20)``;
+    the process starts (and imports what it needs) on entry, so a measurement does not
+    include that, and several sends (a warm-up, then the measured one) share it. Waiting
+    for a send does not block this event loop, which serves the bot."""
+
+    def __init__(self, server_url: str) -> None:
+        self._url = f"{server_url}{EVENTS_PATH}"
+        self._pool: ProcessPoolExecutor | None = None
+
+    async def __aenter__(self) -> LoadGenerator:
+        context = multiprocessing.get_context("spawn")
+        self._pool = ProcessPoolExecutor(max_workers=1, mp_context=context)
+        await asyncio.get_running_loop().run_in_executor(self._pool, _ready)
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+
+    async def send(
+        self, requests: list[SignedRequest], *, concurrency: int, rate: float | None = None
+    ) -> LoadResult:
+        """Post every request: closed loop, or open loop at ``rate`` requests a second."""
+        if self._pool is None:
+            raise RuntimeError("use LoadGenerator with 'async with'")
+        payload = json.dumps([request.model_dump() for request in requests])
+        raw = await asyncio.get_running_loop().run_in_executor(
+            self._pool, _send_all_in_child, self._url, payload, concurrency, rate
         )
-    return LoadResult.model_validate_json(raw)
+        return LoadResult.model_validate_json(raw)
