@@ -9,7 +9,6 @@ from bot.views.feedback import (
     FEEDBACK_ACTION_ID,
     FEEDBACK_ACTION_PATTERN,
     FEEDBACK_FOOTERS,
-    answer_blocks,
     vote_for,
 )
 from bot.views.limits import block_kit_problems, clip
@@ -28,7 +27,6 @@ __all__ = [
     "FORGET_ITEM_ACTION_ID",
     "ItemKind",
     "ItemRef",
-    "answer_blocks",
     "block_kit_problems",
     "clip",
     "home_view",

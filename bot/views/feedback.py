@@ -11,17 +11,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from bot.views.limits import SECTION_TEXT_LIMIT
 from memory import Vote
 
 __all__ = [
     "FEEDBACK_ACTION_ID",
     "FEEDBACK_ACTION_PATTERN",
     "FEEDBACK_FOOTERS",
-    "answer_blocks",
     "fallback_feedback_block",
     "feedback_block",
-    "text_sections",
     "vote_for",
 ]
 
@@ -85,23 +82,3 @@ def vote_for(value: str | None) -> Vote | None:
         return Vote(value)
     except ValueError:
         return None
-
-
-def text_sections(text: str) -> list[Block]:
-    """``text`` as mrkdwn sections of at most 3,000 characters each, cut at line breaks."""
-    sections: list[Block] = []
-    rest = text.strip() or "…"
-    while rest:
-        head = rest[:SECTION_TEXT_LIMIT]
-        if len(rest) > SECTION_TEXT_LIMIT and "\n" in head[SECTION_TEXT_LIMIT // 2 :]:
-            head = head[: head.rindex("\n") + 1]
-        rest = rest[len(head) :]
-        if head.strip():
-            sections.append({"type": "section", "text": {"type": "mrkdwn", "text": head}})
-    return sections
-
-
-def answer_blocks(text: str, footer: list[Block]) -> list[Block]:
-    """A posted answer part as blocks: its text (blocks replace ``text`` on screen), then
-    ``footer``."""
-    return [*text_sections(text), *footer]

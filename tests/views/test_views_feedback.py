@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-from hypothesis import given
-from hypothesis import strategies as st
-
 from bot.views.feedback import (
     FEEDBACK_ACTION_PATTERN,
     FEEDBACK_FOOTERS,
-    answer_blocks,
     fallback_feedback_block,
     feedback_block,
-    text_sections,
     vote_for,
 )
 from bot.views.limits import block_kit_problems
@@ -51,23 +46,3 @@ def test_values_that_are_not_votes_are_ignored() -> None:
     assert vote_for("sideways") is None
     assert vote_for(None) is None
     assert not FEEDBACK_ACTION_PATTERN.match("answer_feedback:maybe")
-
-
-def test_a_long_answer_becomes_sections_cut_at_line_breaks() -> None:
-    text = "\n".join(f"line {n} " + "x" * 90 for n in range(60))
-
-    sections = text_sections(text)
-
-    assert len(sections) > 1
-    assert "".join(s["text"]["text"] for s in sections) == text
-    assert all(s["text"]["text"].endswith("\n") for s in sections[:-1])
-
-
-@given(st.text(min_size=0, max_size=9000))
-def test_answer_blocks_are_always_valid_and_keep_the_text(text: str) -> None:
-    blocks = answer_blocks(text, FEEDBACK_FOOTERS[0])
-
-    assert block_kit_problems(blocks) == []
-    shown = "".join(b["text"]["text"] for b in blocks if b["type"] == "section")
-    assert shown.strip() == (text.strip() or "…").strip()
-    assert blocks[-1] == feedback_block()
