@@ -87,20 +87,20 @@ class Bot:
             total_budget_seconds=settings.llm_retry_budget_seconds
         )
         self._purge_interval = purge_interval_seconds
-        self.client = AsyncWebClient(
-            token=settings.slack_bot_token.get_secret_value(),
-            base_url=str(settings.slack_api_url),
-            retry_handlers=[
-                AsyncConnectionErrorRetryHandler(),
-                AsyncRateLimitErrorRetryHandler(max_retry_count=2),
-                AsyncServerErrorRetryHandler(max_retry_count=1),
-            ],
-        )
         self.app = AsyncApp(
-            client=self.client,
+            token=settings.slack_bot_token.get_secret_value(),
             signing_secret=settings.slack_signing_secret.get_secret_value(),
             process_before_response=False,
         )
+        # Bolt builds its own client (handing it one makes Bolt warn whenever SLACK_BOT_TOKEN
+        # is also in the environment); point it at SLACK_API_URL and let it retry.
+        self.client: AsyncWebClient = self.app.client
+        self.client.base_url = str(settings.slack_api_url)
+        self.client.retry_handlers = [
+            AsyncConnectionErrorRetryHandler(),
+            AsyncRateLimitErrorRetryHandler(max_retry_count=2),
+            AsyncServerErrorRetryHandler(max_retry_count=1),
+        ]
         self.services: Services | None = None
         self._memory: MemoryStore | None = None
         self._llm_client: httpx.AsyncClient | None = None
