@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import itertools
-import json
-import time
-from typing import Any
-from urllib.parse import urlencode
-
 import httpx
 
 from bot.app import Bot
 from bot.config import Settings
 from bot.llm import RetryPolicy
 from bot.server import EVENTS_PATH, HttpServer
+from bot.slack.fake_people import (
+    ALICE,
+    BOB,
+    GENERAL,
+    SIGNING_SECRET,
+    SlackPeople,
+    dm_channel,
+    event_envelope,
+    message_event,
+    sign,
+)
 from bot.slack.fake_web_api import FakeMessage, FakeSlackWebAPI
 
 __all__ = [
@@ -32,13 +35,6 @@ __all__ = [
     "start_bot",
 ]
 
-SIGNING_SECRET = "test-signing-secret"
-ALICE = "U0000ALICE"
-BOB = "U0000BOB"
-GENERAL = "C0000GENERAL"
-APP_ID = "A0000APP"
-
-
 FAST_RETRIES = RetryPolicy(
     max_attempts=3, total_budget_seconds=2.0, base_delay=0.01, max_delay=0.05
 )
@@ -52,238 +48,12 @@ async def start_bot(settings: Settings, *, purge_interval_seconds: float = 3600.
     return server
 
 
-def sign(
-    body: str, *, secret: str = SIGNING_SECRET, timestamp: int | None = None
-) -> dict[str, str]:
-    """Slack's v0 signature headers for ``body``."""
-    stamp = str(int(time.time()) if timestamp is None else timestamp)
-    base = f"v0:{stamp}:{body}".encode()
-    digest = hmac.new(secret.encode(), base, hashlib.sha256).hexdigest()
-    return {"X-Slack-Request-Timestamp": stamp, "X-Slack-Signature": f"v0={digest}"}
-
-
-def dm_channel(user: str) -> str:
-    return f"D{user[1:]}"
-
-
-def event_envelope(
-    fake: FakeSlackWebAPI, event: dict[str, Any], *, event_id: str
-) -> dict[str, Any]:
-    """An ``event_callback`` as the Events API delivers it (over HTTP or a socket)."""
-    return {
-        "token": "legacy-verification-token",
-        "team_id": fake.team_id,
-        "api_app_id": APP_ID,
-        "event": event,
-        "type": "event_callback",
-        "event_id": event_id,
-        "event_time": int(time.time()),
-        "authorizations": [
-            {
-                "enterprise_id": None,
-                "team_id": fake.team_id,
-                "user_id": fake.bot_user_id,
-                "is_bot": True,
-                "is_enterprise_install": False,
-            }
-        ],
-        "is_ext_shared_channel": False,
-    }
-
-
-def message_event(
-    fake: FakeSlackWebAPI, message: FakeMessage, *, channel_type: str, subtype: str | None = None
-) -> dict[str, Any]:
-    """The ``message`` event Slack sends for ``message``."""
-    event: dict[str, Any] = {
-        "type": "message",
-        "user": message.user,
-        "text": message.text,
-        "ts": message.ts,
-        "team": fake.team_id,
-        "channel": message.channel,
-        "event_ts": message.ts,
-        "channel_type": channel_type,
-    }
-    if message.thread_ts is not None:
-        event["thread_ts"] = message.thread_ts
-    if subtype is not None:
-        event["subtype"] = subtype
-    return event
-
-
-class SignedSlack:
-    """Sends what Slack would send to the bot under test, signed, and waits on the results."""
+class SignedSlack(SlackPeople):
+    """People of the fake workspace talking to the bot under test, and waiting on it."""
 
     def __init__(self, server: HttpServer, fake: FakeSlackWebAPI, http: httpx.AsyncClient) -> None:
+        super().__init__(f"{server.url}{EVENTS_PATH}", fake, http)
         self.server = server
-        self.fake = fake
-        self.http = http
-        self._event_ids = itertools.count(1)
-
-    # -- raw requests ----------------------------------------------------------------------
-    async def post(
-        self,
-        body: str,
-        *,
-        content_type: str = "application/json",
-        retry_num: int | None = None,
-        headers: dict[str, str] | None = None,
-    ) -> httpx.Response:
-        sent = {"Content-Type": content_type, **sign(body)}
-        if retry_num is not None:
-            sent["X-Slack-Retry-Num"] = str(retry_num)
-            sent["X-Slack-Retry-Reason"] = "http_timeout"
-        sent.update(headers or {})
-        return await self.http.post(f"{self.server.url}{EVENTS_PATH}", content=body, headers=sent)
-
-    def envelope(self, event: dict[str, Any], *, event_id: str | None = None) -> dict[str, Any]:
-        """An ``event_callback`` as the Events API delivers it."""
-        return event_envelope(
-            self.fake, event, event_id=event_id or f"Ev{next(self._event_ids):08d}"
-        )
-
-    async def send_event(
-        self, event: dict[str, Any], *, event_id: str | None = None, retry_num: int | None = None
-    ) -> httpx.Response:
-        body = json.dumps(self.envelope(event, event_id=event_id))
-        response = await self.post(body, retry_num=retry_num)
-        assert response.status_code == 200, response.text
-        return response
-
-    # -- what people do --------------------------------------------------------------------
-    def message_event(
-        self, message: FakeMessage, *, channel_type: str, subtype: str | None = None
-    ) -> dict[str, Any]:
-        return message_event(self.fake, message, channel_type=channel_type, subtype=subtype)
-
-    async def dm(
-        self, text: str, *, user: str = ALICE, thread_ts: str | None = None
-    ) -> FakeMessage:
-        """``user`` writes ``text`` in their DM with the bot."""
-        message = self.fake.add_user_message(dm_channel(user), text, user=user, thread_ts=thread_ts)
-        await self.send_event(self.message_event(message, channel_type="im"))
-        return message
-
-    async def say(
-        self, text: str, *, user: str = ALICE, channel: str = GENERAL, thread_ts: str | None = None
-    ) -> FakeMessage:
-        """``user`` writes in a channel without mentioning the bot (a ``message`` event)."""
-        message = self.fake.add_user_message(channel, text, user=user, thread_ts=thread_ts)
-        await self.send_event(self.message_event(message, channel_type="channel"))
-        return message
-
-    async def mention(
-        self,
-        text: str,
-        *,
-        user: str = ALICE,
-        channel: str = GENERAL,
-        thread_ts: str | None = None,
-        also_as_message: bool = True,
-    ) -> FakeMessage:
-        """``user`` mentions the bot: Slack sends ``message`` and ``app_mention`` events."""
-        full_text = f"<@{self.fake.bot_user_id}> {text}"
-        message = self.fake.add_user_message(channel, full_text, user=user, thread_ts=thread_ts)
-        if also_as_message:
-            await self.send_event(self.message_event(message, channel_type="channel"))
-        mention: dict[str, Any] = {
-            "type": "app_mention",
-            "user": user,
-            "text": full_text,
-            "ts": message.ts,
-            "team": self.fake.team_id,
-            "channel": channel,
-            "event_ts": message.ts,
-        }
-        if thread_ts is not None:
-            mention["thread_ts"] = thread_ts
-        await self.send_event(mention)
-        return message
-
-    async def react(
-        self, message: FakeMessage, *, user: str = ALICE, reaction: str = "+1", added: bool = True
-    ) -> None:
-        event = {
-            "type": "reaction_added" if added else "reaction_removed",
-            "user": user,
-            "reaction": reaction,
-            "item_user": message.user,
-            "item": {"type": "message", "channel": message.channel, "ts": message.ts},
-            "event_ts": self.fake.next_ts(),
-        }
-        await self.send_event(event)
-
-    async def command(
-        self, command: str, *, user: str = ALICE, channel: str = GENERAL, text: str = ""
-    ) -> httpx.Response:
-        body = urlencode(
-            {
-                "token": "legacy-verification-token",
-                "team_id": self.fake.team_id,
-                "team_domain": "fake",
-                "channel_id": channel,
-                "channel_name": "general",
-                "user_id": user,
-                "user_name": user.lower(),
-                "command": command,
-                "text": text,
-                "api_app_id": APP_ID,
-                "response_url": "http://127.0.0.1:9/commands/response",
-                "trigger_id": "123.456.abc",
-            }
-        )
-        return await self.post(body, content_type="application/x-www-form-urlencoded")
-
-    async def click(
-        self,
-        message: FakeMessage,
-        *,
-        action_id: str,
-        value: str,
-        user: str = ALICE,
-        action_type: str = "button",
-    ) -> httpx.Response:
-        """``user`` clicks an element of ``message``: a ``block_actions`` payload (form)."""
-        payload = {
-            "type": "block_actions",
-            "user": {"id": user, "username": user.lower(), "team_id": self.fake.team_id},
-            "api_app_id": APP_ID,
-            "token": "legacy-verification-token",
-            "container": {
-                "type": "message",
-                "message_ts": message.ts,
-                "channel_id": message.channel,
-                "is_ephemeral": False,
-            },
-            "trigger_id": "123.456.abc",
-            "team": {"id": self.fake.team_id, "domain": "fake"},
-            "channel": {"id": message.channel, "name": "conversation"},
-            "message": message.as_slack(),
-            "response_url": "http://127.0.0.1:9/actions/response",
-            "actions": [
-                {
-                    "action_id": action_id,
-                    "block_id": "feedback",
-                    "type": action_type,
-                    "value": value,
-                    "action_ts": self.fake.next_ts(),
-                }
-            ],
-        }
-        body = urlencode({"payload": json.dumps(payload)})
-        return await self.post(body, content_type="application/x-www-form-urlencoded")
-
-    async def open_home(self, *, user: str = ALICE) -> None:
-        await self.send_event(
-            {
-                "type": "app_home_opened",
-                "user": user,
-                "channel": dm_channel(user),
-                "tab": "home",
-                "event_ts": self.fake.next_ts(),
-            }
-        )
 
     # -- waiting ---------------------------------------------------------------------------
     async def settled(self) -> None:
