@@ -152,7 +152,7 @@ class AnswerService:
         conversation = Conversation(
             messages=[
                 *await self._history(message),
-                *await self._experience(message, question, now),
+                *await self._experience(message, recalled),
                 *working_notes(self.working_memory, message),
                 Message.user(question),
             ]
@@ -249,13 +249,14 @@ class AnswerService:
         return await self._memory.recall(request)
 
     async def _experience(
-        self, message: IncomingMessage, question: str, now: datetime
+        self, message: IncomingMessage, recalled: list[RecalledEpisode]
     ) -> list[Message]:
         """The plan advisor's advice (similar rated exchanges, their lessons, the scope's
         wisdom notes), as one system message; none when nothing validated is relevant.
 
-        The advice holds every episode recall returned, so they are not listed twice."""
-        advice = await self._advisor.advise(message.scope, message.user_id, question, now)
+        The advice is built from the episodes already recalled for this turn (the store is
+        searched once a question) and holds all of them, so they are not listed twice."""
+        advice = await self._advisor.advice_from(message.scope, message.user_id, recalled)
         if advice is None:
             return []
         return [Message.system(self._render_experience([], advice.render()))]

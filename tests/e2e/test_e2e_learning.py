@@ -46,6 +46,9 @@ async def test_a_thumbs_up_from_the_asker_makes_the_exchange_past_experience(
     assert EXPERIENCE_HEADING in prompt
     assert FIRST in prompt
     assert f"Answer: {FIRST}" in prompt
+    services = slack.server.bot.services
+    assert services is not None
+    assert (await services.memory.stats()).recalls == 1, "one search per question"
 
 
 async def test_someone_elses_thumbs_up_does_not_count(
