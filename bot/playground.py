@@ -144,7 +144,6 @@ async def running_playground(args: argparse.Namespace) -> AsyncIterator[Playgrou
             "slack_app_token": None,
             "slack_api_url": fake_slack.base_url,
             "bot_db_path": args.db,
-            "port": args.port,
         }
         if not args.real_llm:
             fake_llm = await stack.enter_async_context(FakeLLMServer())
