@@ -18,6 +18,7 @@ full-text index, several times faster. The public verbs' own speed is the
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -53,6 +54,9 @@ SPAN = timedelta(days=180)
 BATCH = 5_000
 LAYOUT_VERSION = 1
 """Bump when the population changes, so cached stores of the old layout are not reused."""
+WRITE_PATH = ("codec.py", "episodes.py", "fts.py", "migrations.py", "scope_tokens.py", "votes.py")
+"""The modules of :mod:`memory.sqlite` that decide what a store holds: a cached store is
+reused only while they are unchanged."""
 
 MEASURED_SEED = 7
 OTHERS_SEED = 11
@@ -122,10 +126,18 @@ def load(path: Path, total: int, config: MemoryConfig) -> None:
         db.close()
 
 
+def _write_path_digest() -> str:
+    digest = hashlib.sha256()
+    for name in WRITE_PATH:
+        digest.update((Path(episodes.__file__).parent / name).read_bytes())
+    return digest.hexdigest()[:12]
+
+
 def cached_store(total: int, config: MemoryConfig) -> tuple[Path, bool]:
     """The path of a store of ``total`` episodes (built now if not cached) and whether it
-    was built now. A build is written under a temporary name and renamed when complete."""
-    path = BENCH_DIR / f"store-v{LAYOUT_VERSION}-{total}.db"
+    was built now. A build is written under a temporary name and renamed when complete;
+    the name carries the layout version and a digest of memory's write path."""
+    path = BENCH_DIR / f"store-v{LAYOUT_VERSION}-{_write_path_digest()}-{total}.db"
     if path.exists():
         return path, False
     BENCH_DIR.mkdir(parents=True, exist_ok=True)
