@@ -26,6 +26,7 @@ from benchmarks import (  # noqa: E402
     ingest,
     reaction_throughput,
     recall,
+    recall_quality,
     wasted_calls,
 )
 from benchmarks.harness import BENCH_DIR  # noqa: E402
@@ -38,6 +39,7 @@ BENCHMARKS: tuple[ModuleType, ...] = (
     reaction_throughput,
     ack_latency,
     ingest,
+    recall_quality,
     recall,
 )
 """Cheapest first; the recall benchmark builds (or reuses) the large stores."""
