@@ -1,17 +1,17 @@
 """``recall_at_5``: how often recall brings back the past exchanges a later question needs.
 
 The evaluation set (``benchmarks/data/``, described in README.md) is 34 hand-written work
-conversations, 139 exchanges, plus 20 unrelated one-off exchanges, all in one person's DM:
-each later question is labelled with the exchanges that answer it. The store is filled
+conversations (197 exchanges) and 20 unrelated one-off exchanges, all in one person's DM,
+and 329 later questions, each labelled with the exchanges that answer it. The store is filled
 through the public verbs (``record_exchange``, ``apply_vote``, ``set_lesson``) and every
 question is recalled through :meth:`memory.MemoryStore.recall`. ``recall_at_5`` is the share
 of the labelled exchanges found in the top 5, averaged over the held-out test questions;
 ``_dev`` figures are on the dev questions, the only ones used for tuning.
 
-Baselines run in the same store, through the same ranking, with another MATCH:
-``baseline_and`` is the question as typed (FTS5's implicit AND), ``baseline_or`` the first
-24 content words OR-ed (recall before this benchmark), ``relevance_only`` today's query
-ranked by BM25 alone (no recency or importance).
+Baselines run in the same store, through the same ranking, with another MATCH or pool:
+``baseline_and`` is the question as typed (FTS5's implicit AND), ``baseline_or`` recall as
+it was before this benchmark (the first 24 content words OR-ed, 4 candidates per result),
+``wide_pool`` today's query with that wider pool of candidates.
 
     python benchmarks/recall_quality.py [--misses]
 
@@ -47,7 +47,6 @@ from memory import (  # noqa: E402
     MemoryStore,
     NewExchange,
     RecallRequest,
-    RecallWeights,
     Scope,
     VoteEvent,
     open_store,
@@ -74,8 +73,8 @@ FIGURES = (
     "recall_at_5_baseline_and_dev",
     "recall_at_5_baseline_or",
     "recall_at_5_baseline_or_dev",
-    "recall_at_5_relevance_only",
-    "recall_at_5_relevance_only_dev",
+    "recall_at_5_wide_pool",
+    "recall_at_5_wide_pool_dev",
     "recall_quality_latency_p50_ms",
     "recall_quality_latency_p99_ms",
 )
@@ -224,21 +223,21 @@ def match_first_content_words(question: str, tokens: Sequence[str]) -> str | Non
 MatchBuilder = Callable[[str, Sequence[str]], str | None]
 
 
+PREVIOUS_CANDIDATES_PER_RESULT = 4
+"""The candidate pool recall used before this benchmark: four per requested result."""
+
+
 @dataclass(frozen=True)
 class Variant:
     name: str
     match: MatchBuilder
-    config: MemoryConfig
+    candidates_per_result: int
 
 
 VARIANTS = (
-    Variant("baseline_and", match_as_typed, MemoryConfig()),
-    Variant("baseline_or", match_first_content_words, MemoryConfig()),
-    Variant(
-        "relevance_only",
-        question_match,
-        MemoryConfig(weights=RecallWeights(relevance=1.0, recency=0.0, importance=0.0)),
-    ),
+    Variant("baseline_and", match_as_typed, PREVIOUS_CANDIDATES_PER_RESULT),
+    Variant("baseline_or", match_first_content_words, PREVIOUS_CANDIDATES_PER_RESULT),
+    Variant("wide_pool", question_match, PREVIOUS_CANDIDATES_PER_RESULT),
 )
 
 
@@ -261,6 +260,7 @@ class Measured:
     latencies_ms: list[float]
     variants: dict[str, Scores]
     found: dict[str, list[str]]
+    episodes: int
 
 
 async def _through_store(
@@ -290,12 +290,23 @@ def _variant_scores(
     path: Path, labels: dict[int, str], queries: Sequence[EvalQuery], variant: Variant
 ) -> Scores:
     db = connect(path)
+    config = MemoryConfig()
     try:
         by_query = {}
         for query in queries:
             request = _request(query)
-            match = variant.match(query.text, partition_tokens(request, variant.config))
-            recalled = [] if match is None else recall_matching(db, request, variant.config, match)
+            match = variant.match(query.text, partition_tokens(request, config))
+            recalled = (
+                []
+                if match is None
+                else recall_matching(
+                    db,
+                    request,
+                    config,
+                    match,
+                    candidates_per_result=variant.candidates_per_result,
+                )
+            )
             found = [labels[item.episode.id] for item in recalled]
             by_query[query.id] = _hit_share(found, query.relevant)
         return Scores(by_query)
@@ -304,6 +315,7 @@ def _variant_scores(
 
 
 def measure(quick: bool) -> tuple[list[EvalQuery], Measured]:
+    """Every question recalled once for recall@5, then ``rounds`` more times for latency."""
     exchanges = load_exchanges()
     queries = load_queries()
     rounds = QUICK_LATENCY_ROUNDS if quick else LATENCY_ROUNDS
@@ -313,7 +325,7 @@ def measure(quick: bool) -> tuple[list[EvalQuery], Measured]:
             _through_store(path, exchanges, queries, rounds)
         )
         variants = {v.name: _variant_scores(path, labels, queries, v) for v in VARIANTS}
-    return queries, Measured(scores, latencies, variants, found)
+    return queries, Measured(scores, latencies, variants, found, len(exchanges))
 
 
 def _share_figures(name: str, scores: Scores, queries: Sequence[EvalQuery]) -> list[Figure]:
@@ -350,7 +362,7 @@ def figures_of(queries: Sequence[EvalQuery], measured: Measured) -> list[Figure]
             name="recall_quality_latency_p50_ms",
             value=round(percentile(measured.latencies_ms, 0.5), 2),
             unit="ms",
-            detail=f"{samples} recalls in a 159-episode scope",
+            detail=f"{samples} recalls in a {measured.episodes}-episode scope",
         ),
         Figure(
             name="recall_quality_latency_p99_ms",

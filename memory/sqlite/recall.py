@@ -57,12 +57,18 @@ def partition_tokens(request: RecallRequest, config: MemoryConfig) -> list[str]:
 
 
 def recall_matching(
-    db: Database, request: RecallRequest, config: MemoryConfig, match: str
+    db: Database,
+    request: RecallRequest,
+    config: MemoryConfig,
+    match: str,
+    *,
+    candidates_per_result: int = CANDIDATES_PER_RESULT,
 ) -> list[RecalledEpisode]:
     """Rank the episodes of the asker's partition that ``match`` finds, within the budget.
 
     ``match`` must confine itself to :func:`partition_tokens`; the SQL checks the scope
-    again. Separate from :func:`recall` so other queries can be measured the same way.
+    again. Separate from :func:`recall` so other queries and pools can be measured the
+    same way.
     """
     scope = request.scope
     rows = db.query(
@@ -74,7 +80,7 @@ def recall_matching(
             "kind": scope.kind.value,
             "requester_id": request.requester_id,
             "shared": _shares_channel(request, config),
-            "candidates": CANDIDATES_PER_RESULT * request.limit,
+            "candidates": candidates_per_result * request.limit,
         },
     )
     candidates = [Candidate(episode=episode_from_row(row), bm25=row["bm25"]) for row in rows]

@@ -78,8 +78,8 @@ def test_words_long_enough_are_prefix_terms_short_words_and_numbers_exact() -> N
 
 
 def test_quotes_inside_terms_are_escaped() -> None:
-    assert fts5_match(['say"hi'], ["u1"]) == (
-        'scope : ("u1") AND {question answer lesson} : ("say""hi"*)'
+    assert fts5_match(['say"hi', 'say"hello'], ["u1"]) == (
+        'scope : ("u1") AND {question answer lesson} : ("say""hi" OR "say""hello"*)'
     )
 
 
