@@ -109,8 +109,11 @@ class ReflectionWorker:
                 else:
                     if report.stored == self._batch:
                         continue  # a full batch: more may be waiting, go on at once
+                # asyncio.timeout, not wait_for: on Python 3.11 wait_for swallows a
+                # cancellation that arrives as the event is set, and stop() then hangs.
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._woken.wait(), timeout=self._retry_interval)
+                    async with asyncio.timeout(self._retry_interval):
+                        await self._woken.wait()
                 self._woken.clear()
         finally:
             self._task = None

@@ -294,3 +294,18 @@ async def test_stop_ends_the_worker_while_the_model_hangs(
     assert running.done()
     kept = await current(memory, failed)
     assert (kept.status, kept.lesson) == (EpisodeStatus.FAILURE, None)
+
+
+async def test_stop_right_after_a_wake_ends_the_idle_worker(
+    store: MemoryStore, model: ScriptedModel
+) -> None:
+    """The app stops the worker just after a vote woke it (a shutdown after a 👍)."""
+    worker = ReflectionWorker(store, model, model, retry_interval=timedelta(hours=1))
+    running = asyncio.create_task(worker.run_forever())
+    await asyncio.sleep(0.2)  # it finds nothing to do and waits to be woken
+
+    worker.wake()
+    async with asyncio.timeout(5):
+        await worker.stop()
+
+    assert running.done()
