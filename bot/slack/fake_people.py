@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import itertools
 import json
 import time
+import uuid
 from typing import Any
 from urllib.parse import urlencode
 
@@ -117,7 +117,6 @@ class SlackPeople:
         self.fake = fake
         self.http = http
         self.signing_secret = signing_secret
-        self._event_ids = itertools.count(1)
 
     # -- raw requests ----------------------------------------------------------------------
     async def post(
@@ -138,7 +137,7 @@ class SlackPeople:
     def envelope(self, event: dict[str, Any], *, event_id: str | None = None) -> dict[str, Any]:
         """An ``event_callback`` as the Events API delivers it."""
         return event_envelope(
-            self.fake, event, event_id=event_id or f"Ev{next(self._event_ids):08d}"
+            self.fake, event, event_id=event_id or f"Ev{uuid.uuid4().hex[:10].upper()}"
         )
 
     async def send_event(

@@ -1,0 +1,129 @@
+"""What memory promises people, checked through the real app over HTTP: privacy across
+conversations, forgetting down to the bytes on disk, durability, and no lost votes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from bot.agent import EXPERIENCE_HEADING
+from bot.config import Settings
+from bot.llm import FakeLLMServer
+from bot.slack.fake_web_api import FakeSlackWebAPI
+from memory import EpisodeStatus
+from tests.slack_harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel, start_bot
+
+SECRET_QUESTION = "How do I reach the payroll vault from the quokka jumpbox?"
+RELATED = "remind me how to get into the payroll vault"
+
+
+def whole_prompt(request: dict[str, Any]) -> str:
+    return json.dumps(request["messages"])
+
+
+def prompt_for(fake_llm: FakeLLMServer, question: str) -> str:
+    for request in fake_llm.requests:
+        users = [m["content"] for m in request["messages"] if m["role"] == "user"]
+        if users and users[-1].endswith(question):
+            return whole_prompt(request)
+    raise AssertionError(f"no model request for {question!r}")
+
+
+async def taught_in_dm(slack: SignedSlack, question: str, *, user: str = ALICE) -> None:
+    """``user`` asks in their DM and validates the answer with 👍."""
+    before = len(slack.fake.final_messages(dm_channel(user)))
+    await slack.dm(question, user=user)
+    answers = await slack.answers(before + 1, channel=dm_channel(user))
+    await slack.react(answers[-1], user=user, reaction="+1")
+    await slack.settled()
+
+
+async def test_a_dm_memory_never_reaches_a_channel_or_another_person(
+    slack: SignedSlack, fake_llm: FakeLLMServer
+) -> None:
+    await taught_in_dm(slack, SECRET_QUESTION, user=ALICE)
+
+    await slack.mention(f"{RELATED} (channel)", user=ALICE, channel=GENERAL)
+    await slack.dm(f"{RELATED} (bob)", user=BOB)
+    await slack.answers(1, channel=GENERAL)
+    await slack.answers(1, channel=dm_channel(BOB))
+    await slack.dm(RELATED, user=ALICE)
+    await slack.answers(2, channel=dm_channel(ALICE))
+
+    alice_dm = prompt_for(fake_llm, RELATED)
+    assert EXPERIENCE_HEADING in alice_dm and "quokka" in alice_dm
+    for elsewhere in (f"{RELATED} (channel)", f"{RELATED} (bob)"):
+        prompt = prompt_for(fake_llm, elsewhere)
+        assert "quokka" not in prompt
+        assert EXPERIENCE_HEADING not in prompt
+
+
+async def test_forget_from_slack_leaves_no_bytes_on_disk_while_the_bot_runs(
+    slack: SignedSlack, db_file: Path
+) -> None:
+    await taught_in_dm(slack, SECRET_QUESTION, user=ALICE)
+    await taught_in_dm(slack, "Where is the lunch menu for the zebrafish team?", user=BOB)
+
+    response = await slack.command("/forget", user=ALICE, channel=dm_channel(ALICE))
+    assert response.status_code == 200
+
+    files = [db_file, db_file.with_name(db_file.name + "-wal")]
+    files.append(db_file.with_name(db_file.name + "-shm"))
+    on_disk = b"".join(path.read_bytes() for path in files if path.exists())
+    for word in (b"quokka", b"payroll", b"jumpbox", ALICE.encode()):
+        assert word not in on_disk, word
+    assert b"zebrafish" in on_disk, "other people's memories stay"
+
+
+async def test_memories_survive_a_restart(
+    settings: Settings, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
+) -> None:
+    async with httpx.AsyncClient(timeout=10.0) as http:
+        first = await start_bot(settings)
+        try:
+            await taught_in_dm(SignedSlack(first, fake_slack, http), SECRET_QUESTION)
+        finally:
+            await first.stop()
+
+        second = await start_bot(settings)
+        try:
+            slack = SignedSlack(second, fake_slack, http)
+            await slack.dm(RELATED)
+            await slack.answers(2, channel=dm_channel(ALICE))
+        finally:
+            await second.stop()
+
+    prompt = prompt_for(fake_llm, RELATED)
+    assert EXPERIENCE_HEADING in prompt
+    assert "quokka" in prompt
+
+
+async def test_many_reactions_at_once_lose_no_vote(slack: SignedSlack) -> None:
+    people = [f"U0000P{number:03d}" for number in range(12)]
+    await asyncio.gather(
+        *(
+            slack.dm(f"question {number} about ferries", user=person)
+            for number, person in enumerate(people)
+        )
+    )
+    await slack.answers(len(people))
+    answers = {person: slack.fake.final_messages(dm_channel(person))[0] for person in people}
+
+    await asyncio.gather(
+        *(
+            slack.react(answers[person], user=person, reaction="+1" if n % 2 else "-1")
+            for n, person in enumerate(people)
+        )
+    )
+    await slack.settled()
+
+    services = slack.server.bot.services
+    assert services is not None
+    for n, person in enumerate(people):
+        [episode] = await services.memory.list_episodes(person)
+        expected = EpisodeStatus.SUCCESS if n % 2 else EpisodeStatus.FAILURE
+        assert episode.status is expected, person
