@@ -33,7 +33,7 @@ MIN_PREFIX_LENGTH = 7
 and cost the most: a prefix term reads the index entries of every word it matches, in
 every partition, and short words are the common ones. From four letters, recall@5 on the
 dev questions gains one more question, but recall in a million-episode store takes twice
-as long; from seven, it costs about a sixth more.
+as long; from seven, it costs about a fifth more.
 """
 
 _STOPWORD_LIST = """

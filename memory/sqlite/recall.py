@@ -21,8 +21,8 @@ CANDIDATES_PER_RESULT = 1
 One: BM25 alone chooses which episodes are recalled, and the weighted score orders them
 (so it decides which fit the token budget). A wider pool lets a recent or important but
 barely related episode displace a relevant one: on the dev questions of
-``benchmarks/recall_quality.py`` recall@5 falls from 0.93 (one) to 0.92 (two) and 0.91
-(four). Among equally relevant episodes the most recently validated come first.
+``benchmarks/recall_quality.py`` recall@5 falls from 0.925 (one) to 0.916 (two to four).
+Among equally relevant episodes the most recently validated come first.
 """
 
 # The scope is enforced twice: by the scope tokens inside the MATCH (so the index only
