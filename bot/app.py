@@ -7,6 +7,7 @@ import contextlib
 import logging
 from datetime import UTC, datetime, timedelta
 
+import aiohttp
 import httpx
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.http_retry.builtin_async_handlers import (
@@ -118,7 +119,14 @@ class Bot:
         return self.services is not None
 
     async def start(self) -> None:
-        auth = await self.client.auth_test()
+        # One connection pool for every Web API call: without a session the SDK opens (and,
+        # against slack.com, TLS-handshakes) a new connection for each call.
+        self.client.session = aiohttp.ClientSession()
+        try:
+            auth = await self.client.auth_test()
+        except BaseException:
+            await self._close_slack_session()
+            raise
         identity = BotIdentity(
             user_id=str(auth["user_id"]), bot_id=auth.get("bot_id"), team_id=str(auth["team_id"])
         )
@@ -180,6 +188,12 @@ class Bot:
         if self._llm_client is not None:
             await self._llm_client.aclose()
             self._llm_client = None
+        await self._close_slack_session()
+
+    async def _close_slack_session(self) -> None:
+        session, self.client.session = self.client.session, None
+        if session is not None:
+            await session.close()
 
     async def consolidate(self) -> ConsolidationReport:
         """Turn recent rated answers into wisdom notes now (the schedule calls this too)."""
