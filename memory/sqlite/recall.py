@@ -21,7 +21,7 @@ CANDIDATES_PER_RESULT = 1
 One: BM25 alone chooses which episodes are recalled, and the weighted score orders them
 (so it decides which fit the token budget). A wider pool lets a recent or important but
 barely related episode displace a relevant one: on the dev questions of
-``benchmarks/recall_quality.py`` recall@5 falls from 0.925 (one) to 0.916 (two to four).
+``benchmarks/recall_quality.py`` recall@5 falls from 0.924 (one) to 0.916 (two to four).
 Among equally relevant episodes the most recently validated come first.
 """
 
