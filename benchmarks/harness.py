@@ -43,7 +43,7 @@ __all__ = [
 ]
 
 BENCH_DIR = Path(tempfile.gettempdir()) / "reaction-memory-bot-bench"
-"""Where built stores are cached between runs (keyed by their size and layout version)."""
+"""Where the bot's log of a run goes, and where built stores are cached between runs."""
 
 
 class Comparison(StrEnum):
