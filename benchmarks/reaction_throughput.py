@@ -118,7 +118,7 @@ async def _events_per_second(count: int, *, no_op: bool) -> float:
 
 
 def run(quick: bool) -> list[Figure]:
-    count, rounds = (1_000, 2) if quick else (5_000, 3)
+    count, rounds = (1_000, 2) if quick else (4_000, 5)
     baselines: list[float] = []
     apps: list[float] = []
     for _ in range(rounds):  # alternate, so a noisy neighbour slows both alike
