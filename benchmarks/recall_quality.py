@@ -53,7 +53,7 @@ from memory import (  # noqa: E402
 )
 from memory.recall_query import question_match  # noqa: E402
 from memory.sqlite.connection import connect  # noqa: E402
-from memory.sqlite.recall import partition_tokens, recall_matching  # noqa: E402
+from memory.sqlite.recall import partition_keys, recall_matching  # noqa: E402
 
 __all__ = [
     "FIGURES",
@@ -192,32 +192,33 @@ _BASELINE_STOPWORD_LIST = """
 _BASELINE_STOPWORDS = frozenset(_BASELINE_STOPWORD_LIST.split())
 """The stopwords recall used before this benchmark, frozen here as a baseline."""
 
-_TEXT_COLUMNS = "{question answer lesson}"
-
 
 def _quoted(word: str) -> str:
     return '"' + word.replace('"', '""') + '"'
 
 
-def _scoped(tokens: Sequence[str], terms: str) -> str:
-    scope = " OR ".join(_quoted(token) for token in tokens)
-    return f"scope : ({scope}) AND {_TEXT_COLUMNS} : ({terms})"
+def _in_partitions(partitions: Sequence[str], words: Sequence[str], joiner: str) -> str | None:
+    """``words`` joined by ``joiner`` (" " is FTS5's implicit AND), in each partition."""
+    if not words:
+        return None
+    return " OR ".join(
+        "(" + joiner.join(_quoted(f"{partition}_{word}") for word in words) + ")"
+        for partition in partitions
+    )
 
 
-def match_as_typed(question: str, tokens: Sequence[str]) -> str | None:
+def match_as_typed(question: str, partitions: Sequence[str]) -> str | None:
     """Every word of the question, as typed: FTS5's implicit AND."""
-    words = _WORD.findall(question.lower())
-    return _scoped(tokens, " ".join(_quoted(word) for word in words)) if words else None
+    return _in_partitions(partitions, _WORD.findall(question.lower()), " ")
 
 
-def match_first_content_words(question: str, tokens: Sequence[str]) -> str | None:
+def match_first_content_words(question: str, partitions: Sequence[str]) -> str | None:
     """The first 24 distinct content words OR-ed: recall's query before this benchmark."""
     terms: list[str] = []
     for word in _WORD.findall(question.lower()):
         if len(word) >= 2 and word not in _BASELINE_STOPWORDS and word not in terms:
             terms.append(word)
-    terms = terms[:24]
-    return _scoped(tokens, " OR ".join(_quoted(term) for term in terms)) if terms else None
+    return _in_partitions(partitions, terms[:24], " OR ")
 
 
 MatchBuilder = Callable[[str, Sequence[str]], str | None]
@@ -295,7 +296,7 @@ def _variant_scores(
         by_query = {}
         for query in queries:
             request = _request(query)
-            match = variant.match(query.text, partition_tokens(request, config))
+            match = variant.match(query.text, partition_keys(request, config))
             recalled = (
                 []
                 if match is None

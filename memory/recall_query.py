@@ -21,6 +21,7 @@ __all__ = [
     "STOPWORDS",
     "fts5_match",
     "identifier_parts",
+    "indexed_words",
     "question_match",
     "search_terms",
 ]
@@ -72,6 +73,11 @@ def identifier_parts(word: str) -> list[str]:
     return [part.lower() for part in parts]
 
 
+def indexed_words(text: str) -> list[str]:
+    """Every word of ``text``, lowercased, as the full-text index holds them."""
+    return [word.lower() for word in _WORD.findall(text)]
+
+
 def _words(text: str) -> list[str]:
     """Every word of ``text``, lowercased; an identifier, then each of its parts."""
     words: list[str] = []
@@ -110,33 +116,28 @@ def _quoted(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def _term(word: str) -> str:
-    """``"word"``, or the prefix term ``"word"*`` for a word long enough not to be noise."""
+def _term(partition: str, word: str) -> str:
+    """``"<partition>_word"``, or the prefix term ``"<partition>_word"*`` for a word long
+    enough not to be noise."""
+    term = _quoted(f"{partition}_{word}")
     if len(word) >= MIN_PREFIX_LENGTH and not word.isdigit():
-        return _quoted(word) + "*"
-    return _quoted(word)
+        return term + "*"
+    return term
 
 
-def fts5_match(
-    terms: Sequence[str],
-    scope_tokens: Sequence[str],
-    *,
-    scope_column: str = "scope",
-    text_columns: Sequence[str] = ("question", "answer", "lesson"),
-) -> str | None:
-    """An FTS5 MATCH expression: any of ``scope_tokens`` AND any of ``terms``.
+def fts5_match(terms: Sequence[str], partitions: Sequence[str]) -> str | None:
+    """An FTS5 MATCH expression: any of ``terms`` in any of ``partitions``.
 
-    The scope tokens are matched exactly, in their own column, so the index lookup only
-    visits episodes of the asker's partition; the terms are matched as prefixes (see
-    :data:`MIN_PREFIX_LENGTH`). Returns None when there is nothing to search for.
+    The index holds each word as ``<partition>_<word>`` (see ``memory.sqlite.fts``), so
+    the lookup reads only the entries of the asker's partitions, however large the index.
+    Terms long enough are matched as prefixes (see :data:`MIN_PREFIX_LENGTH`). Returns
+    None when there is nothing to search for.
     """
-    if not terms or not scope_tokens:
+    if not terms or not partitions:
         return None
-    scope = " OR ".join(_quoted(token) for token in scope_tokens)
-    words = " OR ".join(_term(term) for term in terms)
-    return f"{scope_column} : ({scope}) AND {{{' '.join(text_columns)}}} : ({words})"
+    return " OR ".join(_term(partition, term) for partition in partitions for term in terms)
 
 
-def question_match(question: str, scope_tokens: Sequence[str]) -> str | None:
-    """The MATCH expression recall runs for ``question`` within ``scope_tokens``."""
-    return fts5_match(search_terms(question), scope_tokens)
+def question_match(question: str, partitions: Sequence[str]) -> str | None:
+    """The MATCH expression recall runs for ``question`` within ``partitions``."""
+    return fts5_match(search_terms(question), partitions)

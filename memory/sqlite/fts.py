@@ -1,4 +1,9 @@
-"""The full-text index of validated episodes: the only place recall looks."""
+"""The full-text index of validated episodes: the only place recall looks.
+
+Each validated episode has one row per partition it belongs to (see
+:mod:`memory.sqlite.scope_tokens`): ``rowid = id`` in its asker's partition and, a channel
+success, ``rowid = -id`` in its channel's. Pending episodes have none.
+"""
 
 from __future__ import annotations
 
@@ -6,26 +11,43 @@ from collections.abc import Iterable
 
 from sqlite_utils import Database
 
-from memory.models import ConversationKind, EpisodeStatus, Scope
+from memory.models import ConversationKind, Episode, EpisodeStatus
+from memory.recall_query import indexed_words
 from memory.sqlite.codec import episode_from_row
-from memory.sqlite.scope_tokens import channel_token, personal_token
+from memory.sqlite.scope_tokens import channel_key, personal_key
 
-__all__ = ["BM25_WEIGHTS", "reindex_episode", "rewrite_index", "unindex_episodes"]
+__all__ = [
+    "BM25_WEIGHTS",
+    "TOKENIZE",
+    "partitioned",
+    "reindex_episode",
+    "rewrite_index",
+    "unindex_episodes",
+]
 
-BM25_WEIGHTS = "0.0, 2.0, 1.0, 1.0"
-"""bm25() column weights: scope tokens never add relevance; a matching question counts most."""
+BM25_WEIGHTS = "2.0, 1.0, 1.0"
+"""bm25() weights of question, answer and lesson: a matching question counts most."""
+
+TOKENIZE = "porter unicode61 remove_diacritics 2 tokenchars '_'"
+"""Porter stemming; ``_`` joins a partition key to its word in one token."""
+
+
+def partitioned(key: str, text: str) -> str:
+    """``text`` as the index holds it for partition ``key``: ``<key>_<word>`` each word."""
+    return " ".join(f"{key}_{word}" for word in indexed_words(text))
 
 
 def unindex_episodes(db: Database, episode_ids: Iterable[int]) -> None:
     for episode_id in episode_ids:
-        db.execute("DELETE FROM episodes_fts WHERE rowid = ?", [episode_id])
+        db.execute("DELETE FROM episodes_fts WHERE rowid IN (?, ?)", [episode_id, -episode_id])
 
 
-def _scope_tokens(scope: Scope, requester_id: str, status: EpisodeStatus) -> str:
-    tokens = [personal_token(scope, requester_id)]
-    if status is EpisodeStatus.SUCCESS and scope.kind is ConversationKind.CHANNEL:
-        tokens.append(channel_token(scope))
-    return " ".join(tokens)
+def _partitions(episode: Episode) -> list[tuple[int, str]]:
+    """(rowid, key) of each partition the validated episode is recalled from."""
+    partitions = [(episode.id, personal_key(episode.scope, episode.requester_id))]
+    if episode.status is EpisodeStatus.SUCCESS and episode.scope.kind is ConversationKind.CHANNEL:
+        partitions.append((-episode.id, channel_key(episode.scope)))
+    return partitions
 
 
 def reindex_episode(db: Database, episode_id: int) -> None:
@@ -37,16 +59,16 @@ def reindex_episode(db: Database, episode_id: int) -> None:
     episode = episode_from_row(rows[0])
     if episode.status is EpisodeStatus.PENDING:
         return
-    db.execute(
-        "INSERT INTO episodes_fts (rowid, scope, question, answer, lesson) VALUES (?, ?, ?, ?, ?)",
-        [
-            episode.id,
-            _scope_tokens(episode.scope, episode.requester_id, episode.status),
-            episode.question,
-            episode.answer,
-            episode.lesson or "",
-        ],
-    )
+    for rowid, key in _partitions(episode):
+        db.execute(
+            "INSERT INTO episodes_fts (rowid, question, answer, lesson) VALUES (?, ?, ?, ?)",
+            [
+                rowid,
+                partitioned(key, episode.question),
+                partitioned(key, episode.answer),
+                partitioned(key, episode.lesson or ""),
+            ],
+        )
 
 
 def rewrite_index(db: Database) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
+from memory.sqlite.fts import TOKENIZE, reindex_episode
+
 __all__ = ["apply_migrations", "migrations"]
 
 migrations = Migrations("memory")
@@ -88,6 +90,20 @@ def m001_initial(db: Database) -> None:
         );
         """
     )
+
+
+@migrations()
+def m002_partitioned_index(db: Database) -> None:
+    """One index entry per partition and word (``<key>_<word>``) instead of a scope column,
+    so recall reads only the asker's entries, however large the store grows."""
+    db.execute("DROP TABLE episodes_fts")
+    db.execute(
+        "CREATE VIRTUAL TABLE episodes_fts USING fts5"
+        f' (question, answer, lesson, tokenize = "{TOKENIZE}")'
+    )
+    validated = db.query("SELECT id FROM episodes WHERE status IN ('success', 'failure')")
+    for row in list(validated):
+        reindex_episode(db, row["id"])
 
 
 def apply_migrations(db: Database) -> None:

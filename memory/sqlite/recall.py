@@ -11,9 +11,9 @@ from memory.recall_query import question_match
 from memory.sqlite.codec import episode_from_row
 from memory.sqlite.counters import increment
 from memory.sqlite.fts import BM25_WEIGHTS
-from memory.sqlite.scope_tokens import channel_token, personal_token
+from memory.sqlite.scope_tokens import channel_key, personal_key
 
-__all__ = ["CANDIDATES_PER_RESULT", "partition_tokens", "recall", "recall_matching"]
+__all__ = ["CANDIDATES_PER_RESULT", "partition_keys", "recall", "recall_matching"]
 
 CANDIDATES_PER_RESULT = 1
 """Full-text candidates fetched per requested result, for recency and importance to re-rank.
@@ -25,13 +25,18 @@ barely related episode displace a relevant one: on the dev questions of
 Among equally relevant episodes the most recently validated come first.
 """
 
-# The scope is enforced twice: by the scope tokens inside the MATCH (so the index only
-# visits the asker's partition) and by the columns of the episode itself.
+# The scope is enforced twice: by the partition keys inside the MATCH (so the index only
+# visits the asker's partitions) and by the columns of the episode itself. A channel
+# success can match in two partitions (rowid id and -id): it counts once, at its best.
 _CANDIDATES_SQL = f"""
-SELECT episodes.*, bm25(episodes_fts, {BM25_WEIGHTS}) AS bm25
-FROM episodes_fts JOIN episodes ON episodes.id = episodes_fts.rowid
-WHERE episodes_fts MATCH :match
-  AND episodes.team_id = :team_id
+WITH hits AS MATERIALIZED (
+  SELECT abs(rowid) AS id, bm25(episodes_fts, {BM25_WEIGHTS}) AS bm25
+  FROM episodes_fts
+  WHERE episodes_fts MATCH :match
+)
+SELECT episodes.*, min(hits.bm25) AS bm25
+FROM hits JOIN episodes ON episodes.id = hits.id
+WHERE episodes.team_id = :team_id
   AND episodes.channel_id = :channel_id
   AND episodes.kind = :kind
   AND episodes.status IN ('success', 'failure')
@@ -39,6 +44,7 @@ WHERE episodes_fts MATCH :match
     episodes.requester_id = :requester_id
     OR (:shared AND episodes.kind = 'channel' AND episodes.status = 'success')
   )
+GROUP BY episodes.id
 ORDER BY bm25, episodes.validated_at DESC, episodes.id DESC
 LIMIT :candidates
 """
@@ -48,12 +54,12 @@ def _shares_channel(request: RecallRequest, config: MemoryConfig) -> bool:
     return config.share_channel_successes and request.scope.kind is ConversationKind.CHANNEL
 
 
-def partition_tokens(request: RecallRequest, config: MemoryConfig) -> list[str]:
-    """The full-text tokens of the partitions the asker may recall from."""
-    tokens = [personal_token(request.scope, request.requester_id)]
+def partition_keys(request: RecallRequest, config: MemoryConfig) -> list[str]:
+    """The keys of the partitions the asker may recall from."""
+    keys = [personal_key(request.scope, request.requester_id)]
     if _shares_channel(request, config):
-        tokens.append(channel_token(request.scope))
-    return tokens
+        keys.append(channel_key(request.scope))
+    return keys
 
 
 def recall_matching(
@@ -66,7 +72,7 @@ def recall_matching(
 ) -> list[RecalledEpisode]:
     """Rank the episodes of the asker's partition that ``match`` finds, within the budget.
 
-    ``match`` must confine itself to :func:`partition_tokens`; the SQL checks the scope
+    ``match`` must confine itself to :func:`partition_keys`; the SQL checks the scope
     again. Separate from :func:`recall` so other queries and pools can be measured the
     same way.
     """
@@ -89,7 +95,7 @@ def recall_matching(
 
 
 def recall(db: Database, request: RecallRequest, config: MemoryConfig) -> list[RecalledEpisode]:
-    match = question_match(request.text, partition_tokens(request, config))
+    match = question_match(request.text, partition_keys(request, config))
     if match is None:
         return []
     recalled = recall_matching(db, request, config, match)

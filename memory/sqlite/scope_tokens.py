@@ -1,9 +1,12 @@
-"""Opaque full-text tokens naming a recall partition.
+"""Keys naming recall partitions, written before every word the full-text index holds.
 
-Each validated episode is indexed with the token of its asker's partition, and (a channel
-success) the token of its channel, so a recall query can name its partition inside the
-full-text match. Tokens are a hash in decimal digits: no stemmer rule ends in a digit, so
-the tokenizer keeps them whole, and they never collide with real words.
+A validated episode is indexed in its asker's partition (each word as ``<key>_<word>``)
+and, a channel success, in its channel's too. A recall query names its partitions the same
+way, so FTS5 only ever reads the index entries of the asker's own partition: recall costs
+the same however much other people have stored, and BM25's statistics (how rare a word is)
+are those of the partition. Keys are decimal digits, so they never collide with words, and
+the Porter stemmer, which counts only vowels when it measures a word, stems
+``<key>_deploying`` exactly as it stems ``deploying``.
 """
 
 from __future__ import annotations
@@ -12,19 +15,19 @@ import hashlib
 
 from memory.models import Scope
 
-__all__ = ["channel_token", "personal_token"]
+__all__ = ["channel_key", "personal_key"]
 
 
-def _token(prefix: str, *parts: str) -> str:
+def _key(kind: str, *parts: str) -> str:
     digest = hashlib.sha256("\x1f".join(parts).encode()).digest()
-    return prefix + str(int.from_bytes(digest[:12], "big"))
+    return kind + str(int.from_bytes(digest[:8], "big"))
 
 
-def personal_token(scope: Scope, user_id: str) -> str:
+def personal_key(scope: Scope, user_id: str) -> str:
     """The partition of one person's exchanges in one conversation."""
-    return _token("u", scope.team_id, scope.channel_id, scope.kind.value, user_id)
+    return _key("1", scope.team_id, scope.channel_id, scope.kind.value, user_id)
 
 
-def channel_token(scope: Scope) -> str:
+def channel_key(scope: Scope) -> str:
     """The successes of a channel that its members share (when sharing is enabled)."""
-    return _token("c", scope.team_id, scope.channel_id)
+    return _key("2", scope.team_id, scope.channel_id)

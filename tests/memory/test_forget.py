@@ -9,7 +9,7 @@ import pytest
 from memory_helpers import CHANNEL, DM, T0, Memory
 
 from memory import EpisodeStatus, MemoryConfig, Vote
-from memory.sqlite.scope_tokens import personal_token
+from memory.sqlite.scope_tokens import personal_key
 
 FORGOTTEN = "UFORGETME1"
 KEPT = "UKEEPME22"
@@ -92,8 +92,8 @@ async def test_forget_user_leaves_no_bytes_on_disk(memory: Memory, db_path: Path
     after = disk_bytes(db_path)
     assert traces(after, DISTINCTIVE) == []
     assert SECRET_QUESTION.encode() not in after
-    token = personal_token(CHANNEL, FORGOTTEN)
-    assert token.encode() not in after
+    key = personal_key(CHANNEL, FORGOTTEN)
+    assert key.encode() not in after
     # the other person's memory is intact, on disk and in recall
     assert traces(after, ["brontosaurus"]) == ["brontosaurus"]
     [recalled] = await memory.recall("calibrating the telescope", user=KEPT)

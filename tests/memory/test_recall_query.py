@@ -17,6 +17,7 @@ from memory.recall_query import (
     question_match,
     search_terms,
 )
+from memory.sqlite.fts import TOKENIZE, partitioned
 
 
 def test_content_words_are_kept_lowercased_without_stopwords_or_punctuation() -> None:
@@ -61,26 +62,21 @@ def test_a_question_of_only_stopwords_has_no_terms() -> None:
     assert fts5_match([], ["u1"]) is None
 
 
-def test_match_requires_a_scope_token_and_any_term() -> None:
-    match = fts5_match(["billing", "staging"], ["u123", "c456"])
-    assert match == (
-        'scope : ("u123" OR "c456") AND {question answer lesson} : ("billing"* OR "staging"*)'
-    )
+def test_match_names_each_term_in_each_partition() -> None:
+    match = fts5_match(["billing", "staging"], ["1123", "2456"])
+    assert match == ('"1123_billing"* OR "1123_staging"* OR "2456_billing"* OR "2456_staging"*')
 
 
 def test_words_long_enough_are_prefix_terms_short_words_and_numbers_exact() -> None:
     short = "x" * (MIN_PREFIX_LENGTH - 1)
     long = "x" * MIN_PREFIX_LENGTH
-    assert fts5_match([short, long, "20260105", "v2"], ["u1"]) == (
-        f'scope : ("u1") AND {{question answer lesson}} : ("{short}" OR "{long}"* OR "20260105"'
-        ' OR "v2")'
+    assert fts5_match([short, long, "20260105", "v2"], ["11"]) == (
+        f'"11_{short}" OR "11_{long}"* OR "11_20260105" OR "11_v2"'
     )
 
 
 def test_quotes_inside_terms_are_escaped() -> None:
-    assert fts5_match(['say"hi', 'say"hello'], ["u1"]) == (
-        'scope : ("u1") AND {question answer lesson} : ("say""hi" OR "say""hello"*)'
-    )
+    assert fts5_match(['say"hi', 'say"hello'], ["11"]) == '"11_say""hi" OR "11_say""hello"*'
 
 
 @pytest.mark.parametrize(
@@ -120,16 +116,17 @@ def test_question_match_is_the_match_of_the_questions_terms() -> None:
 
 
 @given(text=st.text(max_size=200))
-def test_any_text_makes_a_valid_fts5_query_or_none(text: str) -> None:
+def test_any_text_makes_a_valid_query_that_finds_that_text_in_its_partition_only(
+    text: str,
+) -> None:
     terms = search_terms(text)
     assert len(terms) <= MAX_TERMS
     assert all(term == term.lower() and len(term) >= 2 for term in terms)
-    match = fts5_match(terms, ["u42"])
+    match = fts5_match(terms, ["142"])
     with closing(sqlite3.connect(":memory:")) as conn:
-        conn.execute(
-            "CREATE VIRTUAL TABLE t USING fts5(scope, question, answer, lesson,"
-            " tokenize = 'porter unicode61 remove_diacritics 2')"
-        )
-        conn.execute("INSERT INTO t VALUES ('u42', ?, '', '')", [text])
+        conn.execute(f'CREATE VIRTUAL TABLE t USING fts5(question, tokenize = "{TOKENIZE}")')
+        conn.execute("INSERT INTO t (rowid, question) VALUES (1, ?)", [partitioned("142", text)])
+        conn.execute("INSERT INTO t (rowid, question) VALUES (2, ?)", [partitioned("1420", text)])
         if match is not None:
-            conn.execute("SELECT rowid FROM t WHERE t MATCH ?", [match]).fetchall()
+            found = conn.execute("SELECT rowid FROM t WHERE t MATCH ?", [match]).fetchall()
+            assert found == [(1,)]

@@ -11,6 +11,7 @@ from memory_helpers import CHANNEL, DM, T0, Memory
 
 from memory import EpisodeStatus, MemoryConfig, MemoryStore, Vote, open_store
 from memory.sqlite import SQLiteMemoryStore
+from memory.sqlite.migrations import migrations
 
 HOUR = timedelta(hours=1)
 
@@ -216,12 +217,36 @@ async def test_the_database_uses_wal_and_a_numbered_schema(
     try:
         assert db.journal_mode == "wal"
         applied = [row["name"] for row in db.query("SELECT name FROM _sqlite_migrations")]
-        assert applied == ["m001_initial"]
+        assert applied == ["m001_initial", "m002_partitioned_index"]
         assert {"episodes", "ledger", "votes", "claims", "wisdom", "counters"} <= set(
             db.table_names()
         )
     finally:
         db.close()
+
+
+async def test_upgrading_a_first_version_database_reindexes_its_validated_episodes(
+    db_path: Path, config: MemoryConfig
+) -> None:
+    db = sqlite_utils.Database(db_path)
+    migrations.apply(db, stop_before="m002_partitioned_index")
+    db.execute(
+        "INSERT INTO episodes (id, team_id, channel_id, kind, requester_id, question, answer,"
+        " status, created_at, validated_at) VALUES (7, ?, ?, ?, 'U1', ?, 'Use make deploy.',"
+        " 'success', '2026-01-05T10:00:00+00:00', '2026-01-05T10:01:00+00:00')",
+        [DM.team_id, DM.channel_id, DM.kind.value, "How do I deploy billing?"],
+    )
+    db.conn.commit()
+    db.close()
+
+    store = await open_store(str(db_path), config)
+    try:
+        memory = Memory(store)
+        [recalled] = await memory.recall("deploying the billing service")
+        assert recalled.episode.id == 7
+        assert await memory.recall("deploying the billing service", user="U2") == []
+    finally:
+        await store.close()
 
 
 async def test_reopening_applies_no_migration_twice(db_path: Path, config: MemoryConfig) -> None:
@@ -230,7 +255,7 @@ async def test_reopening_applies_no_migration_twice(db_path: Path, config: Memor
         await store.close()
     db = sqlite_utils.Database(db_path)
     try:
-        assert db.execute("SELECT count(*) FROM _sqlite_migrations").fetchone()[0] == 1
+        assert db.execute("SELECT count(*) FROM _sqlite_migrations").fetchone()[0] == 2
     finally:
         db.close()
 
