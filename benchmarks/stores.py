@@ -54,9 +54,17 @@ SPAN = timedelta(days=180)
 BATCH = 5_000
 LAYOUT_VERSION = 1
 """Bump when the population changes, so cached stores of the old layout are not reused."""
-WRITE_PATH = ("codec.py", "episodes.py", "fts.py", "migrations.py", "scope_tokens.py", "votes.py")
-"""The modules of :mod:`memory.sqlite` that decide what a store holds: a cached store is
-reused only while they are unchanged."""
+WRITE_PATH = (
+    "recall_query.py",
+    "sqlite/codec.py",
+    "sqlite/episodes.py",
+    "sqlite/fts.py",
+    "sqlite/migrations.py",
+    "sqlite/scope_tokens.py",
+    "sqlite/votes.py",
+)
+"""The modules of :mod:`memory` that decide what a store holds (the index's words
+included): a cached store is reused only while they are unchanged."""
 
 MEASURED_SEED = 7
 OTHERS_SEED = 11
@@ -127,9 +135,10 @@ def load(path: Path, total: int, config: MemoryConfig) -> None:
 
 
 def _write_path_digest() -> str:
+    package = Path(episodes.__file__).parent.parent
     digest = hashlib.sha256()
     for name in WRITE_PATH:
-        digest.update((Path(episodes.__file__).parent / name).read_bytes())
+        digest.update((package / name).read_bytes())
     return digest.hexdigest()[:12]
 
 
