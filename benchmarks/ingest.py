@@ -5,7 +5,9 @@ Ingest is what one validated episode costs through the public verbs, as the bot 
 one after the other, each its own transaction, into a copy of the recall benchmark's
 large store (where a busy bot's store ends up), with the rate into an empty store beside
 it. The size is that large store's (same rows and index as the public verbs write, see
-:mod:`benchmarks.stores`) in megabytes (10^6 bytes) per million episodes.
+:mod:`benchmarks.stores`) in megabytes (10^6 bytes) per million episodes. And since
+forgetting rewrites the full-text index (so no old segment keeps deleted text), how long
+``forget_user`` of one person takes in that store.
 """
 
 from __future__ import annotations
@@ -18,13 +20,13 @@ from pathlib import Path
 
 from benchmarks.harness import BENCH_DIR, Figure
 from benchmarks.recall import FULL_EPISODES, QUICK_EPISODES
-from benchmarks.stores import cached_store, exchanges
+from benchmarks.stores import cached_store, exchanges, user_id
 from memory import MemoryConfig, NewExchange, VoteEvent, open_store
 
 __all__ = ["FIGURES", "NAME", "run"]
 
 NAME = "ingest"
-FIGURES = ("episodes_per_second_ingest", "db_mb_per_million_episodes")
+FIGURES = ("episodes_per_second_ingest", "db_mb_per_million_episodes", "forget_user_seconds")
 
 
 def _newcomers(count: int) -> list[tuple[NewExchange, VoteEvent]]:
@@ -54,6 +56,18 @@ async def _ingest_per_second(path: Path, count: int) -> float:
         await store.close()
 
 
+async def _forget_seconds(path: Path, user: str) -> tuple[float, int]:
+    """How long ``/forget`` of one person takes in the store at ``path``, and how many
+    rows it erased."""
+    store = await open_store(str(path), MemoryConfig())
+    try:
+        started = time.perf_counter()
+        report = await store.forget_user(user)
+        return time.perf_counter() - started, report.total
+    finally:
+        await store.close()
+
+
 def run(quick: bool) -> list[Figure]:
     count = 2_000 if quick else 20_000
     total = QUICK_EPISODES if quick else FULL_EPISODES
@@ -64,6 +78,7 @@ def run(quick: bool) -> list[Figure]:
         grown = Path(directory) / "grown.db"
         shutil.copyfile(path, grown)
         into_large = asyncio.run(_ingest_per_second(grown, count))
+        forget_seconds, erased = asyncio.run(_forget_seconds(grown, user_id(1)))
     return [
         Figure(
             name="episodes_per_second_ingest",
@@ -77,5 +92,12 @@ def run(quick: bool) -> list[Figure]:
             value=size / total * 1_000_000 / 1e6,
             unit="MB",
             detail=f"{size / 1e6:.0f} MB for {total} validated episodes",
+        ),
+        Figure(
+            name="forget_user_seconds",
+            value=forget_seconds,
+            unit="s",
+            detail=f"/forget of one person ({erased} rows) in the {total}-episode store;"
+            " the database thread is busy, so memory waits, meanwhile",
         ),
     ]
