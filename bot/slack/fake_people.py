@@ -226,7 +226,7 @@ class SlackPeople:
                 "command": command,
                 "text": text,
                 "api_app_id": APP_ID,
-                "response_url": "http://127.0.0.1:9/commands/response",
+                "response_url": self.fake.response_url(),
                 "trigger_id": "123.456.abc",
             }
         )
@@ -257,7 +257,7 @@ class SlackPeople:
             "team": {"id": self.fake.team_id, "domain": "fake"},
             "channel": {"id": message.channel, "name": "conversation"},
             "message": message.as_slack(),
-            "response_url": "http://127.0.0.1:9/actions/response",
+            "response_url": self.fake.response_url(),
             "actions": [
                 {
                     "action_id": action_id,

@@ -101,6 +101,9 @@ class FakeSlackWebAPI:
         self.refused_block_types: set[str] = set()
         """Block types answered with ``invalid_blocks`` (a workspace without them)."""
         self.calls: list[RecordedCall] = []
+        self.responses: list[dict[str, Any]] = []
+        """What the bot posted to response URLs (``respond()``), in order."""
+        self._response_ids = itertools.count(1)
         self.messages: dict[str, list[FakeMessage]] = {}
         self.users: dict[str, dict[str, Any]] = {}
         self._errors: dict[str, InjectedError] = {}
@@ -134,6 +137,7 @@ class FakeSlackWebAPI:
     async def __aenter__(self) -> FakeSlackWebAPI:
         app = web.Application()
         app.router.add_route("*", "/api/{method}", self._dispatch)
+        app.router.add_post("/respond/{id}", self._respond)
         app.router.add_get("/socket", self._socket_session)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
@@ -231,6 +235,22 @@ class FakeSlackWebAPI:
                     f"fake Slack: timed out waiting for {what}; calls: "
                     f"{[call.method for call in self.calls]}"
                 ) from None
+
+    def response_url(self) -> str:
+        """A fresh response URL, as Slack puts in a slash command or a click."""
+        return f"{self.base_url.removesuffix('api/')}respond/{next(self._response_ids)}"
+
+    async def wait_for_responses(self, count: int, *, within: float = 5.0) -> list[dict[str, Any]]:
+        await self.wait_for(
+            lambda: len(self.responses) >= count, within=within, what=f"{count} response(s)"
+        )
+        return self.responses
+
+    async def _respond(self, request: web.Request) -> web.Response:
+        self.responses.append(await request.json())
+        async with self._changed:
+            self._changed.notify_all()
+        return web.Response(text="ok")
 
     async def wait_for_final_messages(
         self, count: int, *, channel: str | None = None, within: float = 5.0

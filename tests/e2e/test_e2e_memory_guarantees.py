@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from bot.agent import EXPERIENCE_HEADING
 from bot.config import Settings
+from bot.listeners.commands import forget as forget_command
 from bot.llm import FakeLLMServer
 from bot.slack.fake_web_api import FakeSlackWebAPI
-from memory import EpisodeStatus
+from memory import EpisodeStatus, ForgetReport
 from tests.slack_harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel, start_bot
 
 SECRET_QUESTION = "How do I reach the payroll vault from the quokka jumpbox?"
@@ -127,3 +130,47 @@ async def test_many_reactions_at_once_lose_no_vote(slack: SignedSlack) -> None:
         [episode] = await services.memory.list_episodes(person)
         expected = EpisodeStatus.SUCCESS if n % 2 else EpisodeStatus.FAILURE
         assert episode.status is expected, person
+
+
+async def test_a_slow_forget_is_acknowledged_at_once_then_confirmed_with_counts(
+    slack: SignedSlack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await taught_in_dm(slack, SECRET_QUESTION)
+    services = slack.server.bot.services
+    assert services is not None
+    release = asyncio.Event()
+    erase = services.memory.forget_user
+
+    async def slow_forget(user_id: str) -> ForgetReport:
+        await release.wait()  # a large store rewrites its whole full-text index
+        return await erase(user_id)
+
+    monkeypatch.setattr(services.memory, "forget_user", slow_forget)
+    monkeypatch.setattr(forget_command, "ACK_WITHIN_SECONDS", 0.05)
+
+    response = await slack.command("/forget", user=ALICE, channel=dm_channel(ALICE))
+    assert response.json() == {"text": forget_command.ERASING, "response_type": "ephemeral"}
+    assert slack.fake.responses == []
+
+    release.set()
+    [confirmation] = await slack.fake.wait_for_responses(1)
+    assert confirmation["text"].startswith("Done: I erased everything I kept about you (")
+    assert confirmation["response_type"] == "ephemeral"
+    assert await services.memory.list_episodes(ALICE) == []
+
+
+async def test_a_failed_forget_says_so_and_what_to_do(
+    slack: SignedSlack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    services = slack.server.bot.services
+    assert services is not None
+
+    async def broken(user_id: str) -> ForgetReport:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(services.memory, "forget_user", broken)
+
+    response = await slack.command("/forget", user=ALICE)
+
+    assert response.status_code == 200
+    assert response.json() == {"text": forget_command.FORGET_FAILED, "response_type": "ephemeral"}

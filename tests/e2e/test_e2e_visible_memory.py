@@ -9,16 +9,13 @@ summary) by recognising their instructions, and echoes everything else.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
 import re
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
 import pytest
-from aiohttp import web
 
 from bot.agent import ToolCall
 from bot.config import Settings
@@ -73,52 +70,6 @@ def learning_model(fake_llm: FakeLLMServer) -> None:
 
 
 # -- Slack's side: interaction payloads and response URLs -----------------------------------
-class ResponseUrls:
-    """A local stand-in for Slack's response URLs: records what the bot posts to them."""
-
-    def __init__(self) -> None:
-        self.posted: list[dict[str, Any]] = []
-        self._changed = asyncio.Condition()
-        self._runner: web.AppRunner | None = None
-        self._ids = itertools.count(1)
-        self.base_url = ""
-
-    def new_url(self) -> str:
-        return f"{self.base_url}/respond/{next(self._ids)}"
-
-    async def start(self) -> None:
-        app = web.Application()
-        app.router.add_post("/respond/{id}", self._record)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        await web.TCPSite(self._runner, "127.0.0.1", 0).start()
-        host, port = self._runner.addresses[0][:2]
-        self.base_url = f"http://{host}:{port}"
-
-    async def stop(self) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()
-
-    async def _record(self, request: web.Request) -> web.Response:
-        async with self._changed:
-            self.posted.append(await request.json())
-            self._changed.notify_all()
-        return web.Response(text="ok")
-
-    async def wait_for(self, count: int) -> list[dict[str, Any]]:
-        async with self._changed:
-            await asyncio.wait_for(self._changed.wait_for(lambda: len(self.posted) >= count), 5)
-        return self.posted
-
-
-@pytest.fixture
-async def response_urls() -> AsyncIterator[ResponseUrls]:
-    urls = ResponseUrls()
-    await urls.start()
-    yield urls
-    await urls.stop()
-
-
 async def block_action(
     slack: SignedSlack,
     *,
@@ -406,9 +357,7 @@ async def test_the_plain_fallback_buttons_vote_too(slack: SignedSlack) -> None:
 
 
 # -- /memory and forgetting one item --------------------------------------------------------
-async def test_forgetting_one_item_from_memory_removes_it_and_only_it(
-    slack: SignedSlack, response_urls: ResponseUrls
-) -> None:
+async def test_forgetting_one_item_from_memory_removes_it_and_only_it(slack: SignedSlack) -> None:
     services = services_of(slack)
     kept = await ask_in_dm(slack, "How do I restart search?")
     dropped = await ask_in_dm(slack, FIRST)
@@ -430,21 +379,19 @@ async def test_forgetting_one_item_from_memory_removes_it_and_only_it(
     }
     assert sorted(listed) == sorted([by_question[FIRST], by_question["How do I restart search?"]])
 
-    url = response_urls.new_url()
+    url = slack.fake.response_url()
     await click_forget_in_memory_list(
         slack, by_question[FIRST], user=ALICE, channel=dm_channel(ALICE), response_url=url
     )
 
-    [replaced] = await response_urls.wait_for(1)
+    [replaced] = await slack.fake.wait_for_responses(1)
     assert replaced["replace_original"] is True
     assert forget_values(replaced["blocks"]) == [by_question["How do I restart search?"]]
     remaining = {episode.question for episode in await services.memory.list_episodes(ALICE)}
     assert remaining == {"How do I restart search?", "Who owns billing?"}
 
 
-async def test_someone_elses_forget_click_erases_nothing(
-    slack: SignedSlack, response_urls: ResponseUrls
-) -> None:
+async def test_someone_elses_forget_click_erases_nothing(slack: SignedSlack) -> None:
     services = services_of(slack)
     answer = await ask_in_dm(slack, FIRST)
     await slack.react(answer, user=ALICE, reaction="+1")
@@ -456,10 +403,10 @@ async def test_someone_elses_forget_click_erases_nothing(
         f"episode:{episode.id}",
         user=BOB,
         channel=dm_channel(BOB),
-        response_url=response_urls.new_url(),
+        response_url=slack.fake.response_url(),
     )
 
-    [bobs_list] = await response_urls.wait_for(1)
+    [bobs_list] = await slack.fake.wait_for_responses(1)
     assert forget_values(bobs_list["blocks"]) == []
     assert [e.id for e in await services.memory.list_episodes(ALICE)] == [episode.id]
 

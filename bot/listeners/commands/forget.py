@@ -2,15 +2,33 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from slack_bolt.context.ack.async_ack import AsyncAck
+from slack_bolt.context.respond.async_respond import AsyncRespond
 
 from bot.listeners.services import Services
 from memory import ForgetReport
 
-__all__ = ["LABELS", "forget_callback", "forget_summary"]
+__all__ = [
+    "ACK_WITHIN_SECONDS",
+    "ERASING",
+    "FORGET_FAILED",
+    "LABELS",
+    "forget_callback",
+    "forget_summary",
+]
+
+log = logging.getLogger(__name__)
+
+ACK_WITHIN_SECONDS = 2.0
+"""Slack wants a slash command acknowledged within 3 seconds. Erasing usually takes far less;
+in a large store (the full-text index is rewritten) it may not, and then the counts follow."""
+ERASING = "I'm erasing everything I keep about you; I'll confirm here when it's done."
+FORGET_FAILED = "I couldn't finish erasing what I keep about you. Please run /forget again."
 
 
 LABELS = {
@@ -39,8 +57,19 @@ def forget_summary(report: ForgetReport) -> str:
 
 
 def forget_callback(services: Services) -> Callable[..., Awaitable[None]]:
-    async def on_forget(ack: AsyncAck, command: dict[str, Any]) -> None:
-        report = await services.forget_user(command["user_id"])
-        await ack(text=forget_summary(report), response_type="ephemeral")
+    async def on_forget(ack: AsyncAck, respond: AsyncRespond, command: dict[str, Any]) -> None:
+        erasing = asyncio.ensure_future(services.forget_user(command["user_id"]))
+        done, _ = await asyncio.wait({erasing}, timeout=ACK_WITHIN_SECONDS)
+        if not done:
+            await ack(text=ERASING, response_type="ephemeral")
+        try:
+            summary = forget_summary(await erasing)
+        except Exception:
+            log.exception("/forget failed")
+            summary = FORGET_FAILED
+        if done:
+            await ack(text=summary, response_type="ephemeral")
+        else:
+            await respond(text=summary, response_type="ephemeral", replace_original=True)
 
     return on_forget
