@@ -95,6 +95,8 @@ class FakeLLMServer:
         self.model = model
         self.responder = responder
         self.requests: list[dict[str, Any]] = []
+        self.client_ports: list[int] = []
+        """The client's port of each recorded request: equal ports mean a reused connection."""
         self.down = False
         self.latency_seconds = 0.0
         self._script: deque[ScriptedReply] = deque()
@@ -171,6 +173,7 @@ class FakeLLMServer:
             return _error_response(ScriptedReply.error(400, message="the body is not JSON"))
         if isinstance(body, dict):
             async with self._request_recorded:
+                self.client_ports.append(_client_port(request))
                 self.requests.append(body)
                 self._request_recorded.notify_all()
         if self.down:
@@ -218,3 +221,8 @@ def _error_response(reply: ScriptedReply) -> web.Response:
     return web.json_response(
         error_body(reply.status, reply.error_message), status=reply.status, headers=headers
     )
+
+
+def _client_port(request: web.Request) -> int:
+    peer = request.transport.get_extra_info("peername") if request.transport else None
+    return int(peer[1]) if peer else 0

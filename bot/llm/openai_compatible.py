@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 from collections.abc import AsyncIterator
 from contextlib import aclosing
@@ -22,6 +24,7 @@ __all__ = ["OpenAICompatibleProvider"]
 
 _CHAT_COMPLETIONS = "chat/completions"
 _STREAM_END = "[DONE]"
+_READ_TO_END_SECONDS = 1.0
 _RETRYABLE_TRANSPORT_ERRORS = (
     httpx.TimeoutException,
     httpx.NetworkError,
@@ -69,10 +72,12 @@ class OpenAICompatibleProvider:
         self, response: httpx.Response, assembler: StreamAssembler
     ) -> AsyncIterator[str]:
         done = False
+        events = iter_sse_data(response.aiter_lines())
         try:
-            async for data in iter_sse_data(response.aiter_lines()):
+            async for data in events:
                 if data.strip() == _STREAM_END:
                     done = True
+                    await _read_to_end(events)
                     break
                 chunk = ChatCompletionChunk.model_validate_json(data)
                 if chunk.error is not None:
@@ -132,3 +137,13 @@ def _rejection_reason(response: httpx.Response) -> str:
     except (httpx.ResponseNotRead, ValueError, AttributeError):
         return reason
     return f"{reason}: {_error_text(error)}" if error else reason
+
+
+async def _read_to_end(events: AsyncIterator[str]) -> None:
+    """Read what follows ``[DONE]`` (normally just the end of the body), so that httpx can
+    reuse the connection for the next call instead of opening a new one; a server that
+    keeps the stream open after ``[DONE]`` only loses its connection."""
+    with contextlib.suppress(httpx.HTTPError, TimeoutError):
+        async with asyncio.timeout(_READ_TO_END_SECONDS):
+            async for _ in events:
+                pass

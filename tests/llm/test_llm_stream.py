@@ -124,3 +124,14 @@ async def test_stopping_early_releases_the_connection(
 
     assert first.content == "one"
     assert completion.content == "Answer: how do I reset my password"
+
+
+async def test_streamed_calls_reuse_one_connection(
+    provider: OpenAICompatibleProvider, llm: FakeLLMServer
+) -> None:
+    """Against a hosted model every new connection is a TLS handshake."""
+    for _ in range(3):
+        final_of(await collect(provider))
+
+    assert len(llm.client_ports) == 3
+    assert len(set(llm.client_ports)) == 1
