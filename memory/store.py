@@ -35,10 +35,12 @@ class MemoryStore(ABC):
 
     # -- exactly-once delivery -------------------------------------------------------------
     @abstractmethod
-    async def claim(self, key: str, *, user_id: str, at: datetime) -> bool:
-        """Record that ``key`` (an event id or ``channel:ts``) is being handled.
+    async def claim(self, *keys: str, user_id: str, at: datetime) -> bool:
+        """Record that the message these keys name (an event id, ``channel:ts``) is being
+        handled, in one write.
 
-        Returns True the first time, False for every later claim, across restarts."""
+        Returns True when none of the keys was claimed before, False when any was (a
+        re-delivery), across restarts."""
 
     # -- ledger and episodes ---------------------------------------------------------------
     @abstractmethod

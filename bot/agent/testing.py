@@ -177,7 +177,7 @@ class FakeMemory(MemoryStore):
     async def close(self) -> None:
         return None
 
-    async def claim(self, key: str, *, user_id: str, at: datetime) -> bool:
+    async def claim(self, *keys: str, user_id: str, at: datetime) -> bool:
         raise NotImplementedError
 
     async def record_exchange(self, exchange: NewExchange) -> Episode:

@@ -121,10 +121,9 @@ class AnswerService:
 
     async def answer(self, message: IncomingMessage) -> AnswerOutcome:
         now = self._clock()
-        for key in message.dedupe_keys:
-            if not await self._memory.claim(key, user_id=message.user_id, at=now):
-                log.debug("already handled %s", key)
-                return AnswerOutcome.DUPLICATE
+        if not await self._memory.claim(*message.dedupe_keys, user_id=message.user_id, at=now):
+            log.debug("already handled %s", message.event_id)
+            return AnswerOutcome.DUPLICATE
         target = ReplyTarget(
             channel_id=message.channel_id,
             thread_ts=message.reply_thread_ts,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from sqlite_utils import Database
@@ -22,12 +23,18 @@ def increment(db: Database, name: str, by: int = 1) -> None:
     )
 
 
-def claim(db: Database, key: str, user_id: str, at: datetime) -> bool:
-    cursor = db.execute(
-        "INSERT OR IGNORE INTO claims (key, user_id, at) VALUES (?, ?, ?)",
-        [key, user_id, to_db_time(at)],
-    )
-    return cursor.rowcount == 1
+def claim(db: Database, keys: Sequence[str], user_id: str, at: datetime) -> bool:
+    """Claim every key in one transaction; True when none had been claimed before."""
+    when = to_db_time(at)
+    with db.atomic():
+        new = sum(
+            db.execute(
+                "INSERT OR IGNORE INTO claims (key, user_id, at) VALUES (?, ?, ?)",
+                [key, user_id, when],
+            ).rowcount
+            for key in keys
+        )
+    return new == len(set(keys))
 
 
 def stats(db: Database) -> StoreStats:

@@ -53,8 +53,8 @@ class SQLiteMemoryStore(MemoryStore):
     async def close(self) -> None:
         await self._thread.close(_checkpoint)
 
-    async def claim(self, key: str, *, user_id: str, at: datetime) -> bool:
-        return await self._thread.run(partial(counters.claim, key=key, user_id=user_id, at=at))
+    async def claim(self, *keys: str, user_id: str, at: datetime) -> bool:
+        return await self._thread.run(partial(counters.claim, keys=keys, user_id=user_id, at=at))
 
     async def record_exchange(self, exchange: NewExchange) -> Episode:
         return await self._thread.run(

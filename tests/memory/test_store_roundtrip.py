@@ -141,6 +141,16 @@ async def test_a_claim_succeeds_once(memory: Memory) -> None:
     assert await store.claim("C1:123.4", user_id="U1", at=T0)
 
 
+async def test_one_claim_covers_every_key_of_a_message(memory: Memory) -> None:
+    """Slack sends a mention as a ``message`` and an ``app_mention`` (two event ids, one ts)."""
+    store = memory.store
+    assert await store.claim("Ev01", "C1:123.4", user_id="U1", at=T0)
+    assert not await store.claim("Ev02", "C1:123.4", user_id="U1", at=T0)
+    assert not await store.claim("Ev01", "C1:999.9", user_id="U1", at=T0)
+    assert not await store.claim("Ev02", user_id="U1", at=T0), "claimed along the way"
+    assert await store.claim("Ev03", "Ev03", user_id="U1", at=T0)
+
+
 async def test_stats_count_episodes_votes_recalls_and_tool_errors(memory: Memory) -> None:
     await memory.answered("worked")
     await memory.answered("failed", vote=Vote.DOWN)
