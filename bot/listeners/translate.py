@@ -29,7 +29,9 @@ def _incoming(
 ) -> IncomingMessage:
     return IncomingMessage(
         event_id=str(body.get("event_id") or f"{event['channel']}:{event['ts']}"),
-        team_id=str(event.get("team") or body.get("team_id") or ""),
+        # The workspace the conversation lives in, not the writer's own: in a Slack Connect
+        # channel each person's ``event.team`` differs, and the scope must not.
+        team_id=str(body.get("team_id") or event.get("team") or ""),
         channel_id=str(event["channel"]),
         user_id=str(event["user"]),
         text=str(event.get("text") or ""),

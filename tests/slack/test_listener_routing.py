@@ -103,3 +103,14 @@ def test_an_app_mention_is_answered_in_a_thread_under_it() -> None:
 
 def test_an_app_mention_by_a_bot_is_ignored() -> None:
     assert from_app_mention(body(type="app_mention", bot_id="B2"), BOT) is None
+
+
+async def test_the_scope_is_the_workspace_of_the_conversation_not_of_the_writer(
+    memory: MemoryStore,
+) -> None:
+    """In a Slack Connect channel, a guest's ``event.team`` is their own workspace."""
+    guest = body(team="T9GUEST", text=f"{BOT.mention} hello", channel_type="channel")
+    incoming = await from_message(guest, BOT, memory)
+
+    assert incoming is not None
+    assert incoming.scope == Scope(team_id="T1", channel_id="C1", kind=ConversationKind.CHANNEL)
