@@ -114,7 +114,7 @@ class AnswerService:
         self._recall_token_budget = recall_token_budget
         self._history_token_budget = history_token_budget
         self._part_limit = part_limit
-        self._advisor = PlanAdvisor(memory, limit=recall_limit, token_budget=recall_token_budget)
+        self._advisor = PlanAdvisor(memory)
         self.working_memory = working_memory or WorkingMemory()
         """Per-thread notes of running conversations (dropped by ``/forget``)."""
         self._clock = clock
