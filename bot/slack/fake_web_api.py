@@ -420,12 +420,7 @@ class FakeSlackWebAPI:
             return {"ok": False, "error": "msg_too_long"}
         message = self._bot_message(args["channel"], text, args.get("thread_ts"))
         message.blocks = _blocks(args.get("blocks"))
-        return {
-            "ok": True,
-            "channel": message.channel,
-            "ts": message.ts,
-            "message": message.as_slack(),
-        }
+        return _message_reply(message)
 
     async def _update(self, args: dict[str, Any]) -> dict[str, Any]:
         message = self.find(str(args.get("channel")), str(args.get("ts")))
@@ -497,12 +492,7 @@ class FakeSlackWebAPI:
         message.text += text
         message.streaming = False
         message.blocks = _blocks(args.get("blocks"))
-        return {
-            "ok": True,
-            "channel": message.channel,
-            "ts": message.ts,
-            "message": message.as_slack(),
-        }
+        return _message_reply(message)
 
     async def _post_ephemeral(self, args: dict[str, Any]) -> dict[str, Any]:
         if not args.get("channel") or not args.get("user"):
@@ -538,3 +528,8 @@ class FakeSlackWebAPI:
         if user is None:
             return {"ok": False, "error": "user_not_found"}
         return {"ok": True, "user": {**user, "profile": {"real_name": user["real_name"]}}}
+
+
+def _message_reply(message: FakeMessage) -> dict[str, Any]:
+    """Slack's answer to a method that posted or finished a message."""
+    return {"ok": True, "channel": message.channel, "ts": message.ts, "message": message.as_slack()}
