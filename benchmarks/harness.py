@@ -2,7 +2,7 @@
 
 The bot under test is the real HTTP server (:class:`bot.server.HttpServer`) wired to the
 test suite's fakes (:class:`FakeSlackWebAPI`, :class:`FakeLLMServer`) and driven with the
-suite's signed requests (:mod:`tests.slack_harness`), so a benchmark measures the code
+suite's signed requests (:mod:`bot.testing.harness`), so a benchmark measures the code
 path production runs, on 127.0.0.1 only.
 """
 
@@ -23,12 +23,12 @@ from pydantic import BaseModel
 
 from bot.app import Bot
 from bot.config import Settings
-from bot.llm import FakeLLMServer
 from bot.server import HttpServer
-from bot.slack.fake_web_api import FakeSlackWebAPI
 from bot.slack.streaming import THINKING_PLACEHOLDER
+from bot.testing import FakeLLMServer
+from bot.testing.fake_slack import FakeSlackWebAPI
+from bot.testing.harness import FAST_RETRIES, SIGNING_SECRET, SignedSlack
 from memory import ConversationKind, MemoryStore, NewExchange, Scope
-from tests.slack_harness import FAST_RETRIES, SIGNING_SECRET, SignedSlack
 
 __all__ = [
     "BENCH_DIR",
@@ -111,7 +111,7 @@ async def bot_under_test(
     """Fake Slack, fake LLM, the real bot server on ``db_file``, and a signed client.
 
     ``before_start`` may register listeners ahead of the bot's own (Bolt runs the first
-    listener that matches), as :func:`tests.slack_harness.start_bot` builds the server."""
+    listener that matches), as :func:`bot.testing.harness.start_bot` builds the server."""
     async with (
         FakeSlackWebAPI(placeholder_texts={THINKING_PLACEHOLDER}) as fake_slack,
         FakeLLMServer() as fake_llm,

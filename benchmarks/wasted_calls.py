@@ -1,14 +1,14 @@
 """``wasted_llm_calls``: what the tool guard saves in the seed-001 story.
 
 A tool returns malformed data every time and a naive model keeps retrying it
-(:mod:`bot.agent.scenarios`). The figure is the LLM calls beyond the minimum for that
+(:mod:`benchmarks.scenarios`). The figure is the LLM calls beyond the minimum for that
 turn with the guard on; the same story with the guard off is the baseline.
 """
 
 from __future__ import annotations
 
 from benchmarks.harness import Comparison, Figure, Target
-from bot.agent.scenarios import MINIMUM_LLM_CALLS, wasted_llm_calls
+from benchmarks.scenarios import MINIMUM_LLM_CALLS, wasted_llm_calls
 
 __all__ = ["FIGURES", "NAME", "run"]
 

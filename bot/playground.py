@@ -30,10 +30,10 @@ import httpx
 
 from bot.app import Bot
 from bot.config import Settings
-from bot.llm import FakeLLMServer
 from bot.server import EVENTS_PATH, HttpServer
-from bot.slack.fake_people import ALICE, BOB, GENERAL, SIGNING_SECRET, SlackPeople
-from bot.slack.fake_web_api import FakeMessage, FakeSlackWebAPI
+from bot.testing import FakeLLMServer
+from bot.testing.fake_slack import FakeMessage, FakeSlackWebAPI
+from bot.testing.slack_people import ALICE, BOB, GENERAL, SIGNING_SECRET, SlackPeople
 from memory import EpisodeStatus
 
 __all__ = ["Playground", "main"]

@@ -9,11 +9,11 @@ import httpx
 import pytest
 
 from bot.config import Settings
-from bot.llm import FakeLLMServer
 from bot.server import HttpServer
-from bot.slack.fake_web_api import FakeSlackWebAPI
 from bot.slack.streaming import THINKING_PLACEHOLDER
-from tests.slack_harness import SIGNING_SECRET, SignedSlack, start_bot
+from bot.testing import FakeLLMServer
+from bot.testing.fake_slack import FakeSlackWebAPI
+from bot.testing.harness import SIGNING_SECRET, SignedSlack, start_bot
 
 
 @pytest.fixture

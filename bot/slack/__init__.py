@@ -1,8 +1,6 @@
-"""Outbound Slack: showing answers (streamed or posted), splitting them, read-only lookups,
-and a fake Web API server for tests."""
+"""Outbound Slack: showing answers (streamed or posted), splitting them, read-only lookups."""
 
 from bot.slack.directory import WebApiDirectory
-from bot.slack.fake_web_api import FakeSlackWebAPI
 from bot.slack.splitting import PART_LIMIT, split_message
 from bot.slack.streaming import (
     THINKING_PLACEHOLDER,
@@ -18,7 +16,6 @@ __all__ = [
     "PART_LIMIT",
     "THINKING_PLACEHOLDER",
     "THINKING_STATUS",
-    "FakeSlackWebAPI",
     "PostedReply",
     "Reply",
     "ReplyTarget",

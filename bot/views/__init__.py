@@ -11,7 +11,7 @@ from bot.views.feedback import (
     FEEDBACK_FOOTERS,
     vote_for,
 )
-from bot.views.limits import block_kit_problems, clip
+from bot.views.limits import clip
 from bot.views.memory_list import (
     FORGET_ITEM_ACTION_ID,
     ItemKind,
@@ -27,7 +27,6 @@ __all__ = [
     "FORGET_ITEM_ACTION_ID",
     "ItemKind",
     "ItemRef",
-    "block_kit_problems",
     "clip",
     "home_view",
     "memory_list_blocks",

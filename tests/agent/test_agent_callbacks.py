@@ -6,7 +6,7 @@ from agent_support import Recorder, ask
 from pydantic import BaseModel
 
 from bot.agent import Agent, Callback, ToolCall, ToolError, ToolResult, TurnContext, tool
-from bot.agent.testing import ScriptedProvider, reply, tool_call
+from bot.testing.agent import ScriptedProvider, reply, tool_call
 
 
 class NoArgs(BaseModel):

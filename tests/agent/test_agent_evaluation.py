@@ -13,7 +13,7 @@ from bot.agent import (
     TurnContext,
 )
 from bot.agent.similarity import stem
-from bot.agent.testing import ScriptedProvider, make_context
+from bot.testing.agent import ScriptedProvider, make_context
 from memory import EpisodeStatus
 
 

@@ -22,7 +22,7 @@ from bot.agent import (
     tool,
 )
 from bot.agent.loop import EMPTY_REPLY_NUDGE
-from bot.agent.testing import FunctionProvider, ScriptedProvider, reply, tool_call
+from bot.testing.agent import FunctionProvider, ScriptedProvider, reply, tool_call
 
 
 class EchoArgs(BaseModel):

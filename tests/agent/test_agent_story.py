@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.agent.scenarios import (
+from benchmarks.scenarios import (
     MINIMUM_LLM_CALLS,
     NAIVE_PATIENCE,
     malformed_tool_story,

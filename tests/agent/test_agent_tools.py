@@ -20,14 +20,14 @@ from bot.agent import (
     TurnContext,
     tool,
 )
-from bot.agent.testing import (
+from bot.testing.agent import (
     FakeMemory,
     FunctionProvider,
     ScriptedProvider,
     make_context,
     tool_call,
 )
-from bot.agent.testing import reply as model_reply
+from bot.testing.agent import reply as model_reply
 
 
 class CityArgs(BaseModel):

@@ -12,10 +12,10 @@ from slack_sdk.errors import SlackApiError
 
 from bot.app import Bot
 from bot.config import Settings
-from bot.llm import FakeLLMServer
 from bot.server import EVENTS_PATH, HEALTH_PATH, HttpServer
-from bot.slack.fake_web_api import FakeSlackWebAPI
-from tests.slack_harness import ALICE, FAST_RETRIES, SignedSlack, dm_channel, sign
+from bot.testing import FakeLLMServer
+from bot.testing.fake_slack import FakeSlackWebAPI
+from bot.testing.harness import ALICE, FAST_RETRIES, SignedSlack, dm_channel, sign
 
 
 def dm_body(slack: SignedSlack, text: str) -> str:

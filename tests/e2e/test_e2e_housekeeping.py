@@ -6,8 +6,8 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 
 from bot.config import Settings
+from bot.testing.harness import ALICE, dm_channel, start_bot
 from memory import ConversationKind, EpisodeStatus, NewExchange, Scope
-from tests.slack_harness import ALICE, dm_channel, start_bot
 
 ALL_STATUSES = frozenset(EpisodeStatus)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from bot.agent import EXPERIENCE_HEADING
-from bot.llm import FakeLLMServer
-from bot.slack.fake_web_api import FakeMessage
-from tests.slack_harness import ALICE, BOB, SignedSlack, dm_channel
+from bot.testing import FakeLLMServer
+from bot.testing.fake_slack import FakeMessage
+from bot.testing.harness import ALICE, BOB, SignedSlack, dm_channel
 
 FIRST = "How do I deploy the billing service to staging?"
 RELATED = "what's the way to get billing deployed on staging"

@@ -6,12 +6,11 @@ import json
 
 import pytest
 
-from bot.llm import FakeLLMServer, ScriptedReply
-from bot.slack.fake_web_api import MARKDOWN_CHUNK_LIMIT, FakeMessage, FakeSlackWebAPI
 from bot.slack.splitting import PART_LIMIT
-from bot.views import block_kit_problems
+from bot.testing import FakeLLMServer, ScriptedReply, block_kit_problems
+from bot.testing.fake_slack import MARKDOWN_CHUNK_LIMIT, FakeMessage, FakeSlackWebAPI
+from bot.testing.harness import ALICE, GENERAL, SignedSlack, dm_channel
 from memory import EpisodeStatus
-from tests.slack_harness import ALICE, GENERAL, SignedSlack, dm_channel
 
 
 def long_answer() -> str:

@@ -15,11 +15,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bot.llm import FakeLLMServer
 from bot.server import EVENTS_PATH, HEALTH_PATH
-from bot.slack.fake_web_api import FakeSlackWebAPI
-from memory import ConversationKind, MemoryConfig, NewExchange, Scope, open_store
-from tests.slack_harness import (
+from bot.testing import FakeLLMServer
+from bot.testing.fake_slack import FakeSlackWebAPI
+from bot.testing.harness import (
     ALICE,
     SIGNING_SECRET,
     dm_channel,
@@ -27,6 +26,7 @@ from tests.slack_harness import (
     message_event,
     sign,
 )
+from memory import ConversationKind, MemoryConfig, NewExchange, Scope, open_store
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 LLM_KEY = "sk-test-llm-key-never-logged"

@@ -9,10 +9,10 @@ import pytest
 
 from bot.app import Bot
 from bot.config import Settings
-from bot.llm import FakeLLMServer
 from bot.server import EVENTS_PATH, HEALTH_PATH, SocketModeServer
-from bot.slack.fake_web_api import FakeSlackWebAPI
-from tests.slack_harness import ALICE, FAST_RETRIES, dm_channel, event_envelope, message_event
+from bot.testing import FakeLLMServer
+from bot.testing.fake_slack import FakeSlackWebAPI
+from bot.testing.harness import ALICE, FAST_RETRIES, dm_channel, event_envelope, message_event
 
 
 @pytest.fixture

@@ -24,13 +24,14 @@ from bot.learning.reflector import REFLECTION_PROMPT
 from bot.learning.scorer import SCORING_PROMPT
 from bot.learning.summarizer import SUMMARY_PROMPT
 from bot.listeners import Services
-from bot.llm import FakeLLMServer, OpenAICompatibleProvider, ScriptedReply, build_llm_client
-from bot.llm.fake_server import echo_last_user_message
-from bot.slack.fake_web_api import FakeMessage, FakeSlackWebAPI
+from bot.llm import OpenAICompatibleProvider, build_llm_client
+from bot.testing import FakeLLMServer, ScriptedReply, block_kit_problems
+from bot.testing.fake_llm import echo_last_user_message
+from bot.testing.fake_slack import FakeMessage, FakeSlackWebAPI
+from bot.testing.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel, start_bot
 from bot.views import (
     FEEDBACK_ACTION_ID,
     FORGET_ITEM_ACTION_ID,
-    block_kit_problems,
 )
 from memory import (
     ConversationKind,
@@ -41,7 +42,6 @@ from memory import (
 )
 from memory.advice import ADVICE_HEADER
 from memory.reflection import ReflectionWorker
-from tests.slack_harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel, start_bot
 
 LESSON = "Staging deploys use make deploy-staging, never deploy-prod."
 FIRST = "How do I deploy the billing service to staging?"

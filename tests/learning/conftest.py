@@ -6,7 +6,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.llm import FakeLLMServer, OpenAICompatibleProvider, RetryPolicy, build_llm_client
+from bot.llm import OpenAICompatibleProvider, RetryPolicy, build_llm_client
+from bot.testing import FakeLLMServer
 
 
 @pytest.fixture

@@ -13,7 +13,8 @@ from bot.learning import (
     LLMImportanceScorer,
     UnusableReply,
 )
-from bot.llm import FakeLLMServer, OpenAICompatibleProvider, ScriptedReply
+from bot.llm import OpenAICompatibleProvider
+from bot.testing import FakeLLMServer, ScriptedReply
 from memory import ConversationKind, Episode, EpisodeStatus, Scope
 
 SCOPE = Scope(team_id="T1", channel_id="C1", kind=ConversationKind.CHANNEL)

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from bot.learning import LLMFailureReflector, LLMImportanceScorer
-from bot.llm import FakeLLMServer, OpenAICompatibleProvider, ScriptedReply
+from bot.llm import OpenAICompatibleProvider
+from bot.testing import FakeLLMServer, ScriptedReply
 from memory import (
     ConversationKind,
     Episode,

@@ -7,7 +7,7 @@ from typing import Any
 
 from bot.listeners.actions.feedback_vote import vote_event
 from bot.listeners.commands.memory import conversation_scope, memory_message, memory_summary
-from bot.views.limits import block_kit_problems
+from bot.testing import block_kit_problems
 from memory import ConversationKind, Episode, EpisodeStatus, Scope, Vote, WisdomNote
 from memory.reactions import BUTTON
 

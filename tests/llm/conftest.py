@@ -8,11 +8,11 @@ import httpx
 import pytest
 
 from bot.llm import (
-    FakeLLMServer,
     OpenAICompatibleProvider,
     RetryPolicy,
     build_llm_client,
 )
+from bot.testing import FakeLLMServer
 
 API_KEY = "sk-test-do-not-log-0123456789"
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from bot.agent.messages import CompletionRequest, Message, ToolCall
-from bot.llm import FakeLLMServer, OpenAICompatibleProvider, ScriptedReply
+from bot.llm import OpenAICompatibleProvider
+from bot.testing import FakeLLMServer, ScriptedReply
 
 
 def ask(text: str) -> CompletionRequest:

@@ -10,13 +10,12 @@ import pytest
 from bot.agent.messages import CompletionRequest, Message
 from bot.agent.provider import ModelUnavailable
 from bot.llm import (
-    FakeLLMServer,
     ModelRequestRejected,
     OpenAICompatibleProvider,
     RetryPolicy,
-    ScriptedReply,
     build_llm_client,
 )
+from bot.testing import FakeLLMServer, ScriptedReply
 
 QUESTION = CompletionRequest(messages=[Message.user("is the build green")])
 

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from bot.agent.messages import ToolCall
-from bot.llm import FakeLLMServer, ScriptedReply
+from bot.testing import FakeLLMServer, ScriptedReply
 
 CHAT = {"model": "m", "messages": [{"role": "user", "content": "ping"}]}
 

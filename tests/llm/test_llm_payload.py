@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bot.agent.messages import CompletionRequest, Message, Role, ToolCall, ToolDefinition
-from bot.llm import FakeLLMServer, ModelRequestRejected, OpenAICompatibleProvider
+from bot.llm import ModelRequestRejected, OpenAICompatibleProvider
+from bot.testing import FakeLLMServer
 
 SEARCH = ToolDefinition(
     name="search_docs",

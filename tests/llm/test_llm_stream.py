@@ -9,7 +9,8 @@ import pytest
 
 from bot.agent.messages import Completion, CompletionRequest, Delta, Message, ToolCall
 from bot.agent.provider import ModelUnavailable
-from bot.llm import FakeLLMServer, OpenAICompatibleProvider, RetryPolicy, ScriptedReply
+from bot.llm import OpenAICompatibleProvider, RetryPolicy
+from bot.testing import FakeLLMServer, ScriptedReply
 
 QUESTION = CompletionRequest(messages=[Message.user("how do I reset my password")])
 

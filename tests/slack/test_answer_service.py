@@ -9,10 +9,10 @@ import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.agent import Agent, render_experience
-from bot.agent.testing import ScriptedProvider
 from bot.answering import AnswerOutcome, AnswerService, BotIdentity, IncomingMessage
 from bot.slack.directory import WebApiDirectory
-from bot.slack.fake_web_api import FakeSlackWebAPI
+from bot.testing.agent import ScriptedProvider
+from bot.testing.fake_slack import FakeSlackWebAPI
 from memory import EpisodeStatus, MemoryConfig, MemoryStore, NewExchange, open_store
 
 DM = "D0000ALICE"

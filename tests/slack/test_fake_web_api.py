@@ -10,7 +10,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.slack.directory import WebApiDirectory
-from bot.slack.fake_web_api import FakeSlackWebAPI
+from bot.testing.fake_slack import FakeSlackWebAPI
 
 CHANNEL = "C0000TEST"
 

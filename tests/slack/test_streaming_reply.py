@@ -7,7 +7,6 @@ from collections.abc import AsyncIterator
 import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.slack.fake_web_api import FakeSlackWebAPI
 from bot.slack.streaming import (
     THINKING_PLACEHOLDER,
     PostedReply,
@@ -16,6 +15,7 @@ from bot.slack.streaming import (
     answer_blocks,
     open_reply,
 )
+from bot.testing.fake_slack import FakeSlackWebAPI
 
 CHANNEL = "C0000TEST"
 LIMIT = 200

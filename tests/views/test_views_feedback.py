@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.testing import block_kit_problems
 from bot.views.feedback import (
     FEEDBACK_ACTION_PATTERN,
     FEEDBACK_FOOTERS,
@@ -9,7 +10,6 @@ from bot.views.feedback import (
     feedback_block,
     vote_for,
 )
-from bot.views.limits import block_kit_problems
 from memory import Vote
 
 

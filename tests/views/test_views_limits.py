@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.views.limits import block_kit_problems, clip
+from bot.testing import block_kit_problems
+from bot.views.limits import clip
 
 
 def section(text: str) -> dict[str, Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.views.limits import block_kit_problems
+from bot.testing import block_kit_problems
 from bot.views.memory_list import (
     FORGET_ITEM_ACTION_ID,
     ItemKind,

@@ -15,9 +15,9 @@ from bot.agent.context import TurnContext
 from bot.agent.loop import Agent
 from bot.agent.messages import Completion, CompletionRequest, Conversation, Message, Role
 from bot.agent.result import AgentResult
-from bot.agent.testing import FunctionProvider, make_context, reply, tool_call
 from bot.agent.tools.guard import GuardPolicy
 from bot.agent.tools.registry import tool
+from bot.testing.agent import FunctionProvider, make_context, reply, tool_call
 
 __all__ = [
     "MINIMUM_LLM_CALLS",

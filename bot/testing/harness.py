@@ -8,7 +8,8 @@ from bot.app import Bot
 from bot.config import Settings
 from bot.llm import RetryPolicy
 from bot.server import EVENTS_PATH, HttpServer
-from bot.slack.fake_people import (
+from bot.testing.fake_slack import FakeMessage, FakeSlackWebAPI
+from bot.testing.slack_people import (
     ALICE,
     BOB,
     GENERAL,
@@ -19,7 +20,6 @@ from bot.slack.fake_people import (
     message_event,
     sign,
 )
-from bot.slack.fake_web_api import FakeMessage, FakeSlackWebAPI
 
 __all__ = [
     "ALICE",

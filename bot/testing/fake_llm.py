@@ -24,7 +24,7 @@ from aiohttp import web
 from pydantic import BaseModel, Field
 
 from bot.agent.messages import ToolCall
-from bot.llm.fake_wire import (
+from bot.testing.fake_llm_wire import (
     completion_body,
     completion_chunks,
     error_body,
