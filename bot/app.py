@@ -17,16 +17,9 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 )
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.agent import (
-    SYSTEM_PROMPT,
-    Agent,
-    CountToolErrors,
-    LessonEvaluator,
-    Provider,
-    default_tools,
-    render_experience,
-)
+from bot.agent import Provider
 from bot.answering import AnswerService, BotIdentity
+from bot.assistant import build_agent, render_experience
 from bot.config import Settings
 from bot.learning import LLMEpisodeSummarizer, LLMFailureReflector, LLMImportanceScorer
 from bot.listeners import Services, register
@@ -35,24 +28,12 @@ from bot.slack.directory import WebApiDirectory
 from memory import ConsolidationReport, Consolidator, MemoryStore, WorkingMemory, open_store
 from memory.reflection import ReflectionWorker
 
-__all__ = ["PURGE_INTERVAL_SECONDS", "Bot", "build_agent", "build_consolidator"]
+__all__ = ["PURGE_INTERVAL_SECONDS", "Bot", "build_consolidator"]
 
 log = logging.getLogger(__name__)
 
 PURGE_INTERVAL_SECONDS = 3600.0
 """How often expired ledger entries (and the pending exchanges nobody can vote on) go."""
-
-
-def build_agent(provider: Provider) -> Agent:
-    """The agent every turn runs: instructions, built-in tools, the lesson check, and
-    tool failures counted in memory."""
-    return Agent(
-        provider,
-        tools=default_tools(),
-        instructions=SYSTEM_PROMPT,
-        evaluators=[LessonEvaluator()],
-        callbacks=[CountToolErrors()],
-    )
 
 
 def build_consolidator(store: MemoryStore, provider: Provider, settings: Settings) -> Consolidator:
@@ -147,7 +128,7 @@ class Bot:
         answering = AnswerService(
             client=self.client,
             memory=self._memory,
-            agent=build_agent(provider),
+            agent=build_agent(provider, self._memory),
             directory=WebApiDirectory(self.client),
             identity=identity,
             render_experience=render_experience,

@@ -1,7 +1,9 @@
 """The bot's own import path never loads a fake, and the agent core stays generic."""
 
+import ast
 import subprocess
 import sys
+from pathlib import Path
 
 
 def _modules_loaded_by(statement: str) -> list[str]:
@@ -22,3 +24,37 @@ def test_benchmarks_import_no_test_module() -> None:
     loaded = _modules_loaded_by("import benchmarks.harness, benchmarks.load")
     assert "benchmarks.harness" in loaded
     assert [m for m in loaded if m == "tests" or m.startswith("tests.")] == []
+
+
+def test_the_agent_core_loads_nothing_of_the_application() -> None:
+    loaded = _modules_loaded_by("import bot.agent")
+    assert "bot.agent.loop" in loaded
+    application = [
+        m
+        for m in loaded
+        if m in ("memory", "slack_bolt", "slack_sdk")
+        or m.startswith(("memory.", "slack_bolt.", "slack_sdk."))
+        or (m.startswith("bot.") and not m.startswith("bot.agent"))
+    ]
+    assert application == []
+
+
+def test_no_module_of_the_agent_core_imports_the_application() -> None:
+    """Checked in the source too, so an import inside a function can't slip through."""
+    core = Path(__file__).resolve().parent.parent / "bot" / "agent"
+    offenders = []
+    for path in sorted(core.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            offenders += [
+                f"{path.relative_to(core)}: {name}"
+                for name in names
+                if name.split(".")[0] in ("memory", "slack_bolt", "slack_sdk", "tests")
+                or (name.startswith("bot") and not name.startswith("bot.agent"))
+            ]
+    assert offenders == []

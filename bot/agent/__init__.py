@@ -1,10 +1,13 @@
-"""The agent: a bounded loop of model calls, guarded tools and evaluators.
+"""The generic agent core (seed 002): a bounded loop of model calls, guarded tools and
+evaluators, with callbacks around each step.
 
-The Slack app builds one :class:`Agent` and calls :meth:`Agent.run` for each question.
+It imports nothing of the application: an application subclasses :class:`TurnContext`, and
+plugs its tools, evaluators and callbacks in (the Slack assistant's are in ``bot.assistant``).
+It builds one :class:`Agent` and calls :meth:`Agent.run` for each question.
 """
 
-from bot.agent.callbacks import Callback, CallbackChain, CountToolErrors
-from bot.agent.context import SlackDirectory, TurnContext
+from bot.agent.callbacks import Callback, CallbackChain
+from bot.agent.context import TurnContext
 from bot.agent.decode import DecodeResult, decode_arguments
 from bot.agent.evaluation import (
     EvaluationDetails,
@@ -13,7 +16,6 @@ from bot.agent.evaluation import (
     EvaluatorError,
     SelectiveEvaluator,
 )
-from bot.agent.lesson_evaluator import LessonEvaluator
 from bot.agent.loop import EMPTY_REPLY_TEXT, NARROW_DOWN_TEXT, Agent
 from bot.agent.messages import (
     Completion,
@@ -26,7 +28,6 @@ from bot.agent.messages import (
     ToolDefinition,
     ToolResult,
 )
-from bot.agent.prompt import EXPERIENCE_HEADING, SYSTEM_PROMPT, render_experience
 from bot.agent.provider import ModelUnavailable, Provider
 from bot.agent.result import AgentResult, StopReason
 from bot.agent.streaming import OnText
@@ -37,15 +38,12 @@ from bot.agent.tools import (
     ToolError,
     ToolErrorClass,
     ToolRegistry,
-    default_tools,
     tool,
 )
 
 __all__ = [
     "EMPTY_REPLY_TEXT",
-    "EXPERIENCE_HEADING",
     "NARROW_DOWN_TEXT",
-    "SYSTEM_PROMPT",
     "Agent",
     "AgentResult",
     "Callback",
@@ -53,7 +51,6 @@ __all__ = [
     "Completion",
     "CompletionRequest",
     "Conversation",
-    "CountToolErrors",
     "DecodeResult",
     "Delta",
     "EvaluationDetails",
@@ -61,7 +58,6 @@ __all__ = [
     "Evaluator",
     "EvaluatorError",
     "GuardPolicy",
-    "LessonEvaluator",
     "LoopMemory",
     "Message",
     "ModelUnavailable",
@@ -69,7 +65,6 @@ __all__ = [
     "Provider",
     "Role",
     "SelectiveEvaluator",
-    "SlackDirectory",
     "StopReason",
     "Tool",
     "ToolCall",
@@ -80,7 +75,5 @@ __all__ = [
     "ToolResult",
     "TurnContext",
     "decode_arguments",
-    "default_tools",
-    "render_experience",
     "tool",
 ]

@@ -19,7 +19,7 @@ from bot.agent.tools.errors import ToolError
 if TYPE_CHECKING:
     from bot.agent.result import AgentResult
 
-__all__ = ["Callback", "CallbackChain", "CountToolErrors"]
+__all__ = ["Callback", "CallbackChain"]
 
 logger = logging.getLogger(__name__)
 
@@ -47,20 +47,6 @@ class Callback:
         """``error`` is set when the call failed (it is also in ``AgentResult.tool_errors``)."""
 
     async def on_evaluator_error(self, error: EvaluatorError, context: TurnContext) -> None: ...
-
-
-class CountToolErrors(Callback):
-    """Count each tool failure in memory as ``tool_error:<class>:<tool>``."""
-
-    async def after_tool_call(
-        self,
-        call: ToolCall,
-        result: ToolResult,
-        error: ToolError | None,
-        context: TurnContext,
-    ) -> None:
-        if error is not None:
-            await context.memory.count(error.counter)
 
 
 class CallbackChain(Callback):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, Field
 
@@ -27,6 +27,8 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+ContextT = TypeVar("ContextT", bound=TurnContext, contravariant=True)
 
 
 class EvaluationDetails(BaseModel):
@@ -46,17 +48,19 @@ class EvaluationResult(BaseModel):
 
 
 @runtime_checkable
-class Evaluator(Protocol):
-    async def evaluate(self, draft: str, context: TurnContext) -> EvaluationResult: ...
+class Evaluator(Protocol[ContextT]):
+    """Checks a draft; an application's evaluator names the context it needs."""
+
+    async def evaluate(self, draft: str, context: ContextT) -> EvaluationResult: ...
 
 
 @runtime_checkable
-class SelectiveEvaluator(Evaluator, Protocol):
+class SelectiveEvaluator(Evaluator[ContextT], Protocol[ContextT]):
     """An evaluator that can tell in advance whether it has anything to check this turn.
 
     While no evaluator is active, the loop streams drafts straight to the person."""
 
-    def applies(self, context: TurnContext) -> bool: ...
+    def applies(self, context: ContextT) -> bool: ...
 
 
 class EvaluatorError(Exception):
@@ -71,11 +75,13 @@ class EvaluatorError(Exception):
 OnEvaluatorError = Callable[[EvaluatorError], Awaitable[None]]
 
 
-def _name(evaluator: Evaluator) -> str:
+def _name(evaluator: Evaluator[Any]) -> str:
     return type(evaluator).__name__
 
 
-async def is_active(evaluator: Evaluator, context: TurnContext, on_error: OnEvaluatorError) -> bool:
+async def is_active(
+    evaluator: Evaluator[Any], context: TurnContext, on_error: OnEvaluatorError
+) -> bool:
     """Whether the evaluator will check this turn; one that can't tell is left out."""
     if not isinstance(evaluator, SelectiveEvaluator):
         return True
@@ -87,7 +93,7 @@ async def is_active(evaluator: Evaluator, context: TurnContext, on_error: OnEval
 
 
 async def evaluate_draft(
-    evaluators: Sequence[Evaluator],
+    evaluators: Sequence[Evaluator[Any]],
     draft: str,
     context: TurnContext,
     on_error: OnEvaluatorError,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from bot.agent.callbacks import Callback, CallbackChain
 from bot.agent.context import TurnContext
@@ -56,7 +57,7 @@ class _Turn:
     context: TurnContext
     sink: TextSink
     stream: bool
-    evaluators: list[Evaluator]
+    evaluators: list[Evaluator[Any]]
     llm_calls: int = 0
     iterations: int = 0
     evaluation_rounds: int = 0
@@ -82,7 +83,7 @@ class Agent:
         max_iterations: int = 6,
         max_empty_retries: int = 2,
         max_decode_feedback: int = 2,
-        evaluators: Sequence[Evaluator] = (),
+        evaluators: Sequence[Evaluator[Any]] = (),
         max_evaluation_rounds: int = 2,
         callbacks: Sequence[Callback] = (),
         guard: GuardPolicy | None = None,

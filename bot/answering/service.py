@@ -12,13 +12,13 @@ from typing import Protocol
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.agent.context import SlackDirectory, TurnContext
 from bot.agent.messages import Conversation, Message
 from bot.agent.provider import ModelUnavailable
 from bot.agent.tools.errors import ToolError
 from bot.answering.history import BotIdentity, strip_mention, thread_history
 from bot.answering.incoming import IncomingMessage
-from bot.answering.working_notes import note_turn, working_notes
+from bot.answering.working_notes import note_turn, thread_key, working_notes
+from bot.assistant.context import AssistantContext, SlackDirectory
 from bot.slack.splitting import PART_LIMIT
 from bot.slack.streaming import Reply, ReplyTarget, open_reply
 from bot.views import FEEDBACK_FOOTERS
@@ -70,7 +70,7 @@ class AnswerAgent(Protocol):
         self,
         conversation: Conversation,
         *,
-        context: TurnContext,
+        context: AssistantContext,
         on_text: Callable[[str], Awaitable[None]] | None = None,
     ) -> AgentAnswer: ...
 
@@ -156,11 +156,12 @@ class AnswerService:
                 Message.user(question),
             ]
         )
-        context = TurnContext(
+        context = AssistantContext(
+            thread=thread_key(message),
+            now=now,
             requester_id=message.user_id,
             scope=message.scope,
             thread_ts=message.reply_thread_ts,
-            now=now,
             memory=self._memory,
             slack=self._directory,
             recalled=recalled,

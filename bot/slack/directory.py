@@ -12,7 +12,7 @@ USER_FIELDS = ("id", "name", "real_name", "tz")
 
 
 class WebApiDirectory:
-    """Implements :class:`bot.agent.context.SlackDirectory` with ``AsyncWebClient`` calls."""
+    """Implements :class:`bot.assistant.SlackDirectory` with ``AsyncWebClient`` calls."""
 
     def __init__(self, client: AsyncWebClient, *, max_messages: int = 200) -> None:
         self._client = client

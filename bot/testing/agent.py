@@ -3,7 +3,7 @@
 * :class:`FunctionProvider` answers every request with a function of the request.
 * :class:`ScriptedProvider` plays a list of replies in order.
 * :class:`FakeMemory` and :class:`FakeSlack` stand in for the memory store and Slack lookups.
-* :func:`make_context` builds a :class:`TurnContext` from them.
+* :func:`make_context` builds an :class:`AssistantContext` from them.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from datetime import UTC, datetime
 from itertools import count
 from typing import Any
 
-from bot.agent.context import TurnContext
 from bot.agent.messages import Completion, CompletionRequest, Delta, ToolCall
+from bot.assistant.context import AssistantContext
 from memory import (
     ConversationKind,
     Episode,
@@ -253,13 +253,15 @@ def make_context(
     memory: MemoryStore | None = None,
     slack: FakeSlack | None = None,
     recalled: Sequence[RecalledEpisode] = (),
-) -> TurnContext:
-    """A TurnContext for tests: a DM with fake memory and Slack unless told otherwise."""
-    return TurnContext(
-        requester_id=requester_id,
-        scope=scope or Scope(team_id="T0TEAM", channel_id="D0DM", kind=ConversationKind.DM),
-        thread_ts=thread_ts,
+) -> AssistantContext:
+    """An AssistantContext for tests: a DM with fake memory and Slack unless told otherwise."""
+    scope = scope or Scope(team_id="T0TEAM", channel_id="D0DM", kind=ConversationKind.DM)
+    return AssistantContext(
+        thread=f"{scope.channel_id}:{thread_ts or 'top'}",
         now=now or datetime(2026, 11, 23, 9, 30, tzinfo=UTC),
+        requester_id=requester_id,
+        scope=scope,
+        thread_ts=thread_ts,
         memory=memory or FakeMemory(),
         slack=slack or FakeSlack(),
         recalled=list(recalled),

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 from agent_support import DM, T0, episode
 
-from bot.agent import Tool, TurnContext, default_tools
+from bot.agent import Tool, TurnContext
 from bot.agent.tools import run_tool
-from bot.agent.tools.builtin import current_datetime, lookup_user, read_thread, recall_my_memories
+from bot.assistant import default_tools
+from bot.assistant.tools import current_datetime, lookup_user, read_thread, recall_my_memories
 from bot.testing.agent import FakeMemory, FakeSlack, make_context
 from memory import (
     EpisodeStatus,

@@ -8,11 +8,11 @@ from bot.agent import (
     Agent,
     EvaluationDetails,
     EvaluationResult,
-    LessonEvaluator,
     Role,
     TurnContext,
 )
-from bot.agent.similarity import stem
+from bot.assistant import LessonEvaluator
+from bot.assistant.similarity import stem
 from bot.testing.agent import ScriptedProvider, make_context
 from memory import EpisodeStatus
 

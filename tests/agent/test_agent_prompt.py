@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agent_support import episode, recalled
 
-from bot.agent import EXPERIENCE_HEADING, SYSTEM_PROMPT, render_experience
+from bot.assistant import EXPERIENCE_HEADING, SYSTEM_PROMPT, render_experience
 from memory import EpisodeStatus
 
 

@@ -13,13 +13,13 @@ from pydantic import BaseModel
 from bot.agent import (
     Agent,
     CompletionRequest,
-    CountToolErrors,
     LoopMemory,
     Role,
     ToolError,
     TurnContext,
     tool,
 )
+from bot.assistant import CountToolErrors
 from bot.testing.agent import (
     FakeMemory,
     FunctionProvider,
@@ -319,7 +319,7 @@ async def test_tool_errors_are_counted_in_memory_by_class_and_tool() -> None:
     broken = weather_tool(Runs(), payload="{")
     provider = ScriptedProvider([model_reply("", tool_call("weather", {"city": "Oslo"})), "ok"])
 
-    await Agent(provider, tools=[broken], callbacks=[CountToolErrors()]).run(
+    await Agent(provider, tools=[broken], callbacks=[CountToolErrors(memory)]).run(
         ask("?"), context=make_context(memory=memory)
     )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.agent import EXPERIENCE_HEADING
+from bot.assistant import EXPERIENCE_HEADING
 from bot.testing import FakeLLMServer
 from bot.testing.fake_slack import FakeMessage
 from bot.testing.harness import ALICE, BOB, SignedSlack, dm_channel

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from bot.agent import EXPERIENCE_HEADING
+from bot.assistant import EXPERIENCE_HEADING
 from bot.config import Settings
 from bot.listeners.commands import forget as forget_command
 from bot.testing import FakeLLMServer

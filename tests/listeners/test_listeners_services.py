@@ -10,8 +10,8 @@ from typing import Any, cast
 import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.agent import render_experience
 from bot.answering import AnswerAgent, AnswerService, BotIdentity
+from bot.assistant import render_experience
 from bot.listeners import Services
 from memory import (
     ConversationKind,

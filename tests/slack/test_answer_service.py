@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.agent import Agent, render_experience
+from bot.agent import Agent
 from bot.answering import AnswerOutcome, AnswerService, BotIdentity, IncomingMessage
+from bot.assistant import render_experience
 from bot.slack.directory import WebApiDirectory
 from bot.testing.agent import ScriptedProvider
 from bot.testing.fake_slack import FakeSlackWebAPI

@@ -1,10 +1,9 @@
 """Tools: declared with ``@tool``, guarded, budgeted and loop-checked."""
 
 from bot.agent.tools.budget import RetryBudget, call_signature
-from bot.agent.tools.builtin import default_tools
 from bot.agent.tools.errors import ToolError, ToolErrorClass
 from bot.agent.tools.guard import GuardedOutput, GuardPolicy, check_output, run_tool
-from bot.agent.tools.loop_detector import LoopMemory, thread_key
+from bot.agent.tools.loop_detector import LoopMemory
 from bot.agent.tools.registry import SemanticCheck, Tool, ToolRegistry, tool
 
 __all__ = [
@@ -19,8 +18,6 @@ __all__ = [
     "ToolRegistry",
     "call_signature",
     "check_output",
-    "default_tools",
     "run_tool",
-    "thread_key",
     "tool",
 ]

@@ -20,7 +20,7 @@ from bot.agent.context import TurnContext
 from bot.agent.decode import describe_validation_error
 from bot.agent.tools.budget import RetryBudget, call_signature
 from bot.agent.tools.errors import ToolError
-from bot.agent.tools.loop_detector import LoopDetector, LoopMemory, Verdict, thread_key
+from bot.agent.tools.loop_detector import LoopDetector, LoopMemory, Verdict
 from bot.agent.tools.registry import Tool
 
 __all__ = [
@@ -187,7 +187,7 @@ class ToolGuard:
         self._budget = RetryBudget(
             read_only=policy.read_only_budget, side_effects=policy.side_effect_budget
         )
-        self._loops = LoopDetector(memory, thread_key(context)) if policy.detect_loops else None
+        self._loops = LoopDetector(memory, context.thread) if policy.detect_loops else None
 
     def admit(self, tool: Tool, args: BaseModel) -> Admission:
         signature = call_signature(tool.name, args)

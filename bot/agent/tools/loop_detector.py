@@ -13,15 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
-from bot.agent.context import TurnContext
 from bot.agent.tools.errors import ToolError
 
-__all__ = ["LoopDetector", "LoopMemory", "LoopVerdict", "Verdict", "thread_key"]
-
-
-def thread_key(context: TurnContext) -> str:
-    """Where a conversation continues: the thread, or the DM/channel when not in a thread."""
-    return f"{context.scope.team_id}:{context.scope.channel_id}:{context.thread_ts or ''}"
+__all__ = ["LoopDetector", "LoopMemory", "LoopVerdict", "Verdict"]
 
 
 class LoopMemory:

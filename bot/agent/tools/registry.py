@@ -32,7 +32,8 @@ from bot.agent.tools.errors import ToolError
 __all__ = ["SemanticCheck", "Tool", "ToolFunction", "ToolRegistry", "tool"]
 
 ToolOutput = BaseModel | str | ToolError
-ToolFunction = Callable[[TurnContext, Any], Awaitable[ToolOutput]]
+ToolFunction = Callable[[Any, Any], Awaitable[ToolOutput]]
+"""``(ctx, args)``: ``ctx`` is the application's :class:`TurnContext` (or subclass)."""
 SemanticCheck = Callable[[Any], ToolError | None]
 """Given the validated output, return a ToolError (partial_data / semantic_garbage) or None."""
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from bot.agent.context import TurnContext
 from bot.agent.evaluation import EvaluationDetails, EvaluationResult
-from bot.agent.similarity import common_run, coverage, stems, words
+from bot.assistant.context import AssistantContext
+from bot.assistant.similarity import common_run, coverage, stems, words
 from memory import Episode, EpisodeStatus
 
 __all__ = ["LessonEvaluator"]
@@ -73,10 +73,10 @@ class LessonEvaluator:
         self.min_common_words = min_common_words
         self.min_distinctive = min_distinctive
 
-    def applies(self, context: TurnContext) -> bool:
+    def applies(self, context: AssistantContext) -> bool:
         return bool(_failures(context))
 
-    async def evaluate(self, draft: str, context: TurnContext) -> EvaluationResult:
+    async def evaluate(self, draft: str, context: AssistantContext) -> EvaluationResult:
         findings = [
             finding
             for episode in _failures(context)
@@ -123,7 +123,7 @@ class LessonEvaluator:
         return _Finding(episode, violations, overlap, run)
 
 
-def _failures(context: TurnContext) -> list[Episode]:
+def _failures(context: AssistantContext) -> list[Episode]:
     return [
         recalled.episode
         for recalled in context.recalled

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from bot.agent.context import TurnContext
 from bot.agent.tools.errors import ToolError
 from bot.agent.tools.registry import tool
+from bot.assistant.context import AssistantContext
 
 __all__ = ["ReadThreadArgs", "ThreadMessage", "ThreadMessages", "read_thread"]
 
@@ -26,7 +26,7 @@ class ThreadMessages(BaseModel):
 
 
 @tool(description="Read the most recent messages of the current Slack thread.")
-async def read_thread(ctx: TurnContext, args: ReadThreadArgs) -> ThreadMessages | ToolError:
+async def read_thread(ctx: AssistantContext, args: ReadThreadArgs) -> ThreadMessages | ToolError:
     if ctx.thread_ts is None:
         return ToolError(
             error_class="semantic_garbage",

@@ -6,8 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from bot.agent.context import TurnContext
 from bot.agent.tools.registry import tool
+from bot.assistant.context import AssistantContext
 
 __all__ = ["LookupUserArgs", "UserSummary", "lookup_user"]
 
@@ -26,7 +26,7 @@ class UserSummary(BaseModel):
 
 
 @tool(description="Look up a Slack user's handle, full name and time zone by user ID.")
-async def lookup_user(ctx: TurnContext, args: LookupUserArgs) -> UserSummary:
+async def lookup_user(ctx: AssistantContext, args: LookupUserArgs) -> UserSummary:
     info: dict[str, Any] = await ctx.slack.user_info(args.user_id)
     user = info.get("user", info)
     profile = user.get("profile") or {}

@@ -7,8 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from bot.agent.context import TurnContext
 from bot.agent.tools.registry import tool
+from bot.assistant.context import AssistantContext
 from memory import EpisodeStatus, RecallRequest
 
 __all__ = ["Memories", "MemoryItem", "RecallArgs", "recall_my_memories"]
@@ -40,7 +40,7 @@ class Memories(BaseModel):
     description="Search earlier answers this person rated (👍 worked / 👎 did not work) in "
     "this conversation, with the lessons learned from failures."
 )
-async def recall_my_memories(ctx: TurnContext, args: RecallArgs) -> Memories:
+async def recall_my_memories(ctx: AssistantContext, args: RecallArgs) -> Memories:
     recalled = await ctx.memory.recall(
         RecallRequest(
             scope=ctx.scope,

@@ -1,0 +1,46 @@
+"""The Slack assistant's domain, plugged into the generic agent core (``bot.agent``).
+
+Its context (the asker, scope, store, Slack lookups), tools, the lesson evaluator that sends
+back a draft repeating a 👎 answer, the system prompt with past experience, and the callback
+that counts tool failures. :func:`build_agent` assembles them into the agent every turn runs.
+"""
+
+from bot.agent import Agent, GuardPolicy, LoopMemory, Provider
+from bot.assistant.context import AssistantContext, SlackDirectory
+from bot.assistant.lesson_evaluator import LessonEvaluator
+from bot.assistant.prompt import EXPERIENCE_HEADING, SYSTEM_PROMPT, render_experience
+from bot.assistant.tool_errors import CountToolErrors
+from bot.assistant.tools import default_tools
+from memory import MemoryStore
+
+__all__ = [
+    "EXPERIENCE_HEADING",
+    "SYSTEM_PROMPT",
+    "AssistantContext",
+    "CountToolErrors",
+    "LessonEvaluator",
+    "SlackDirectory",
+    "build_agent",
+    "default_tools",
+    "render_experience",
+]
+
+
+def build_agent(
+    provider: Provider,
+    memory: MemoryStore,
+    *,
+    guard: GuardPolicy | None = None,
+    loop_memory: LoopMemory | None = None,
+) -> Agent:
+    """The agent every turn runs: instructions, the assistant's tools, the lesson check, and
+    tool failures counted in ``memory``."""
+    return Agent(
+        provider,
+        tools=default_tools(),
+        instructions=SYSTEM_PROMPT,
+        evaluators=[LessonEvaluator()],
+        callbacks=[CountToolErrors(memory)],
+        guard=guard,
+        loop_memory=loop_memory,
+    )

@@ -1,0 +1,28 @@
+"""Count each tool failure in the memory store, by class and tool (``python -m bot stats``)."""
+
+from __future__ import annotations
+
+from bot.agent.callbacks import Callback
+from bot.agent.context import TurnContext
+from bot.agent.messages import ToolCall, ToolResult
+from bot.agent.tools.errors import ToolError
+from memory import MemoryStore
+
+__all__ = ["CountToolErrors"]
+
+
+class CountToolErrors(Callback):
+    """Counts each failed tool call as ``tool_error:<class>:<tool>``."""
+
+    def __init__(self, memory: MemoryStore) -> None:
+        self._memory = memory
+
+    async def after_tool_call(
+        self,
+        call: ToolCall,
+        result: ToolResult,
+        error: ToolError | None,
+        context: TurnContext,
+    ) -> None:
+        if error is not None:
+            await self._memory.count(error.counter)
