@@ -27,6 +27,7 @@ from memory.open import open_store
 from memory.protocols import EpisodeSummarizer, FailureReflector, ImportanceScorer
 from memory.reflection import ReflectionReport, ReflectionWorker
 from memory.store import MemoryStore
+from memory.visibility import Visibility
 from memory.working import WorkingMemory
 
 __all__ = [
@@ -52,6 +53,7 @@ __all__ = [
     "Scope",
     "StoreStats",
     "UserExport",
+    "Visibility",
     "Vote",
     "VoteEvent",
     "VoteOutcome",

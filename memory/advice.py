@@ -77,9 +77,9 @@ class Advice(BaseModel):
 class PlanAdvisor:
     """Builds :class:`Advice` from :meth:`MemoryStore.recall` and the scope's wisdom notes.
 
-    Recall already keeps to the person's validated episodes of the scope, within
-    ``limit`` and ``token_budget``; the advisor checks statuses, scopes and owners again,
-    so a backend bug cannot turn a pending exchange, or someone else's note, into advice.
+    Recall already keeps to what the person may see in the scope, within ``limit`` and
+    ``token_budget``; the advisor applies :mod:`memory.visibility` again, so a backend bug
+    cannot turn a pending exchange, someone else's failure or note, into advice.
     """
 
     def __init__(self, store: MemoryStore, *, limit: int = 5, token_budget: int = 1500) -> None:
@@ -109,21 +109,22 @@ class PlanAdvisor:
         """Advice from episodes the caller already recalled, plus the scope's wisdom notes.
 
         For a caller that recalls anyway (to show the episodes themselves), so the store is
-        not searched twice. Only validated episodes of ``scope`` count, and only the
-        person's own failures; None when nothing is left and there is no wisdom.
+        not searched twice. Only what :mod:`memory.visibility` lets the person see in
+        ``scope`` counts; None when nothing is left and there is no wisdom.
         """
-        episodes = [item.episode for item in recalled if item.episode.scope == scope]
+        visibility = self._store.visibility
+        episodes = [
+            item.episode
+            for item in recalled
+            if visibility.may_see(item.episode, viewer_id=user_id, scope=scope)
+        ]
         wisdom = [
             note
             for note in await self._store.wisdom(scope, user_id)
-            if note.scope == scope and note.user_id == user_id
+            if visibility.may_see_note(note, viewer_id=user_id, scope=scope)
         ]
         advice = Advice(
-            failures=[
-                episode
-                for episode in episodes
-                if episode.status is EpisodeStatus.FAILURE and episode.requester_id == user_id
-            ],
+            failures=[episode for episode in episodes if episode.status is EpisodeStatus.FAILURE],
             successes=[episode for episode in episodes if episode.status is EpisodeStatus.SUCCESS],
             wisdom=wisdom,
         )

@@ -6,6 +6,8 @@ from datetime import timedelta
 
 from pydantic import BaseModel, Field
 
+from memory.visibility import Visibility
+
 __all__ = ["MemoryConfig", "RecallWeights"]
 
 
@@ -36,3 +38,8 @@ class MemoryConfig(BaseModel):
 
     Never applies to DMs, and never to failures or pending exchanges."""
     weights: RecallWeights = RecallWeights()
+
+    @property
+    def visibility(self) -> Visibility:
+        """Who may see what, under these settings (see :mod:`memory.visibility`)."""
+        return Visibility(share_channel_successes=self.share_channel_successes)

@@ -23,6 +23,7 @@ from memory.models import (
     VoteOutcome,
     WisdomNote,
 )
+from memory.visibility import Visibility
 
 __all__ = ["MemoryStore"]
 
@@ -32,6 +33,11 @@ class MemoryStore(ABC):
 
     @abstractmethod
     async def close(self) -> None: ...
+
+    @property
+    @abstractmethod
+    def visibility(self) -> Visibility:
+        """Who may see what in this store (see :mod:`memory.visibility`)."""
 
     # -- exactly-once delivery -------------------------------------------------------------
     @abstractmethod

@@ -1,9 +1,12 @@
-"""Short-lived scratch facts of one conversation thread, kept in the process only.
+"""Short-lived scratch facts of one person in one conversation thread, kept in the process.
 
-While a thread goes on, the agent may note what it found out (a tool result, the name of
-the service being discussed) so follow-up turns need not look it up again. Working memory
-is never written to disk and never promoted to episodic memory: only exchanges a person
-validated with a reaction become experience.
+While a thread goes on, the agent may note what it found out for the person it is helping
+(a tool result, the name of the service being discussed) so their follow-up turns need not
+look it up again. Notes belong to one person in one thread
+(:func:`memory.visibility.working_notes_owner`): in a shared channel thread, what Alice's
+turn found is never shown in Bob's. Working memory is never written to disk and never
+promoted to episodic memory: only exchanges a person validated with a reaction become
+experience.
 """
 
 from __future__ import annotations
@@ -14,8 +17,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from memory.text import ELLIPSIS, shorten
+from memory.visibility import working_notes_owner
 
 __all__ = ["WorkingMemory"]
+
+_Owner = tuple[str, str]
 
 
 def _utc_now() -> datetime:
@@ -23,24 +29,25 @@ def _utc_now() -> datetime:
 
 
 @dataclass
-class _Thread:
+class _Notes:
     last_used: datetime
-    users: set[str]
-    """Everyone whose turn read or wrote this thread's facts."""
     facts: OrderedDict[str, str] = field(default_factory=OrderedDict)
     """Key -> value, least recently used first."""
 
 
 class WorkingMemory:
-    """Per-thread key -> value facts, bounded and expiring.
+    """Per-person, per-thread key -> value facts, bounded and expiring.
 
-    Bounds: at most ``max_threads`` threads (the least recently used one is dropped to
-    make room), ``max_keys_per_thread`` facts per thread (likewise), keys and values
-    shortened to ``max_key_chars`` / ``max_value_chars``. A thread nobody used for
-    ``ttl`` is dropped. ``thread`` is any string naming the conversation, such as
-    ``"C123:1712345678.000100"``; facts of one thread are never visible from another.
+    Bounds: at most ``max_threads`` (thread, person) note sets (the least recently used one
+    is dropped to make room), ``max_keys_per_thread`` facts in each (likewise), keys and
+    values shortened to ``max_key_chars`` / ``max_value_chars``. Notes nobody used for
+    ``ttl`` are dropped. ``thread`` is any string naming the conversation, such as
+    ``"C123:1712345678.000100"``; facts of one thread are never visible from another, nor
+    one person's from another person's turn.
 
-    Meant for one asyncio event loop (no locking); the clock is injectable for tests.
+    :meth:`forget_user` is an erasure fence: a turn that started before it can no longer
+    write notes about the person. Meant for one asyncio event loop (no locking); the clock
+    is injectable for tests.
     """
 
     def __init__(
@@ -61,72 +68,91 @@ class WorkingMemory:
         self._max_key_chars = max_key_chars
         self._max_value_chars = max_value_chars
         self._clock = clock
-        self._threads: OrderedDict[str, _Thread] = OrderedDict()
-        """Thread -> state, least recently used first."""
+        self._notes: OrderedDict[_Owner, _Notes] = OrderedDict()
+        """(thread, person) -> notes, least recently used first."""
+        self._forgotten: dict[str, datetime] = {}
+        """Person -> when they were last forgotten (kept for ``ttl``, longer than any turn)."""
 
     def __len__(self) -> int:
-        """How many threads hold facts now."""
+        """How many (thread, person) note sets hold facts now."""
         self._expire()
-        return len(self._threads)
+        return len(self._notes)
 
-    def put(self, thread: str, key: str, value: str, *, user_id: str) -> None:
-        """Remember ``key`` = ``value`` in ``thread``, during ``user_id``'s turn."""
-        state = self._use(thread, user_id) or self._new_thread(thread, user_id)
+    def put(
+        self,
+        thread: str,
+        key: str,
+        value: str,
+        *,
+        user_id: str,
+        started_at: datetime,
+    ) -> bool:
+        """Note ``key`` = ``value`` for ``user_id`` in ``thread``; False when refused.
+
+        ``started_at`` is when the turn writing the note began: if the person was forgotten
+        since, the note is refused."""
+        self._expire()
+        forgotten = self._forgotten.get(user_id)
+        if forgotten is not None and started_at <= forgotten:
+            return False
+        owner = working_notes_owner(thread, user_id)
+        notes = self._use(owner) or self._new(owner)
         key = shorten(key, self._max_key_chars)
-        state.facts[key] = _truncate(value, self._max_value_chars)
-        state.facts.move_to_end(key)
-        while len(state.facts) > self._max_keys:
-            state.facts.popitem(last=False)
+        notes.facts[key] = _truncate(value, self._max_value_chars)
+        notes.facts.move_to_end(key)
+        while len(notes.facts) > self._max_keys:
+            notes.facts.popitem(last=False)
+        return True
 
     def get(self, thread: str, key: str, *, user_id: str) -> str | None:
-        """The value of ``key`` in ``thread``, or None when unknown or expired."""
-        state = self._use(thread, user_id)
+        """The value of ``key`` noted for ``user_id`` in ``thread``, or None."""
+        notes = self._use(working_notes_owner(thread, user_id))
         key = shorten(key, self._max_key_chars)
-        if state is None or key not in state.facts:
+        if notes is None or key not in notes.facts:
             return None
-        state.facts.move_to_end(key)
-        return state.facts[key]
+        notes.facts.move_to_end(key)
+        return notes.facts[key]
 
     def facts(self, thread: str, *, user_id: str) -> dict[str, str]:
-        """A copy of every fact of ``thread``, least recently used first."""
-        state = self._use(thread, user_id)
-        return dict(state.facts) if state else {}
-
-    def forget_thread(self, thread: str) -> None:
-        self._threads.pop(thread, None)
+        """A copy of ``user_id``'s facts in ``thread``, least recently used first."""
+        notes = self._use(working_notes_owner(thread, user_id))
+        return dict(notes.facts) if notes else {}
 
     def forget_user(self, user_id: str) -> int:
-        """Drop every thread whose facts ``user_id``'s turns read or wrote; returns how many."""
-        touched = [thread for thread, state in self._threads.items() if user_id in state.users]
-        for thread in touched:
-            del self._threads[thread]
-        return len(touched)
-
-    def _use(self, thread: str, user_id: str) -> _Thread | None:
-        """The live state of ``thread``, marked as used now by ``user_id``; None if none."""
+        """Drop every note of ``user_id`` and fence off their turns in flight; how many sets."""
         self._expire()
-        state = self._threads.get(thread)
-        if state is None:
-            return None
-        self._threads.move_to_end(thread)
-        state.users.add(user_id)
-        state.last_used = self._clock()
-        return state
+        self._forgotten[user_id] = self._clock()
+        owned = [owner for owner in self._notes if owner[1] == user_id]
+        for owner in owned:
+            del self._notes[owner]
+        return len(owned)
 
-    def _new_thread(self, thread: str, user_id: str) -> _Thread:
-        state = self._threads[thread] = _Thread(last_used=self._clock(), users={user_id})
-        while len(self._threads) > self._max_threads:
-            self._threads.popitem(last=False)
-        return state
+    def _use(self, owner: _Owner) -> _Notes | None:
+        """The live notes of ``owner``, marked as used now; None if none."""
+        self._expire()
+        notes = self._notes.get(owner)
+        if notes is None:
+            return None
+        self._notes.move_to_end(owner)
+        notes.last_used = self._clock()
+        return notes
+
+    def _new(self, owner: _Owner) -> _Notes:
+        notes = self._notes[owner] = _Notes(last_used=self._clock())
+        while len(self._notes) > self._max_threads:
+            self._notes.popitem(last=False)
+        return notes
 
     def _expire(self) -> None:
-        """Drop threads unused for ``ttl``; they sit at the front, least recently used first."""
+        """Drop notes unused for ``ttl`` (they sit at the front) and old fences."""
         deadline = self._clock() - self._ttl
-        while self._threads:
-            oldest = next(iter(self._threads.values()))
+        while self._notes:
+            oldest = next(iter(self._notes.values()))
             if oldest.last_used > deadline:
                 break
-            self._threads.popitem(last=False)
+            self._notes.popitem(last=False)
+        for user_id in [user for user, at in self._forgotten.items() if at <= deadline]:
+            del self._forgotten[user_id]
 
 
 def _truncate(value: str, max_chars: int) -> str:

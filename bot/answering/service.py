@@ -116,7 +116,7 @@ class AnswerService:
         self._part_limit = part_limit
         self._advisor = PlanAdvisor(memory)
         self.working_memory = working_memory or WorkingMemory()
-        """Per-thread notes of running conversations (dropped by ``/forget``)."""
+        """Per-person, per-thread notes of running conversations (dropped by ``/forget``)."""
         self._clock = clock
 
     async def answer(self, message: IncomingMessage) -> AnswerOutcome:
@@ -173,7 +173,7 @@ class AnswerService:
             await reply.write(text)
 
         result = await self._agent.run(conversation, context=context, on_text=show)
-        note_turn(self.working_memory, message, question, result)
+        note_turn(self.working_memory, message, question, result, started_at=now)
         await self._show_rest(reply, "".join(streamed), result.text)
         timestamps = await reply.finish(FEEDBACK_FOOTERS)
         exchange = NewExchange(

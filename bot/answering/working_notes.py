@@ -1,13 +1,17 @@
-"""A thread's working memory: what the answering service notes during a turn, and how the
-model is shown it on the next turn of the same thread.
+"""A person's working notes in a thread: what the answering service notes during their
+turn, and how the model is shown it on their next turn in the same thread.
 
-Notes are the person's own messages and the results of the tools the agent called
-(failed calls are left out). They live only in the process (:class:`memory.WorkingMemory`),
-expire with the thread's inactivity, are dropped by ``/forget``, and never become episodic
+Notes are the person's own messages and the results of the tools the agent called for them
+(failed calls are left out). They belong to that person in that thread (another person's
+turn in the same thread never sees them: a tool such as ``recall_my_memories`` returns
+private memories). They live only in the process (:class:`memory.WorkingMemory`), expire
+with inactivity, are dropped and fenced off by ``/forget``, and never become episodic
 memory: only an exchange the person rated does.
 """
 
 from __future__ import annotations
+
+from datetime import datetime
 
 from bot.agent.messages import Message, Role
 from bot.agent.result import AgentResult
@@ -28,16 +32,24 @@ def thread_key(message: IncomingMessage) -> str:
 
 
 def note_turn(
-    memory: WorkingMemory, message: IncomingMessage, question: str, result: AgentResult
+    memory: WorkingMemory,
+    message: IncomingMessage,
+    question: str,
+    result: AgentResult,
+    *,
+    started_at: datetime,
 ) -> None:
-    """Remember what the person said and what the agent's tools found in this turn."""
+    """Remember, for the asker only, what they said and what the agent's tools found in
+    this turn (nothing, when they were forgotten since ``started_at``)."""
     thread = thread_key(message)
-    memory.put(
+    if not memory.put(
         thread,
         f"<@{message.user_id}> said (ts {message.ts})",
         shorten(question, STATEMENT_CHARS),
         user_id=message.user_id,
-    )
+        started_at=started_at,
+    ):
+        return
     failed = {error.model_dump_json(exclude_none=True) for error in result.tool_errors}
     calls = {call.id: call for turn in result.conversation.messages for call in turn.tool_calls}
     for turn in result.conversation.messages:
@@ -48,11 +60,12 @@ def note_turn(
                 f"{call.name}({call.arguments})",
                 turn.content,
                 user_id=message.user_id,
+                started_at=started_at,
             )
 
 
 def working_notes(memory: WorkingMemory, message: IncomingMessage) -> list[Message]:
-    """The thread's notes as one system message, or none when there are none."""
+    """The asker's notes of this thread as one system message, or none when there are none."""
     facts = memory.facts(thread_key(message), user_id=message.user_id)
     if not facts:
         return []

@@ -31,6 +31,7 @@ from memory import (
     Scope,
     StoreStats,
     UserExport,
+    Visibility,
     VoteEvent,
     VoteOutcome,
     WisdomNote,
@@ -176,6 +177,10 @@ class FakeMemory(MemoryStore):
 
     async def close(self) -> None:
         return None
+
+    @property
+    def visibility(self) -> Visibility:
+        return Visibility()
 
     async def claim(self, *keys: str, user_id: str, at: datetime) -> bool:
         raise NotImplementedError

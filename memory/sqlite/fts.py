@@ -11,10 +11,11 @@ from collections.abc import Iterable
 
 from sqlite_utils import Database
 
-from memory.models import ConversationKind, Episode, EpisodeStatus
+from memory.models import Episode, EpisodeStatus
 from memory.recall_query import indexed_words
 from memory.sqlite.codec import episode_from_row
 from memory.sqlite.scope_tokens import channel_key, personal_key
+from memory.visibility import Visibility
 
 __all__ = [
     "BM25_WEIGHTS",
@@ -45,7 +46,7 @@ def unindex_episodes(db: Database, episode_ids: Iterable[int]) -> None:
 def _partitions(episode: Episode) -> list[tuple[int, str]]:
     """(rowid, key) of each partition the validated episode is recalled from."""
     partitions = [(episode.id, personal_key(episode.scope, episode.requester_id))]
-    if episode.status is EpisodeStatus.SUCCESS and episode.scope.kind is ConversationKind.CHANNEL:
+    if Visibility.shareable(episode):
         partitions.append((-episode.id, channel_key(episode.scope)))
     return partitions
 

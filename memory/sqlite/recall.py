@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlite_utils import Database
 
 from memory.config import MemoryConfig
-from memory.models import ConversationKind, RecalledEpisode, RecallRequest
+from memory.models import RecalledEpisode, RecallRequest
 from memory.ranking import Candidate, fit_budget, rank
 from memory.recall_query import question_match
 from memory.sqlite.codec import episode_from_row
@@ -51,7 +51,7 @@ LIMIT :candidates
 
 
 def _shares_channel(request: RecallRequest, config: MemoryConfig) -> bool:
-    return config.share_channel_successes and request.scope.kind is ConversationKind.CHANNEL
+    return config.visibility.shares_in(request.scope)
 
 
 def partition_keys(request: RecallRequest, config: MemoryConfig) -> list[str]:
@@ -89,7 +89,12 @@ def recall_matching(
             "candidates": candidates_per_result * request.limit,
         },
     )
-    candidates = [Candidate(episode=episode_from_row(row), bm25=row["bm25"]) for row in rows]
+    found = [(episode_from_row(row), row["bm25"]) for row in rows]
+    candidates = [
+        Candidate(episode=episode, bm25=bm25)
+        for episode, bm25 in found
+        if config.visibility.may_see(episode, viewer_id=request.requester_id, scope=scope)
+    ]
     ranked = rank(candidates, now=request.now, weights=config.weights)
     return fit_budget(ranked, limit=request.limit, token_budget=request.token_budget)
 

@@ -30,6 +30,7 @@ from memory.models import (
 from memory.sqlite import counters, episodes, erasure, recall, votes, wisdom
 from memory.sqlite.connection import DatabaseThread
 from memory.store import MemoryStore
+from memory.visibility import Visibility
 
 __all__ = ["SQLiteMemoryStore"]
 
@@ -52,6 +53,10 @@ class SQLiteMemoryStore(MemoryStore):
 
     async def close(self) -> None:
         await self._thread.close(_checkpoint)
+
+    @property
+    def visibility(self) -> Visibility:
+        return self._config.visibility
 
     async def claim(self, *keys: str, user_id: str, at: datetime) -> bool:
         return await self._thread.run(partial(counters.claim, keys=keys, user_id=user_id, at=at))

@@ -121,12 +121,12 @@ async def test_forget_user_erases_the_store_and_the_threads_notes(store: MemoryS
     await exchange(store, "1.1")
     await services.vote(vote("1.1", reaction="+1"))
     notes = services.answering.working_memory
-    notes.put("D1:top", "lookup_user", "Carol", user_id="U1")
-    notes.put("C1:5.5", "lookup_user", "Dan", user_id="U2")
+    notes.put("D1:top", "lookup_user", "Carol", user_id="U1", started_at=datetime.now(UTC))
+    notes.put("C1:5.5", "lookup_user", "Dan", user_id="U2", started_at=datetime.now(UTC))
 
     report = await services.forget_user("U1")
 
     assert report.total > 0
     assert await store.list_episodes("U1") == []
-    assert notes.facts("D1:top", user_id="U2") == {}
+    assert notes.facts("D1:top", user_id="U1") == {}
     assert notes.facts("C1:5.5", user_id="U2") == {"lookup_user": "Dan"}

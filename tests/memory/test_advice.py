@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from memory_helpers import CHANNEL, DM, T0, Memory
 
-from memory import Episode, EpisodeStatus, MemoryStore, RecalledEpisode, Scope, Vote
+from memory import (
+    Episode,
+    EpisodeStatus,
+    MemoryConfig,
+    MemoryStore,
+    RecalledEpisode,
+    Scope,
+    Vote,
+    open_store,
+)
 from memory.advice import ADVICE_HEADER, Advice, PlanAdvisor
 
 LATER = T0 + timedelta(days=1)
@@ -101,8 +111,9 @@ async def test_rendering_shortens_long_texts(memory: Memory, advisor: PlanAdviso
     assert len(line) < 2 * advice.max_text_chars + 60
 
 
-async def test_advice_from_recalled_episodes_keeps_only_validated_ones_of_the_scope(
-    advisor: PlanAdvisor,
+@pytest.mark.parametrize("sharing", [False, True])
+async def test_advice_from_recalled_episodes_keeps_only_what_the_asker_may_see(
+    tmp_path: Path, sharing: bool
 ) -> None:
     def recalled(
         number: int, status: EpisodeStatus, *, user: str = "U1", scope: Scope = CHANNEL
@@ -125,9 +136,16 @@ async def test_advice_from_recalled_episodes_keeps_only_validated_ones_of_the_sc
     elsewhere = recalled(4, EpisodeStatus.SUCCESS, scope=DM)
     pending = recalled(5, EpisodeStatus.PENDING)
 
-    advice = await advisor.advice_from(CHANNEL, "U1", [mine, theirs, shared, elsewhere, pending])
+    config = MemoryConfig(share_channel_successes=sharing)
+    store = await open_store(f"sqlite:///{tmp_path / 'bot.db'}", config)
+    try:
+        advisor = PlanAdvisor(store)
+        everything = [mine, theirs, shared, elsewhere, pending]
+        advice = await advisor.advice_from(CHANNEL, "U1", everything)
 
-    assert advice is not None
-    assert [episode.id for episode in advice.failures] == [1]
-    assert [episode.id for episode in advice.successes] == [3]
-    assert await advisor.advice_from(CHANNEL, "U1", [pending, elsewhere]) is None
+        assert advice is not None
+        assert [episode.id for episode in advice.failures] == [1], "a failure is never shared"
+        assert [episode.id for episode in advice.successes] == ([3] if sharing else [])
+        assert await advisor.advice_from(CHANNEL, "U1", [pending, elsewhere]) is None
+    finally:
+        await store.close()

@@ -1,4 +1,4 @@
-"""Working memory: per-thread facts, bounded, expiring, erasable per person."""
+"""Working memory: per-person, per-thread facts, bounded, expiring, erasable per person."""
 
 from __future__ import annotations
 
@@ -29,8 +29,8 @@ def clock() -> Clock:
 
 def test_facts_are_kept_per_thread(clock: Clock) -> None:
     memory = WorkingMemory(clock=clock)
-    memory.put("C1:100.1", "service", "billing", user_id="U1")
-    memory.put("C1:200.2", "service", "search", user_id="U2")
+    memory.put("C1:100.1", "service", "billing", user_id="U1", started_at=clock.now)
+    memory.put("C1:200.2", "service", "search", user_id="U2", started_at=clock.now)
 
     assert memory.get("C1:100.1", "service", user_id="U1") == "billing"
     assert memory.get("C1:200.2", "service", user_id="U2") == "search"
@@ -40,28 +40,28 @@ def test_facts_are_kept_per_thread(clock: Clock) -> None:
 
 def test_a_new_value_replaces_the_old_one(clock: Clock) -> None:
     memory = WorkingMemory(clock=clock)
-    memory.put("t", "branch", "main", user_id="U1")
-    memory.put("t", "branch", "release-2", user_id="U1")
+    memory.put("t", "branch", "main", user_id="U1", started_at=clock.now)
+    memory.put("t", "branch", "release-2", user_id="U1", started_at=clock.now)
 
     assert memory.facts("t", user_id="U1") == {"branch": "release-2"}
 
 
 def test_the_least_recently_used_key_makes_room(clock: Clock) -> None:
     memory = WorkingMemory(max_keys_per_thread=2, clock=clock)
-    memory.put("t", "a", "1", user_id="U1")
-    memory.put("t", "b", "2", user_id="U1")
+    memory.put("t", "a", "1", user_id="U1", started_at=clock.now)
+    memory.put("t", "b", "2", user_id="U1", started_at=clock.now)
     assert memory.get("t", "a", user_id="U1") == "1"  # "b" is now the least recently used
-    memory.put("t", "c", "3", user_id="U1")
+    memory.put("t", "c", "3", user_id="U1", started_at=clock.now)
 
     assert memory.facts("t", user_id="U1") == {"a": "1", "c": "3"}
 
 
 def test_the_least_recently_used_thread_makes_room(clock: Clock) -> None:
     memory = WorkingMemory(max_threads=2, clock=clock)
-    memory.put("t1", "k", "1", user_id="U1")
-    memory.put("t2", "k", "2", user_id="U1")
+    memory.put("t1", "k", "1", user_id="U1", started_at=clock.now)
+    memory.put("t2", "k", "2", user_id="U1", started_at=clock.now)
     memory.facts("t1", user_id="U1")  # "t2" is now the least recently used
-    memory.put("t3", "k", "3", user_id="U1")
+    memory.put("t3", "k", "3", user_id="U1", started_at=clock.now)
 
     assert len(memory) == 2
     assert memory.get("t2", "k", user_id="U1") is None
@@ -71,7 +71,13 @@ def test_the_least_recently_used_thread_makes_room(clock: Clock) -> None:
 
 def test_long_values_and_keys_are_cut(clock: Clock) -> None:
     memory = WorkingMemory(max_value_chars=20, max_key_chars=10, clock=clock)
-    memory.put("t", "a very long key indeed", "line one\nline two " + "x" * 100, user_id="U1")
+    memory.put(
+        "t",
+        "a very long key indeed",
+        "line one\nline two " + "x" * 100,
+        user_id="U1",
+        started_at=clock.now,
+    )
 
     [(key, value)] = memory.facts("t", user_id="U1").items()
     assert len(key) <= 10
@@ -82,8 +88,8 @@ def test_long_values_and_keys_are_cut(clock: Clock) -> None:
 
 def test_a_thread_unused_for_the_ttl_expires(clock: Clock) -> None:
     memory = WorkingMemory(ttl=timedelta(minutes=30), clock=clock)
-    memory.put("quiet", "k", "v", user_id="U1")
-    memory.put("busy", "k", "v", user_id="U1")
+    memory.put("quiet", "k", "v", user_id="U1", started_at=clock.now)
+    memory.put("busy", "k", "v", user_id="U1", started_at=clock.now)
     clock.advance(timedelta(minutes=20))
     memory.get("busy", "k", user_id="U1")
     clock.advance(timedelta(minutes=20))
@@ -93,25 +99,41 @@ def test_a_thread_unused_for_the_ttl_expires(clock: Clock) -> None:
     assert len(memory) == 1
 
 
-def test_forget_user_drops_every_thread_the_person_touched(clock: Clock) -> None:
+def test_one_persons_notes_are_never_shown_in_another_persons_turn(clock: Clock) -> None:
     memory = WorkingMemory(clock=clock)
-    memory.put("wrote", "k", "v", user_id="U1")
-    memory.put("read", "k", "v", user_id="U2")
-    memory.get("read", "k", user_id="U1")
-    memory.put("other", "k", "v", user_id="U2")
+    memory.put(
+        "C1:5.5", "recall_my_memories", "Alice's 👎 and lesson", user_id="U1", started_at=clock.now
+    )
+    memory.put("C1:5.5", "lookup_user", "Carol", user_id="U2", started_at=clock.now)
+
+    assert memory.facts("C1:5.5", user_id="U2") == {"lookup_user": "Carol"}
+    assert memory.get("C1:5.5", "recall_my_memories", user_id="U2") is None
+    assert memory.facts("C1:5.5", user_id="U1") == {"recall_my_memories": "Alice's 👎 and lesson"}
+
+
+def test_forget_user_drops_the_persons_notes_and_nobody_elses(clock: Clock) -> None:
+    memory = WorkingMemory(clock=clock)
+    memory.put("shared", "k", "mine", user_id="U1", started_at=clock.now)
+    memory.put("shared", "k", "theirs", user_id="U2", started_at=clock.now)
+    memory.put("mine", "k", "v", user_id="U1", started_at=clock.now)
 
     assert memory.forget_user("U1") == 2
-    assert memory.facts("wrote", user_id="U3") == {}
-    assert memory.facts("read", user_id="U3") == {}
-    assert memory.facts("other", user_id="U2") == {"k": "v"}
+    assert memory.facts("shared", user_id="U1") == {}
+    assert memory.facts("mine", user_id="U1") == {}
+    assert memory.facts("shared", user_id="U2") == {"k": "theirs"}
 
 
-def test_forget_thread(clock: Clock) -> None:
+def test_a_turn_that_started_before_forget_cannot_write_notes_after_it(clock: Clock) -> None:
     memory = WorkingMemory(clock=clock)
-    memory.put("t", "k", "v", user_id="U1")
-    memory.forget_thread("t")
+    started = clock.now
+    clock.advance(timedelta(seconds=1))
+    memory.forget_user("U1")
+    clock.advance(timedelta(seconds=1))
 
-    assert len(memory) == 0
+    assert not memory.put("t", "k", "from before", user_id="U1", started_at=started)
+    assert memory.facts("t", user_id="U1") == {}
+    assert memory.put("t", "k", "after", user_id="U1", started_at=clock.now)
+    assert memory.put("t", "k", "other person", user_id="U2", started_at=started)
 
 
 def test_reading_an_unknown_thread_creates_nothing(clock: Clock) -> None:

@@ -60,9 +60,10 @@ async def recall_my_memories(ctx: AssistantContext, args: RecallArgs) -> Memorie
                 validated_at=item.episode.validated_at,
             )
             for item in recalled
-            # Defence in depth: the store already filters, but nothing else may leak here.
+            # Only the asker's own: the store filters already, the rule is applied again.
             if item.episode.requester_id == ctx.requester_id
-            and item.episode.scope == ctx.scope
-            and item.episode.status in _OUTCOME
+            and ctx.memory.visibility.may_see(
+                item.episode, viewer_id=ctx.requester_id, scope=ctx.scope
+            )
         ]
     )

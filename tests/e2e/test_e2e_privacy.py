@@ -1,0 +1,110 @@
+"""The privacy boundary through the real app over HTTP: what one person's turn found out
+(tool results, working notes, recalled failures) never reaches another person's prompt."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+
+from bot.agent.messages import ToolCall
+from bot.config import Settings
+from bot.testing import FakeLLMServer
+from bot.testing.fake_llm import ScriptedReply, echo_last_user_message
+from bot.testing.fake_slack import FakeSlackWebAPI
+from bot.testing.harness import ALICE, BOB, GENERAL, SignedSlack, start_bot
+
+SECRET = "How do I rotate the wombat vault key on the quokka cluster?"
+ASKS_TO_RECALL = "RECALL-PLEASE: did anything like this come up before?"
+
+
+def prompt_for(fake_llm: FakeLLMServer, question: str) -> str:
+    """The whole prompt of the last model request made to answer ``question``."""
+    for request in reversed(fake_llm.requests):
+        users = [m["content"] for m in request["messages"] if m["role"] == "user"]
+        if users and users[-1].endswith(question):
+            return json.dumps(request["messages"])
+    raise AssertionError(f"no model request for {question!r}")
+
+
+def recalling_model(request: dict[str, Any]) -> ScriptedReply:
+    """A tool-calling model: asked to recall, it calls ``recall_my_memories`` once."""
+    messages = request["messages"]
+    asked = any(
+        m["role"] == "user" and ASKS_TO_RECALL in str(m.get("content")) for m in messages[-1:]
+    )
+    if asked:
+        call = ToolCall(
+            id="call_1", name="recall_my_memories", arguments='{"query": "wombat vault key"}'
+        )
+        return ScriptedReply.calls(call)
+    return echo_last_user_message(request)
+
+
+@pytest.fixture(params=[False, True], ids=["private", "sharing"])
+async def sharing_slack(
+    request: pytest.FixtureRequest,
+    settings: Settings,
+    fake_slack: FakeSlackWebAPI,
+    fake_llm: FakeLLMServer,
+    http: httpx.AsyncClient,
+) -> AsyncIterator[SignedSlack]:
+    """The bot with ``SHARE_CHANNEL_SUCCESSES`` off, then on."""
+    shared = settings.model_copy(update={"share_channel_successes": request.param})
+    server = await start_bot(shared)
+    try:
+        yield SignedSlack(server, fake_slack, http)
+    finally:
+        await server.stop()
+
+
+async def taught_in_channel(slack: SignedSlack, question: str, *, user: str, vote: str) -> None:
+    """``user`` @mentions the bot in #general and votes on its answer."""
+    before = len(slack.fake.final_messages(GENERAL))
+    await slack.mention(question, user=user)
+    answers = await slack.answers(before + 1, channel=GENERAL)
+    await slack.react(answers[-1], user=user, reaction=vote)
+    await slack.settled()
+
+
+async def test_alices_recalled_failure_never_reaches_bobs_turn_in_the_same_thread(
+    sharing_slack: SignedSlack, fake_llm: FakeLLMServer
+) -> None:
+    slack = sharing_slack
+    fake_llm.responder = recalling_model
+    await taught_in_channel(slack, SECRET, user=ALICE, vote="-1")
+
+    root = await slack.mention(ASKS_TO_RECALL, user=ALICE)
+    await slack.answers(2, channel=GENERAL)
+    alice_turn = [r for r in fake_llm.requests if "recall_my_memories" in json.dumps(r)]
+    assert "wombat" in json.dumps(alice_turn[-1]["messages"]), "the tool found her failure"
+
+    await slack.say("bob here: what should I run next?", user=BOB, thread_ts=root.ts)
+    await slack.answers(3, channel=GENERAL)
+    await slack.say("alice again: and after that?", user=ALICE, thread_ts=root.ts)
+    await slack.answers(4, channel=GENERAL)
+
+    bob_prompt = prompt_for(fake_llm, "bob here: what should I run next?")
+    for word in ("wombat", "quokka", "recall_my_memories"):
+        assert word not in bob_prompt, word
+    alice_prompt = prompt_for(fake_llm, "alice again: and after that?")
+    assert "wombat" in alice_prompt, "her own notes still serve her follow-up"
+
+
+async def test_a_shared_channel_success_reaches_others_but_a_failure_never_does(
+    sharing_slack: SignedSlack, fake_llm: FakeLLMServer
+) -> None:
+    slack = sharing_slack
+    sharing = slack.server.bot.settings.share_channel_successes
+    await taught_in_channel(slack, "how do I restart the wombat ingest?", user=ALICE, vote="+1")
+    await taught_in_channel(slack, "how do I drain the wombat queue?", user=ALICE, vote="-1")
+
+    await slack.mention("bob: wombat ingest restart and queue drain, anyone?", user=BOB)
+    await slack.answers(3, channel=GENERAL)
+
+    prompt = prompt_for(fake_llm, "bob: wombat ingest restart and queue drain, anyone?")
+    assert ("restart the wombat ingest" in prompt) is sharing
+    assert "drain the wombat queue" not in prompt
