@@ -2,9 +2,12 @@
 
 It implements the methods the bot calls, answers Slack-shaped JSON, checks the bearer
 token, records every call, keeps messages per channel (so ``conversations.replies``
-returns threads), assembles streamed messages, and lets a test inject errors or make the
-streaming API unavailable. Like httpx's ``MockTransport``, it ships beside the real thing so
-tests exercise the same code path as production.
+returns threads), assembles streamed messages (markdown and ``task_update`` chunks), keeps
+what the ``assistant.threads.*`` methods set (status, title, suggested prompts), expires
+streams after ``stream_lifetime`` seconds as Slack does (``message_not_in_streaming_state``),
+and lets a test inject errors or make the streaming API unavailable. Like httpx's
+``MockTransport``, it ships beside the real thing so tests exercise the same code path as
+production.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from types import TracebackType
 from typing import Any
@@ -20,7 +24,13 @@ from urllib.parse import parse_qsl
 from aiohttp import WSMsgType, web
 from pydantic import BaseModel, Field
 
-__all__ = ["FakeMessage", "FakeSlackWebAPI", "InjectedError", "RecordedCall"]
+__all__ = [
+    "FakeMessage",
+    "FakeSlackWebAPI",
+    "InjectedError",
+    "RecordedCall",
+    "SuggestedPrompts",
+]
 
 TEXT_LIMIT = 40_000
 """Slack rejects ``text`` longer than this with ``msg_too_long``."""
@@ -28,6 +38,12 @@ MARKDOWN_CHUNK_LIMIT = 12_000
 """The documented limit of ``markdown_text`` per streaming call."""
 
 STREAM_METHODS = frozenset({"chat.startStream", "chat.appendStream", "chat.stopStream"})
+TASK_STATUSES = frozenset({"pending", "in_progress", "complete", "error"})
+"""The documented statuses of a ``task_update`` chunk."""
+LOADING_MESSAGES_LIMIT = 10
+"""assistant.threads.setStatus takes at most ten ``loading_messages``."""
+SUGGESTED_PROMPTS_LIMIT = 4
+"""assistant.threads.setSuggestedPrompts sets up to four prompts."""
 
 
 class RecordedCall(BaseModel):
@@ -43,7 +59,11 @@ class FakeMessage(BaseModel):
     bot_id: str | None = None
     thread_ts: str | None = None
     streaming: bool = False
+    started_at: float | None = None
+    """When its stream started (``time.monotonic()``), while it streams."""
     blocks: Any = None
+    tasks: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """The latest ``task_update`` chunk of each task id streamed into it."""
 
     @property
     def by_bot(self) -> bool:
@@ -57,6 +77,15 @@ class FakeMessage(BaseModel):
         if self.bot_id is not None:
             shaped["bot_id"] = self.bot_id
         return shaped
+
+
+class SuggestedPrompts(BaseModel):
+    """What an ``assistant.threads.setSuggestedPrompts`` call set."""
+
+    channel_id: str
+    thread_ts: str | None
+    title: str | None
+    prompts: list[dict[str, str]]
 
 
 class InjectedError(BaseModel):
@@ -76,6 +105,21 @@ def _blocks(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str) else value
 
 
+def _valid_chunk(chunk: Any) -> bool:
+    """A streaming chunk as documented: markdown text, or a task update with its fields."""
+    if not isinstance(chunk, dict):
+        return False
+    if chunk.get("type") == "markdown_text":
+        return isinstance(chunk.get("text"), str)
+    if chunk.get("type") == "task_update":
+        return (
+            bool(chunk.get("id"))
+            and bool(chunk.get("title"))
+            and chunk.get("status") in TASK_STATUSES
+        )
+    return False
+
+
 class FakeSlackWebAPI:
     """``async with FakeSlackWebAPI() as slack:`` then point a client at ``slack.base_url``."""
 
@@ -88,6 +132,7 @@ class FakeSlackWebAPI:
         bot_user_id: str = "U0000BOT",
         bot_id: str = "B0000BOT",
         streaming_available: bool = True,
+        stream_lifetime: float | None = None,
         placeholder_texts: Iterable[str] = (),
     ) -> None:
         self.token = token
@@ -96,6 +141,14 @@ class FakeSlackWebAPI:
         self.bot_user_id = bot_user_id
         self.bot_id = bot_id
         self.streaming_available = streaming_available
+        self.stream_lifetime = stream_lifetime
+        """Seconds a stream stays open; later calls get ``message_not_in_streaming_state``."""
+        self.statuses: dict[tuple[str, str], str] = {}
+        """The thinking status of each (channel, thread), as last set ("" cleared it)."""
+        self.titles: dict[tuple[str, str], str] = {}
+        """The title of each assistant (channel, thread)."""
+        self.suggested_prompts: list[SuggestedPrompts] = []
+        """Every set of suggested prompts, in order."""
         self.placeholder_texts = frozenset(placeholder_texts)
         """Texts of "thinking" placeholders: a message showing one is not final yet."""
         self.refused_block_types: set[str] = set()
@@ -127,7 +180,9 @@ class FakeSlackWebAPI:
             "conversations.history": self._history,
             "conversations.replies": self._replies,
             "users.info": self._users_info,
-            "assistant.threads.setStatus": self._ok,
+            "assistant.threads.setStatus": self._set_status,
+            "assistant.threads.setTitle": self._set_title,
+            "assistant.threads.setSuggestedPrompts": self._set_suggested_prompts,
             "views.publish": self._ok,
             "reactions.add": self._ok,
             "apps.connections.open": self._connections_open,
@@ -436,18 +491,35 @@ class FakeSlackWebAPI:
         return {"ok": True, "channel": message.channel, "ts": message.ts, "text": text}
 
     @staticmethod
-    def _streamed_text(args: dict[str, Any]) -> str | None:
+    def _chunks(args: dict[str, Any]) -> list[dict[str, Any]] | None:
+        """The chunks a streaming call carries (None when one is not as documented)."""
+        chunks = _blocks(args.get("chunks")) or []
+        if not isinstance(chunks, list) or not all(_valid_chunk(chunk) for chunk in chunks):
+            return None
+        return chunks
+
+    @staticmethod
+    def _streamed_text(args: dict[str, Any], chunks: list[dict[str, Any]]) -> str | None:
         """The text a streaming call carries, from ``markdown_text`` and markdown chunks."""
         text = str(args.get("markdown_text") or "")
-        chunks = args.get("chunks") or []
-        if isinstance(chunks, str):
-            chunks = json.loads(chunks)
-        for chunk in chunks:
-            if chunk.get("type") == "markdown_text":
-                text += chunk.get("text", "")
+        text += "".join(c["text"] for c in chunks if c["type"] == "markdown_text")
         if len(text) > MARKDOWN_CHUNK_LIMIT:
             return None
         return text
+
+    def _stream_into(self, message: FakeMessage, args: dict[str, Any]) -> dict[str, Any] | None:
+        """Add a streaming call's text and task updates to ``message``; an error, if any."""
+        chunks = self._chunks(args)
+        if chunks is None:
+            return {"ok": False, "error": "invalid_chunks"}
+        text = self._streamed_text(args, chunks)
+        if text is None:
+            return {"ok": False, "error": "msg_too_long"}
+        message.text += text
+        for chunk in chunks:
+            if chunk["type"] == "task_update":
+                message.tasks[chunk["id"]] = chunk
+        return None
 
     async def _start_stream(self, args: dict[str, Any]) -> dict[str, Any]:
         channel = str(args.get("channel", ""))
@@ -457,17 +529,36 @@ class FakeSlackWebAPI:
             args.get("recipient_team_id") and args.get("recipient_user_id")
         ):
             return {"ok": False, "error": "missing_recipient_user_id"}
-        text = self._streamed_text(args)
-        if text is None:
-            return {"ok": False, "error": "msg_too_long"}
-        message = self._bot_message(channel, text, str(args["thread_ts"]))
+        message = FakeMessage(
+            channel=channel,
+            ts="",
+            user=self.bot_user_id,
+            bot_id=self.bot_id,
+            thread_ts=str(args["thread_ts"]),
+        )
+        error = self._stream_into(message, args)
+        if error is not None:
+            return error
+        message.ts = self.next_ts()
         message.streaming = True
+        message.started_at = time.monotonic()
+        self.messages.setdefault(channel, []).append(message)
         return {"ok": True, "channel": channel, "ts": message.ts}
+
+    def expire_streams(self) -> None:
+        """End every open stream now, as Slack does to a stream left open too long: its
+        message keeps what it showed, and stream calls on it fail from now on."""
+        for messages in self.messages.values():
+            for message in messages:
+                message.streaming = False
 
     def _streaming_message(self, args: dict[str, Any]) -> FakeMessage | dict[str, Any]:
         message = self.find(str(args.get("channel")), str(args.get("ts")))
         if message is None:
             return {"ok": False, "error": "message_not_found"}
+        lifetime = self.stream_lifetime
+        if message.streaming and lifetime is not None and message.started_at is not None:
+            message.streaming = time.monotonic() - message.started_at < lifetime
         if not message.streaming:
             return {"ok": False, "error": "message_not_in_streaming_state"}
         return message
@@ -476,23 +567,62 @@ class FakeSlackWebAPI:
         message = self._streaming_message(args)
         if isinstance(message, dict):
             return message
-        text = self._streamed_text(args)
-        if text is None:
-            return {"ok": False, "error": "msg_too_long"}
-        message.text += text
+        error = self._stream_into(message, args)
+        if error is not None:
+            return error
         return {"ok": True, "channel": message.channel, "ts": message.ts}
 
     async def _stop_stream(self, args: dict[str, Any]) -> dict[str, Any]:
         message = self._streaming_message(args)
         if isinstance(message, dict):
             return message
-        text = self._streamed_text(args)
-        if text is None:
-            return {"ok": False, "error": "msg_too_long"}
-        message.text += text
+        error = self._stream_into(message, args)
+        if error is not None:
+            return error
         message.streaming = False
         message.blocks = _blocks(args.get("blocks"))
         return _message_reply(message)
+
+    async def _set_status(self, args: dict[str, Any]) -> dict[str, Any]:
+        channel, thread_ts = str(args.get("channel_id") or ""), str(args.get("thread_ts") or "")
+        if not channel or not thread_ts or "status" not in args:
+            return {"ok": False, "error": "invalid_arguments"}
+        loading = _blocks(args.get("loading_messages")) or []
+        if not isinstance(loading, list) or len(loading) > LOADING_MESSAGES_LIMIT:
+            return {"ok": False, "error": "invalid_arguments"}
+        if not all(isinstance(line, str) and line for line in loading):
+            return {"ok": False, "error": "invalid_arguments"}
+        self.statuses[(channel, thread_ts)] = str(args["status"])
+        return {"ok": True}
+
+    async def _set_title(self, args: dict[str, Any]) -> dict[str, Any]:
+        channel, thread_ts = str(args.get("channel_id") or ""), str(args.get("thread_ts") or "")
+        if not channel or not thread_ts or not args.get("title"):
+            return {"ok": False, "error": "invalid_arguments"}
+        self.titles[(channel, thread_ts)] = str(args["title"])
+        return {"ok": True}
+
+    async def _set_suggested_prompts(self, args: dict[str, Any]) -> dict[str, Any]:
+        channel = str(args.get("channel_id") or "")
+        prompts = _blocks(args.get("prompts"))
+        if not channel or not isinstance(prompts, list):
+            return {"ok": False, "error": "invalid_arguments"}
+        if not 0 < len(prompts) <= SUGGESTED_PROMPTS_LIMIT:
+            return {"ok": False, "error": "invalid_arguments"}
+        for prompt in prompts:
+            if not isinstance(prompt, dict) or set(prompt) != {"title", "message"}:
+                return {"ok": False, "error": "invalid_arguments"}
+            if not all(isinstance(value, str) and value for value in prompt.values()):
+                return {"ok": False, "error": "invalid_arguments"}
+        self.suggested_prompts.append(
+            SuggestedPrompts(
+                channel_id=channel,
+                thread_ts=args.get("thread_ts"),
+                title=args.get("title"),
+                prompts=prompts,
+            )
+        )
+        return {"ok": True}
 
     async def _post_ephemeral(self, args: dict[str, Any]) -> dict[str, Any]:
         if not args.get("channel") or not args.get("user"):

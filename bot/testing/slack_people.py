@@ -271,13 +271,39 @@ class SlackPeople:
         body = urlencode({"payload": json.dumps(payload)})
         return await self.post(body, content_type="application/x-www-form-urlencoded")
 
-    async def open_home(self, *, user: str = ALICE) -> None:
+    async def open_home(self, *, user: str = ALICE, tab: str = "home") -> None:
+        """``user`` opens the bot's Home tab, or (``tab="messages"``) its Messages tab."""
         await self.send_event(
             {
                 "type": "app_home_opened",
                 "user": user,
                 "channel": dm_channel(user),
-                "tab": "home",
+                "tab": tab,
                 "event_ts": self.fake.next_ts(),
             }
         )
+
+    def assistant_thread_event(
+        self, kind: str, *, user: str = ALICE, thread_ts: str, viewing: str = GENERAL
+    ) -> dict[str, Any]:
+        """``assistant_thread_started`` or ``assistant_thread_context_changed`` (the legacy
+        assistant experience) for ``user``'s DM thread, while they view ``viewing``."""
+        return {
+            "type": kind,
+            "assistant_thread": {
+                "user_id": user,
+                "context": {"channel_id": viewing, "team_id": self.fake.team_id},
+                "channel_id": dm_channel(user),
+                "thread_ts": thread_ts,
+            },
+            "event_ts": self.fake.next_ts(),
+        }
+
+    async def start_assistant_thread(self, *, user: str = ALICE) -> str:
+        """``user`` opens a new assistant thread; returns its ts."""
+        thread_ts = self.fake.next_ts()
+        event = self.assistant_thread_event(
+            "assistant_thread_started", user=user, thread_ts=thread_ts
+        )
+        await self.send_event(event)
+        return thread_ts

@@ -153,3 +153,94 @@ async def test_waiting_for_messages_fails_the_test_with_the_calls_seen(
 ) -> None:
     with pytest.raises(AssertionError, match="timed out waiting for 1 final bot message"):
         await fake.wait_for_final_messages(1, within=0.05)
+
+
+async def test_assistant_thread_methods_keep_what_they_set(
+    fake: FakeSlackWebAPI, client: AsyncWebClient
+) -> None:
+    await client.assistant_threads_setStatus(
+        channel_id="D1", thread_ts="1.0", status="is thinking…", loading_messages=["a", "b"]
+    )
+    await client.assistant_threads_setTitle(channel_id="D1", thread_ts="1.0", title="Ports")
+    prompts = [{"title": "Again", "message": "which port?"}]
+    await client.assistant_threads_setSuggestedPrompts(channel_id="D1", prompts=prompts)
+
+    assert fake.statuses[("D1", "1.0")] == "is thinking…"
+    assert fake.titles[("D1", "1.0")] == "Ports"
+    [suggested] = fake.suggested_prompts
+    assert (suggested.channel_id, suggested.thread_ts, suggested.prompts) == ("D1", None, prompts)
+
+
+@pytest.mark.parametrize(
+    ("method", "args"),
+    [
+        ("assistant.threads.setStatus", {"channel_id": "D1", "thread_ts": "1.0"}),
+        (
+            "assistant.threads.setStatus",
+            {"channel_id": "D1", "thread_ts": "1.0", "status": "x", "loading_messages": ["m"] * 11},
+        ),
+        ("assistant.threads.setTitle", {"channel_id": "D1", "thread_ts": "1.0", "title": ""}),
+        (
+            "assistant.threads.setSuggestedPrompts",
+            {"channel_id": "D1", "prompts": [{"title": "t", "message": "m"}] * 5},
+        ),
+        (
+            "assistant.threads.setSuggestedPrompts",
+            {"channel_id": "D1", "prompts": [{"title": "t"}]},
+        ),
+    ],
+)
+async def test_assistant_thread_methods_refuse_what_slack_refuses(
+    client: AsyncWebClient, method: str, args: dict[str, object]
+) -> None:
+    with pytest.raises(SlackApiError, match="invalid_arguments"):
+        await client.api_call(method, json=args)
+
+
+async def test_task_updates_are_kept_per_task_and_bad_chunks_refused(
+    fake: FakeSlackWebAPI, client: AsyncWebClient
+) -> None:
+    task = {"type": "task_update", "id": "call_1", "title": "Search", "status": "in_progress"}
+    started = await client.chat_startStream(channel="D1", thread_ts="1.0", chunks=[task])
+    await client.chat_appendStream(
+        channel="D1",
+        ts=started["ts"],
+        chunks=[{**task, "status": "complete"}, {"type": "markdown_text", "text": "found it"}],
+    )
+    with pytest.raises(SlackApiError, match="invalid_chunks"):
+        await client.chat_appendStream(
+            channel="D1", ts=started["ts"], chunks=[{**task, "status": "done"}]
+        )
+    await client.chat_stopStream(channel="D1", ts=started["ts"])
+
+    message = fake.find("D1", started["ts"])
+    assert message is not None
+    assert message.text == "found it"
+    assert message.tasks["call_1"]["status"] == "complete"
+
+
+async def test_a_stream_expires_and_can_then_only_be_updated(
+    fake: FakeSlackWebAPI, client: AsyncWebClient
+) -> None:
+    fake.stream_lifetime = 0.0
+    started = await client.chat_startStream(channel="D1", thread_ts="1.0", markdown_text="so far")
+
+    with pytest.raises(SlackApiError, match="message_not_in_streaming_state"):
+        await client.chat_appendStream(channel="D1", ts=started["ts"], markdown_text=" more")
+    with pytest.raises(SlackApiError, match="message_not_in_streaming_state"):
+        await client.chat_stopStream(channel="D1", ts=started["ts"])
+    await client.chat_update(channel="D1", ts=started["ts"], text="so far, and more")
+
+    message = fake.find("D1", started["ts"])
+    assert message is not None
+    assert (message.text, message.streaming) == ("so far, and more", False)
+
+
+async def test_expire_streams_ends_the_open_ones_now(
+    fake: FakeSlackWebAPI, client: AsyncWebClient
+) -> None:
+    started = await client.chat_startStream(channel="D1", thread_ts="1.0", markdown_text="a")
+    fake.expire_streams()
+
+    with pytest.raises(SlackApiError, match="message_not_in_streaming_state"):
+        await client.chat_appendStream(channel="D1", ts=started["ts"], markdown_text="b")

@@ -50,3 +50,10 @@ def test_commands_interactivity_socket_mode_and_messages_tab(manifest: dict[str,
     assert manifest["settings"]["socket_mode_enabled"] is True
     assert manifest["features"]["app_home"]["messages_tab_enabled"] is True
     assert manifest["features"]["app_home"]["home_tab_enabled"] is True
+
+
+def test_the_agent_experience_not_the_legacy_assistant_one(manifest: dict[str, Any]) -> None:
+    features = manifest["features"]
+    assert "assistant_view" not in features
+    assert features["agent_view"]["agent_description"]
+    assert features["agent_view"]["suggested_prompts"] == []  # set per person, from their 👍s

@@ -6,6 +6,10 @@ from slack_bolt.async_app import AsyncApp
 
 from bot.listeners.events.app_home_opened import app_home_opened_callback
 from bot.listeners.events.app_mention import app_mention_callback
+from bot.listeners.events.assistant_thread_context_changed import (
+    assistant_thread_context_changed_callback,
+)
+from bot.listeners.events.assistant_thread_started import assistant_thread_started_callback
 from bot.listeners.events.message import message_callback
 from bot.listeners.events.reactions import reaction_callback
 from bot.listeners.services import Services
@@ -19,3 +23,5 @@ def register(app: AsyncApp, services: Services) -> None:
     app.event("reaction_added")(reaction_callback(services, added=True))
     app.event("reaction_removed")(reaction_callback(services, added=False))
     app.event("app_home_opened")(app_home_opened_callback(services))
+    app.event("assistant_thread_started")(assistant_thread_started_callback(services))
+    app.event("assistant_thread_context_changed")(assistant_thread_context_changed_callback())

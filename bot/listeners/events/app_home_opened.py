@@ -1,4 +1,5 @@
-"""``app_home_opened``: the Home tab lists everything the bot remembers about the viewer."""
+"""``app_home_opened``: the Home tab lists everything the bot remembers about the viewer;
+the Messages tab (the agent experience's DM) gets suggested prompts from their own 👍s."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.listeners.services import Services
+from bot.slack.assistant import suggest_prompts
 from bot.views.app_home import home_view
 from memory import MemoryStore
 
@@ -26,10 +28,22 @@ async def publish_home(client: AsyncWebClient, memory: MemoryStore, user_id: str
 
 def app_home_opened_callback(
     services: Services,
-) -> Callable[[dict[str, Any], AsyncWebClient], Awaitable[None]]:
-    async def on_app_home_opened(event: dict[str, Any], client: AsyncWebClient) -> None:
-        if event.get("tab") != "home" or not event.get("user"):
+) -> Callable[[dict[str, Any], dict[str, Any], AsyncWebClient], Awaitable[None]]:
+    async def on_app_home_opened(
+        body: dict[str, Any], event: dict[str, Any], client: AsyncWebClient
+    ) -> None:
+        user = event.get("user")
+        if not user:
             return
-        await publish_home(client, services.memory, event["user"])
+        if event.get("tab") == "home":
+            await publish_home(client, services.memory, user)
+        elif event.get("tab") == "messages" and event.get("channel") and body.get("team_id"):
+            await suggest_prompts(
+                client,
+                services.memory,
+                team_id=str(body["team_id"]),
+                channel_id=str(event["channel"]),
+                user_id=str(user),
+            )
 
     return on_app_home_opened

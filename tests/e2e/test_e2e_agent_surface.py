@@ -1,0 +1,156 @@
+"""Slack's agent surface end to end: the Messages tab, assistant threads (the legacy
+``assistant_view``) and their suggested prompts, greeting and context changes."""
+
+from __future__ import annotations
+
+import json
+
+from bot.testing.fake_slack import FakeSlackWebAPI, SuggestedPrompts
+from bot.testing.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel
+from bot.views.suggested_prompts import DEFAULT_PROMPTS, GREETING, PROMPTS_TITLE
+from memory import EpisodeStatus
+
+
+async def prompts_after(
+    fake_slack: FakeSlackWebAPI, count: int, what: str = "suggested prompts"
+) -> SuggestedPrompts:
+    await fake_slack.wait_for(lambda: len(fake_slack.suggested_prompts) >= count, what=what)
+    return fake_slack.suggested_prompts[count - 1]
+
+
+async def liked(slack: SignedSlack, question: str, *, user: str, channel: str) -> None:
+    """``user`` asks ``question`` (in their DM, or by a mention in ``channel``) and 👍s it."""
+    before = len(slack.fake.final_messages(channel))
+    if channel.startswith("D"):
+        await slack.dm(question, user=user)
+    else:
+        await slack.mention(question, user=user, channel=channel)
+    answers = await slack.answers(before + 1, channel=channel)
+    await slack.react(answers[-1], user=user, reaction="+1")
+    await slack.settled()
+
+
+async def test_the_messages_tab_suggests_the_viewers_own_liked_dm_questions_only(
+    slack: SignedSlack, fake_slack: FakeSlackWebAPI
+) -> None:
+    await liked(
+        slack, "how do I rotate the staging password?", user=ALICE, channel=dm_channel(ALICE)
+    )
+    await liked(slack, "which port does billing use?", user=ALICE, channel=dm_channel(ALICE))
+    await liked(slack, "what does the deploy script do?", user=ALICE, channel=GENERAL)
+    await liked(slack, "where are bob's secret notes?", user=BOB, channel=dm_channel(BOB))
+    await slack.dm("an answer alice never rated", user=ALICE)
+    await slack.answers(3, channel=dm_channel(ALICE))
+
+    await slack.open_home(user=ALICE, tab="messages")
+    suggested = await prompts_after(fake_slack, 1)
+
+    assert suggested.channel_id == dm_channel(ALICE)
+    assert suggested.thread_ts is None  # the agent experience drops prompts with a thread_ts
+    assert suggested.title == PROMPTS_TITLE
+    assert [prompt["message"] for prompt in suggested.prompts] == [
+        "which port does billing use?",
+        "how do I rotate the staging password?",
+    ]
+    assert fake_slack.calls_to("views.publish") == []
+
+
+async def test_with_nothing_liked_yet_the_messages_tab_suggests_what_the_bot_does(
+    slack: SignedSlack, fake_slack: FakeSlackWebAPI
+) -> None:
+    await slack.open_home(user=BOB, tab="messages")
+
+    suggested = await prompts_after(fake_slack, 1)
+    assert suggested.prompts == [prompt.model_dump() for prompt in DEFAULT_PROMPTS]
+
+
+async def test_after_forget_the_messages_tab_no_longer_suggests_earlier_questions(
+    slack: SignedSlack, fake_slack: FakeSlackWebAPI
+) -> None:
+    await liked(
+        slack, "how do I rotate the staging password?", user=ALICE, channel=dm_channel(ALICE)
+    )
+    response = await slack.command("/forget", user=ALICE, channel=dm_channel(ALICE))
+    assert response.status_code == 200
+    await slack.settled()
+
+    await slack.open_home(user=ALICE, tab="messages")
+
+    suggested = await prompts_after(fake_slack, 1)
+    assert "staging" not in json.dumps(suggested.prompts)
+
+
+async def test_the_home_tab_still_publishes_and_sets_no_prompts(
+    slack: SignedSlack, fake_slack: FakeSlackWebAPI
+) -> None:
+    await slack.open_home(user=ALICE)
+
+    await fake_slack.wait_for(lambda: bool(fake_slack.calls_to("views.publish")), what="home")
+    assert fake_slack.calls_to("views.publish")[0].args["user_id"] == ALICE
+    assert fake_slack.suggested_prompts == []
+
+
+async def test_a_new_assistant_thread_gets_a_greeting_and_the_askers_prompts(
+    slack: SignedSlack, fake_slack: FakeSlackWebAPI
+) -> None:
+    await liked(slack, "which port does billing use?", user=ALICE, channel=dm_channel(ALICE))
+    await liked(slack, "where are bob's secret notes?", user=BOB, channel=dm_channel(BOB))
+
+    thread_ts = await slack.start_assistant_thread(user=ALICE)
+    suggested = await prompts_after(fake_slack, 1)
+
+    assert (suggested.channel_id, suggested.thread_ts) == (dm_channel(ALICE), thread_ts)
+    assert [prompt["message"] for prompt in suggested.prompts] == ["which port does billing use?"]
+    [greeting] = [m for m in fake_slack.bot_messages(dm_channel(ALICE)) if m.thread_ts == thread_ts]
+    assert greeting.text == GREETING
+
+
+async def test_a_reaction_on_the_greeting_teaches_nothing(
+    slack: SignedSlack, fake_slack: FakeSlackWebAPI
+) -> None:
+    thread_ts = await slack.start_assistant_thread(user=ALICE)
+    await prompts_after(fake_slack, 1)
+    [greeting] = [m for m in fake_slack.bot_messages(dm_channel(ALICE)) if m.thread_ts == thread_ts]
+
+    await slack.react(greeting, user=ALICE, reaction="+1")
+    await slack.settled()
+
+    memory = slack.server.bot.services.memory  # type: ignore[union-attr]
+    statuses = frozenset(EpisodeStatus)
+    assert await memory.list_episodes(ALICE, statuses=statuses) == []
+
+
+async def test_a_context_change_is_acknowledged_and_changes_nothing(
+    slack: SignedSlack, fake_slack: FakeSlackWebAPI
+) -> None:
+    event = slack.assistant_thread_event(
+        "assistant_thread_context_changed", user=ALICE, thread_ts=fake_slack.next_ts()
+    )
+
+    response = await slack.send_event(event)
+    await slack.open_home(user=BOB, tab="messages")  # a marker: handled after the change
+    await prompts_after(fake_slack, 1)
+
+    assert response.status_code == 200
+    assert fake_slack.calls_to("chat.postMessage") == []
+    assert [prompts.channel_id for prompts in fake_slack.suggested_prompts] == [dm_channel(BOB)]
+
+
+async def test_malformed_agent_surface_events_get_no_error_and_no_call(
+    slack: SignedSlack, fake_slack: FakeSlackWebAPI
+) -> None:
+    for event in (
+        {"type": "assistant_thread_started", "event_ts": "1.0"},
+        {"type": "assistant_thread_started", "assistant_thread": {"user_id": ALICE}},
+        {"type": "app_home_opened", "tab": "messages", "event_ts": "1.0"},
+        {"type": "app_home_opened", "user": ALICE, "tab": "messages", "event_ts": "1.0"},
+        {"type": "app_home_opened", "user": ALICE, "channel": "D1", "tab": "?", "event_ts": "1"},
+    ):
+        response = await slack.send_event(event)
+        assert response.status_code == 200
+    await slack.open_home(user=BOB, tab="messages")  # a marker: handled after the others
+    await prompts_after(fake_slack, 1)
+
+    calls = [call.method for call in fake_slack.calls if call.method != "auth.test"]
+    assert calls == ["assistant.threads.setSuggestedPrompts"]
+    assert fake_slack.suggested_prompts[0].channel_id == dm_channel(BOB)
