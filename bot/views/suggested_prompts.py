@@ -19,6 +19,7 @@ __all__ = [
     "GREETING",
     "MAX_PROMPTS",
     "PROMPTS_TITLE",
+    "PROMPT_TITLE_LIMIT",
     "SuggestedPrompt",
     "suggested_prompts",
 ]
