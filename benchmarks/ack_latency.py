@@ -6,9 +6,10 @@ than the measurement lasts to reply, so fifty answers stay in flight (claimed,
 placeholder posted, memory recalled, waiting on the model). Meanwhile other events
 arrive from another process at a steady :data:`RATE` a second, whatever is still
 unanswered (open loop: a client that waits for each answer before sending the next
-would measure its own queue, not the bot): votes on earlier answers, which write to the
-store, and channel chatter in threads the bot is not in, which it must look up before
-ignoring. Each one's time to its HTTP 200 is measured; the figure is the p99 of those.
+would measure its own queue, not the bot): votes on earlier answers, whose 200 comes only
+once the vote is committed to the store (so their time includes the commit), and channel
+chatter in threads the bot is not in, which it must look up before ignoring. Each one's
+time to its HTTP 200 is measured; the figure is the p99 of those.
 """
 
 from __future__ import annotations

@@ -1,10 +1,12 @@
 """``reaction_throughput_ratio``: votes per second into memory, against Bolt's own speed.
 
 Signed ``reaction_added`` events (👍 by the asker, each on a different answer in the
-ledger) go through the real HTTP server and Bolt app into the SQLite store; the clock
-stops when the store has committed the last vote. The baseline is the same app with a
-no-op ``reaction_added`` listener registered ahead of the bot's own, so the ratio is the
-share of Bolt's throughput the vote path keeps. The events come from another process
+ledger) go through the real HTTP server and Bolt app into the SQLite store; each one's
+200 comes only after its vote is committed, and the clock stops at the later of the last
+200 and the last commit (the same moment, unless a vote is acknowledged before it is
+stored). The baseline is the same app with a no-op ``reaction_added`` listener registered
+ahead of the bot's own (so its votes are neither committed nor waited for), so the ratio
+is the share of Bolt's throughput the durable vote path keeps. The events come from another process
 (:mod:`benchmarks.load`), a bounded number with bounded concurrency.
 """
 

@@ -13,6 +13,7 @@ from bot.listeners.events.assistant_thread_started import assistant_thread_start
 from bot.listeners.events.message import message_callback
 from bot.listeners.events.reactions import reaction_callback
 from bot.listeners.services import Services
+from bot.listeners.votes import commit_vote, reaction_vote
 
 __all__ = ["register"]
 
@@ -20,8 +21,9 @@ __all__ = ["register"]
 def register(app: AsyncApp, services: Services) -> None:
     app.event("message")(message_callback(services))
     app.event("app_mention")(app_mention_callback(services))
-    app.event("reaction_added")(reaction_callback(services, added=True))
-    app.event("reaction_removed")(reaction_callback(services, added=False))
+    for name, added in (("reaction_added", True), ("reaction_removed", False)):
+        vote = commit_vote(services, reaction_vote(added=added))
+        app.event(name, middleware=[vote])(reaction_callback)
     app.event("app_home_opened")(app_home_opened_callback(services))
     app.event("assistant_thread_started")(assistant_thread_started_callback(services))
     app.event("assistant_thread_context_changed")(assistant_thread_context_changed_callback())

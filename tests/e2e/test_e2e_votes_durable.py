@@ -1,0 +1,262 @@
+"""A 200 for a vote means it is stored: in the database before Slack hears back, and still
+there after the process is killed with SIGKILL right after the 200."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+import pytest
+
+from bot.server import EVENTS_PATH
+from bot.testing import FakeLLMServer
+from bot.testing.fake_slack import FakeSlackWebAPI
+from bot.testing.harness import ALICE, SIGNING_SECRET, SignedSlack, dm_channel, sign
+from bot.testing.process import bot_env, free_port, run_bot, wait_until_healthy
+from bot.testing.slack_people import event_envelope
+from memory import (
+    ConversationKind,
+    EpisodeStatus,
+    MemoryConfig,
+    MemoryStore,
+    NewExchange,
+    Scope,
+    VoteEvent,
+    VoteOutcome,
+    open_store,
+)
+
+BURST = 120
+CONCURRENCY = 16
+
+
+async def votes_in_file(db_file: Path, user: str = ALICE) -> dict[int, str]:
+    """What another process opening the database now finds: episode id -> vote."""
+    store = await open_store(str(db_file), MemoryConfig())
+    try:
+        export = await store.export_user(user)
+    finally:
+        await store.close()
+    return {int(vote["episode_id"]): vote["vote"] for vote in export.votes}
+
+
+def slow_votes(slack: SignedSlack, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each vote takes the store 0.3 s more: an acknowledgement that does not wait for the
+    commit would reach the client well before it."""
+    services = slack.server.bot.services
+    assert services is not None
+    apply_vote = services.memory.apply_vote
+
+    async def slowly(event: VoteEvent) -> VoteOutcome:
+        await asyncio.sleep(0.3)
+        return await apply_vote(event)
+
+    monkeypatch.setattr(services.memory, "apply_vote", slowly)
+
+
+async def test_a_reactions_200_comes_after_its_vote_is_in_the_database(
+    slack: SignedSlack, db_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await slack.dm("how do I rotate the staging password?")
+    [answer] = await slack.answers(1, channel=dm_channel(ALICE))
+    slow_votes(slack, monkeypatch)
+
+    await slack.react(answer, reaction="-1")  # asserts the 200; no waiting for the bot
+
+    [(episode_id, vote)] = (await votes_in_file(db_file)).items()
+    assert vote == "down"
+    services = slack.server.bot.services
+    assert services is not None
+    [episode] = await services.memory.list_episodes(ALICE, limit=5)
+    assert (episode.id, episode.status) == (episode_id, EpisodeStatus.FAILURE)
+
+
+async def test_a_feedback_clicks_200_comes_after_its_vote_is_in_the_database(
+    slack: SignedSlack, db_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await slack.dm("what does the deploy script do?")
+    [answer] = await slack.answers(1, channel=dm_channel(ALICE))
+    slow_votes(slack, monkeypatch)
+
+    response = await slack.click(answer, action_id="answer_feedback", value="up")
+
+    assert response.status_code == 200
+    assert list((await votes_in_file(db_file)).values()) == ["up"]
+
+
+async def test_a_vote_the_store_cannot_take_gets_503_and_no_ack_so_slack_retries(
+    slack: SignedSlack, db_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await slack.dm("where are the runbooks?")
+    [answer] = await slack.answers(1, channel=dm_channel(ALICE))
+    services = slack.server.bot.services
+    assert services is not None
+    store = services.memory
+
+    async def locked(*_: object) -> None:
+        raise TimeoutError("database is locked")
+
+    monkeypatch.setattr(store, "apply_vote", locked)
+    event = {
+        "type": "reaction_added",
+        "user": ALICE,
+        "reaction": "+1",
+        "item": {"type": "message", "channel": answer.channel, "ts": answer.ts},
+        "event_ts": slack.fake.next_ts(),
+    }
+    body = json.dumps(slack.envelope(event, event_id="EvRetried"))
+
+    assert (await slack.post(body)).status_code == 503
+    monkeypatch.undo()
+    assert (await slack.post(body)).status_code == 200  # Slack's retry
+    assert list((await votes_in_file(db_file)).values()) == ["up"]
+
+
+# -- kill -9 -------------------------------------------------------------------------------
+
+
+async def record_answers(db_file: Path, team_id: str, count: int) -> dict[str, int]:
+    """``count`` answers to Alice in her DM, recorded before the bot starts: ts -> episode."""
+    store: MemoryStore = await open_store(str(db_file), MemoryConfig())
+    scope = Scope(team_id=team_id, channel_id=dm_channel(ALICE), kind=ConversationKind.DM)
+    answers = {}
+    try:
+        for index in range(count):
+            ts = f"{1_700_000_000 + index}.000100"
+            episode = await store.record_exchange(
+                NewExchange(
+                    scope=scope,
+                    requester_id=ALICE,
+                    thread_ts=None,
+                    question=f"question {index}",
+                    answer=f"answer {index}",
+                    message_ts=[ts],
+                    created_at=datetime.now(UTC),
+                )
+            )
+            answers[ts] = episode.id
+    finally:
+        await store.close()
+    return answers
+
+
+class Burst:
+    """Signed ``reaction_added`` events, sent with bounded concurrency; which got a 200."""
+
+    def __init__(self, fake: FakeSlackWebAPI, url: str, answers: dict[str, int]) -> None:
+        self._fake = fake
+        self._url = f"{url}{EVENTS_PATH}"
+        self._answers = answers
+        self.acknowledged: set[int] = set()
+        self.ack = asyncio.Condition()
+
+    def _body(self, index: int, ts: str) -> str:
+        event = {
+            "type": "reaction_added",
+            "user": ALICE,
+            "reaction": "+1" if index % 3 else "-1",
+            "item_user": self._fake.bot_user_id,
+            "item": {"type": "message", "channel": dm_channel(ALICE), "ts": ts},
+            "event_ts": ts,
+        }
+        return json.dumps(event_envelope(self._fake, event, event_id=f"EvBurst{index}"))
+
+    async def send(self) -> None:
+        gate = asyncio.Semaphore(CONCURRENCY)
+        async with httpx.AsyncClient(timeout=10.0) as http:
+
+            async def one(index: int, ts: str) -> None:
+                body = self._body(index, ts)
+                async with gate:
+                    try:
+                        response = await http.post(
+                            self._url,
+                            content=body,
+                            headers={"Content-Type": "application/json", **sign(body)},
+                        )
+                    except httpx.TransportError:
+                        return  # the process was killed: no 200, so Slack would retry
+                if response.status_code == 200:
+                    async with self.ack:
+                        self.acknowledged.add(self._answers[ts])
+                        self.ack.notify_all()
+
+            await asyncio.gather(
+                *(one(index, ts) for index, ts in enumerate(self._answers)),
+            )
+
+    async def wait_for_acks(self, count: int) -> None:
+        async with self.ack:
+            await self.ack.wait_for(lambda: len(self.acknowledged) >= count)
+
+
+@pytest.fixture
+def bot_environment(
+    tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
+) -> dict[str, str]:
+    return bot_env(
+        SLACK_BOT_TOKEN=fake_slack.token,
+        SLACK_SIGNING_SECRET=SIGNING_SECRET,
+        SLACK_API_URL=fake_slack.base_url,
+        LLM_BASE_URL=fake_llm.base_url,
+        LLM_MODEL=fake_llm.model,
+        BOT_DB_PATH=str(tmp_path / "bot.db"),
+        PORT=str(free_port()),
+    )
+
+
+@pytest.fixture
+async def killed_processes() -> AsyncIterator[list[asyncio.subprocess.Process]]:
+    processes: list[asyncio.subprocess.Process] = []
+    yield processes
+    for process in processes:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
+@pytest.mark.parametrize("kill_after", [1, 40], ids=["at-the-first-200", "mid-burst"])
+async def test_every_acknowledged_vote_survives_kill_9_and_a_restart(
+    tmp_path: Path,
+    fake_slack: FakeSlackWebAPI,
+    bot_environment: dict[str, str],
+    killed_processes: list[asyncio.subprocess.Process],
+    kill_after: int,
+) -> None:
+    db_file = Path(bot_environment["BOT_DB_PATH"])
+    url = f"http://127.0.0.1:{bot_environment['PORT']}"
+    answers = await record_answers(db_file, fake_slack.team_id, BURST)
+    log_file = tmp_path / "bot.log"
+    process = await run_bot(env=bot_environment, cwd=tmp_path, log_file=log_file)
+    killed_processes.append(process)
+    await wait_until_healthy(url, process)
+
+    burst = Burst(fake_slack, url, answers)
+    sending = asyncio.create_task(burst.send())
+    await asyncio.wait_for(burst.wait_for_acks(kill_after), 30)
+    process.send_signal(signal.SIGKILL)
+    await process.wait()
+    await asyncio.wait_for(sending, 30)
+    acknowledged = set(burst.acknowledged)
+    assert kill_after <= len(acknowledged) < BURST, "the kill did not land mid-burst"
+
+    restarted = await run_bot(env=bot_environment, cwd=tmp_path, log_file=log_file)
+    killed_processes.append(restarted)
+    await wait_until_healthy(url, restarted)
+    restarted.send_signal(signal.SIGTERM)
+    await asyncio.wait_for(restarted.wait(), 30)
+    assert restarted.returncode == 0, log_file.read_text()
+
+    stored = await votes_in_file(db_file)
+    assert acknowledged <= set(stored), f"lost {len(acknowledged - set(stored))} votes"
+    store = await open_store(str(db_file), MemoryConfig())
+    try:
+        statuses = {e.id: e.status for e in await store.list_episodes(ALICE, limit=BURST)}
+    finally:
+        await store.close()
+    assert all(statuses[episode] is not EpisodeStatus.PENDING for episode in acknowledged)
