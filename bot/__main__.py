@@ -1,10 +1,10 @@
 """``python -m bot``: serve the bot, or run an administrative command.
 
-Subcommands (``python -m bot --help``): ``serve`` (the default), ``forget USER_ID``, and
-the administrative ``consolidate``, ``memory USER_ID``, ``export USER_ID`` and ``stats``
-(implemented in :mod:`bot.admin`).
+Subcommands (``python -m bot --help``): ``serve`` (the default), and the administrative
+``forget USER_ID``, ``memory USER_ID``, ``export USER_ID``, ``stats`` and ``consolidate``
+(implemented in :mod:`bot.admin`), which need only the database setting, never Slack's.
 A new command is one ``add_parser`` call in :func:`build_parser` with its ``run`` function.
-Configuration problems end the process with exit code 2 and one line saying what to fix.
+Every problem ends the process with one line on stderr and the exit code in :data:`EPILOG`.
 """
 
 from __future__ import annotations
@@ -17,47 +17,44 @@ import sys
 from collections.abc import Callable, Sequence
 
 import aiohttp
-from pydantic import ValidationError
 from slack_sdk.errors import SlackApiError
 
-from bot.admin import run_consolidate, run_export, run_memory, run_stats
-from bot.config import Settings
+from bot.admin import (
+    CommandFailed,
+    run_consolidate,
+    run_export,
+    run_forget,
+    run_memory,
+    run_stats,
+)
+from bot.config import AdminSettings, ConfigurationError, Settings, load_settings
 from bot.logging_setup import configure_logging
 from bot.server import serve
-from memory import open_store
 
-__all__ = ["ConfigurationError", "build_parser", "load_settings", "main"]
+__all__ = ["EPILOG", "EXIT_CONFIG", "EXIT_FAILED", "build_parser", "main"]
 
+EXIT_FAILED = 1
 EXIT_CONFIG = 2
-LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
+EXIT_INTERRUPTED = 130
+EPILOG = """\
+exit codes:
+  0    done (serve: stopped by SIGTERM or Ctrl-C)
+  1    the command ran but could not do its job: forget found nothing stored about
+       that ID; consolidate could not get an answer from the model
+  2    a configuration problem, in one line naming the setting: a setting missing,
+       empty or invalid; BOT_DB_PATH missing, read-only or not a database; Slack
+       refused a token; or the command line itself was wrong
+  130  interrupted by Ctrl-C before the bot was serving
 
-Command = Callable[[Settings, argparse.Namespace], int]
+The admin commands read only BOT_DB_PATH (and the LLM_* settings, for consolidate)
+from the environment or .env; serve also needs the Slack settings.
+"""
 
-
-class ConfigurationError(Exception):
-    """A setting is missing or invalid; the message is one line naming it and the fix."""
-
-
-def _describe(error: dict[str, object]) -> str:
-    name = "_".join(str(part) for part in error.get("loc", ())).upper() or "a setting"
-    if error.get("type") == "missing":
-        return f"{name} is not set: export it or add it to .env (see .env.example)"
-    return f"{name} is invalid ({error.get('msg')}): fix it in the environment or .env"
-
-
-def load_settings() -> Settings:
-    """Settings from the environment and ``.env``, or a :class:`ConfigurationError`."""
-    try:
-        settings = Settings()  # type: ignore[call-arg]  # required values come from the env
-    except ValidationError as error:
-        problems = [_describe(dict(item)) for item in error.errors()]
-        raise ConfigurationError("; ".join(problems)) from None
-    if settings.log_level.upper() not in LOG_LEVELS:
-        raise ConfigurationError(f"LOG_LEVEL is invalid: use one of {', '.join(LOG_LEVELS)}")
-    return settings
+Command = Callable[[AdminSettings, argparse.Namespace], int]
 
 
-def run_serve(settings: Settings, args: argparse.Namespace) -> int:
+def run_serve(settings: AdminSettings, args: argparse.Namespace) -> int:
+    assert isinstance(settings, Settings)
     try:
         asyncio.run(serve(settings, grace_seconds=args.grace))
     except SlackApiError as error:
@@ -75,69 +72,75 @@ def run_serve(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
-def run_forget(settings: Settings, args: argparse.Namespace) -> int:
-    async def forget() -> None:
-        store = await open_store(str(settings.bot_db_path), settings.memory_config())
-        try:
-            report = await store.forget_user(args.user_id)
-        finally:
-            await store.close()
-        for kind, count in sorted(report.counts.items()):
-            print(f"{kind}: {count}")
-        print(f"erased {report.total} row(s) about {report.user_id}")
-
-    asyncio.run(forget())
-    return 0
+def _with_user_id(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    parser.add_argument("user_id", help="the person's Slack user ID, e.g. U0123ABCD")
+    return parser
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m bot",
         description="A Slack assistant that learns from its users' emoji reactions.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    serve_parser = commands.add_parser("serve", help="run the bot (the default)")
+    serve_parser = commands.add_parser("serve", help="run the bot (the default)", epilog=EPILOG)
     serve_parser.add_argument(
         "--grace",
         type=float,
-        default=10.0,
-        help="seconds answers in flight get to finish on SIGTERM (default: 10)",
+        default=8.0,
+        help="seconds answers in flight get to finish on SIGTERM (default: 8)",
     )
-    serve_parser.set_defaults(run=run_serve)
-    forget_parser = commands.add_parser("forget", help="erase everything about one person")
-    forget_parser.add_argument("user_id", help="the person's Slack user ID, e.g. U0123ABCD")
-    forget_parser.set_defaults(run=run_forget)
-    commands.add_parser(
-        "consolidate", help="turn recent rated answers into wisdom notes now, once"
-    ).set_defaults(run=run_consolidate)
-    memory_parser = commands.add_parser("memory", help="show what is stored about one person")
-    memory_parser.add_argument("user_id", help="the person's Slack user ID, e.g. U0123ABCD")
-    memory_parser.set_defaults(run=run_memory)
-    export_parser = commands.add_parser(
-        "export", help="everything stored about one person, as JSON (data-access requests)"
-    )
-    export_parser.add_argument("user_id", help="the person's Slack user ID, e.g. U0123ABCD")
-    export_parser.set_defaults(run=run_export)
-    commands.add_parser(
-        "stats", help="counts: episodes by status, votes, recalls, tool errors"
-    ).set_defaults(run=run_stats)
-    parser.set_defaults(run=run_serve, grace=10.0)
+    serve_parser.set_defaults(run=run_serve, settings=Settings)
+    admin: list[tuple[str, str, Command, bool]] = [
+        ("forget", "erase everything about one person", run_forget, True),
+        ("memory", "show what is stored about one person", run_memory, True),
+        (
+            "export",
+            "everything stored about one person, as JSON (data-access requests)",
+            run_export,
+            True,
+        ),
+        ("stats", "counts: episodes by status, votes, recalls, tool errors", run_stats, False),
+        (
+            "consolidate",
+            "turn recent rated answers into wisdom notes now, once",
+            run_consolidate,
+            False,
+        ),
+    ]
+    for name, summary, run, takes_user in admin:
+        command = commands.add_parser(
+            name,
+            help=summary,
+            description=summary,
+            epilog=EPILOG,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        if takes_user:
+            _with_user_id(command)
+        command.set_defaults(run=run, settings=AdminSettings)
+    parser.set_defaults(run=run_serve, settings=Settings, grace=8.0)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        settings = load_settings()
-        configure_logging(settings.log_level)
+        settings = load_settings(args.settings)
+        configure_logging(settings.log_level, settings.log_format)
         command: Command = args.run
         return command(settings, args)
     except ConfigurationError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_CONFIG
+    except CommandFailed as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_FAILED
     except KeyboardInterrupt:
         logging.getLogger(__name__).info("interrupted")
-        return 130
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

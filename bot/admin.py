@@ -1,31 +1,45 @@
-"""Administrative commands of ``python -m bot``: consolidate, memory, export, stats.
+"""Administrative commands of ``python -m bot``: forget, memory, export, stats, consolidate.
 
-Each ``run_*`` function takes the settings and the parsed arguments, prints its result to
-stdout and returns the exit code. They open the same database the bot uses (SQLite allows
-it while the bot runs) and close it before returning.
+Each ``run_*`` function takes the :class:`AdminSettings` (no Slack token is needed) and the
+parsed arguments, prints its result to stdout and returns the exit code. They open the same
+database the bot uses (SQLite allows it while the bot runs) and close it before returning.
+They never create a database: a ``BOT_DB_PATH`` that does not exist, is read-only or is not
+a database is a :class:`ConfigurationError` of one line; a command that ran but could not do
+its job raises :class:`CommandFailed`.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TypeVar
 
 from bot.app import build_consolidator
-from bot.config import Settings
-from bot.llm import OpenAICompatibleProvider, RetryPolicy, build_llm_client
+from bot.config import AdminSettings, ConfigurationError
+from bot.llm import (
+    OpenAICompatibleProvider,
+    RetryPolicy,
+    build_llm_client,
+    describe_endpoint,
+    probe_model,
+)
+from bot.observability import MeasuredProvider
 from memory import ConsolidationReport, MemoryStore, StoreStats, UserExport, open_store
 from memory.text import shorten
 
 __all__ = [
+    "CommandFailed",
     "consolidate_once",
     "describe_export",
     "describe_stats",
     "run_consolidate",
     "run_export",
+    "run_forget",
     "run_memory",
     "run_stats",
 ]
@@ -36,16 +50,43 @@ TEXT_CHARS = 160
 """Questions, answers, lessons and notes are shortened to this in ``memory`` output."""
 
 
+class CommandFailed(Exception):
+    """The command ran but could not do its job; the message is one line saying why."""
+
+
+def _unusable(path: Path, error: sqlite3.Error | OSError) -> ConfigurationError:
+    problem = str(error)
+    if "readonly" in problem or "read-only" in problem:
+        fix = "it is read-only: run the command as the user the bot runs as"
+    elif isinstance(error, sqlite3.DatabaseError) and "not a database" in problem:
+        fix = "it is not a SQLite database, or is corrupt: restore it from a backup"
+    else:
+        fix = f"{problem}: check the file and its directory's permissions"
+    return ConfigurationError(f"BOT_DB_PATH ({path}) cannot be used: {fix}")
+
+
 @asynccontextmanager
-async def opened_store(settings: Settings) -> AsyncIterator[MemoryStore]:
-    store = await open_store(str(settings.bot_db_path), settings.memory_config())
+async def opened_store(settings: AdminSettings) -> AsyncIterator[MemoryStore]:
+    """The bot's existing database; never a new one (a mistyped path must not look empty)."""
+    path = settings.bot_db_path
+    if not path.is_file():
+        raise ConfigurationError(
+            f"BOT_DB_PATH ({path}) does not exist: check the path (the bot creates the "
+            "database on its first start; the admin commands never do)"
+        )
+    try:
+        store = await open_store(str(path), settings.memory_config())
+    except (sqlite3.Error, OSError) as error:
+        raise _unusable(path, error) from None
     try:
         yield store
+    except (sqlite3.Error, OSError) as error:
+        raise _unusable(path, error) from None
     finally:
         await store.close()
 
 
-def _with_store(settings: Settings, use: Callable[[MemoryStore], Awaitable[T]]) -> T:
+def _with_store(settings: AdminSettings, use: Callable[[MemoryStore], Awaitable[T]]) -> T:
     async def run() -> T:
         async with opened_store(settings) as store:
             return await use(store)
@@ -53,27 +94,57 @@ def _with_store(settings: Settings, use: Callable[[MemoryStore], Awaitable[T]]) 
     return asyncio.run(run())
 
 
-async def consolidate_once(settings: Settings) -> ConsolidationReport:
-    """One consolidation run with the model-backed summarizer, as the app's schedule does."""
+def run_forget(settings: AdminSettings, args: argparse.Namespace) -> int:
+    """Erase everything about one person; nobody matching the ID is a failure (exit 1)."""
+    report = _with_store(settings, lambda store: store.forget_user(args.user_id))
+    if report.total == 0:
+        raise CommandFailed(
+            f"nothing is stored about {args.user_id}: check the user ID (nothing was erased)"
+        )
+    for kind, count in sorted(report.counts.items()):
+        print(f"{kind}: {count}")
+    print(f"erased {report.total} row(s) about {report.user_id}")
+    return 0
+
+
+async def consolidate_once(settings: AdminSettings) -> ConsolidationReport:
+    """One consolidation run with the model-backed summarizer, as the app's schedule does.
+
+    Raises :class:`CommandFailed` when a model request failed (the conversations it was
+    for keep their previous notes)."""
+    endpoint = describe_endpoint(str(settings.llm_base_url))
     client = build_llm_client(
         str(settings.llm_base_url),
         settings.llm_api_key.get_secret_value(),
         settings.llm_timeout_seconds,
     )
-    provider = OpenAICompatibleProvider(
-        client,
-        model=settings.llm_model,
-        retry=RetryPolicy(total_budget_seconds=settings.llm_retry_budget_seconds),
+    provider = MeasuredProvider(
+        OpenAICompatibleProvider(
+            client,
+            model=settings.llm_model,
+            retry=RetryPolicy(total_budget_seconds=settings.llm_retry_budget_seconds),
+        )
     )
     try:
         async with opened_store(settings) as store:
+            status = await probe_model(client, settings.llm_model)
+            if not status.ok:
+                raise CommandFailed(
+                    f"the model endpoint {endpoint} {status.problem}: nothing was changed"
+                )
             consolidator = build_consolidator(store, provider, settings)
-            return await consolidator.consolidate(now=datetime.now(UTC))
+            report = await consolidator.consolidate(now=datetime.now(UTC))
     finally:
         await client.aclose()
+    if provider.last_error is not None:
+        raise CommandFailed(
+            f"the model {settings.llm_model} at {endpoint} failed ({provider.last_error}); "
+            f"{report.skipped} conversation(s) kept their previous notes"
+        )
+    return report
 
 
-def run_consolidate(settings: Settings, args: argparse.Namespace) -> int:
+def run_consolidate(settings: AdminSettings, args: argparse.Namespace) -> int:
     report = asyncio.run(consolidate_once(settings))
     print(
         f"consolidated {report.scopes} conversation(s) into {report.notes} note(s); "
@@ -104,13 +175,13 @@ def describe_export(export: UserExport) -> str:
     return "\n".join(lines)
 
 
-def run_memory(settings: Settings, args: argparse.Namespace) -> int:
+def run_memory(settings: AdminSettings, args: argparse.Namespace) -> int:
     export = _with_store(settings, lambda store: store.export_user(args.user_id))
     print(describe_export(export))
     return 0
 
 
-def run_export(settings: Settings, args: argparse.Namespace) -> int:
+def run_export(settings: AdminSettings, args: argparse.Namespace) -> int:
     """Everything stored about one person as JSON (for data-access requests)."""
     export = _with_store(settings, lambda store: store.export_user(args.user_id))
     print(export.model_dump_json(indent=2))
@@ -134,6 +205,6 @@ def describe_stats(stats: StoreStats) -> str:
     return "\n".join(lines)
 
 
-def run_stats(settings: Settings, args: argparse.Namespace) -> int:
+def run_stats(settings: AdminSettings, args: argparse.Namespace) -> int:
     print(describe_stats(_with_store(settings, lambda store: store.stats())))
     return 0

@@ -20,7 +20,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.agent import Provider
 from bot.answering import AnswerService, BotIdentity
 from bot.assistant import build_agent, render_experience
-from bot.config import Settings
+from bot.config import AdminSettings, Settings
 from bot.learning import LLMEpisodeSummarizer, LLMFailureReflector, LLMImportanceScorer
 from bot.listeners import Services, register
 from bot.llm import OpenAICompatibleProvider, RetryPolicy, build_llm_client
@@ -36,7 +36,9 @@ PURGE_INTERVAL_SECONDS = 3600.0
 """How often expired ledger entries (and the pending exchanges nobody can vote on) go."""
 
 
-def build_consolidator(store: MemoryStore, provider: Provider, settings: Settings) -> Consolidator:
+def build_consolidator(
+    store: MemoryStore, provider: Provider, settings: AdminSettings
+) -> Consolidator:
     """The consolidator the app runs every ``CONSOLIDATION_INTERVAL_HOURS`` (and
     ``python -m bot consolidate`` once). It looks back two intervals, so a run that was
     missed or late (a restart) loses nothing."""

@@ -1,22 +1,66 @@
-"""Configuration from environment variables and an optional ``.env`` file."""
+"""Configuration from environment variables and an optional ``.env`` file, validated at start.
+
+Two levels: :class:`AdminSettings` (the database, memory, model and logging: all the admin
+commands read) and :class:`Settings` (that plus Slack: what serving the bot needs).
+:func:`load_settings` turns every problem into a :class:`ConfigurationError` of one line
+that names the setting.
+"""
 
 from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal, TypeVar
 
-from pydantic import AnyHttpUrl, Field, SecretStr, field_validator
+from pydantic import (
+    AnyHttpUrl,
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
+from pydantic_core import PydanticCustomError
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from memory import MemoryConfig, RecallWeights
 
-__all__ = ["Settings"]
+__all__ = [
+    "EXAMPLE_VALUES",
+    "AdminSettings",
+    "ConfigurationError",
+    "Settings",
+    "load_settings",
+]
+
+EXAMPLE_VALUES = {
+    "slack_bot_token": "xoxb-your-bot-token",
+    "slack_signing_secret": "your-signing-secret",
+}
+"""The placeholders ``.env.example`` ships with: a first run that still has them is told so."""
+
+LogLevel = Literal["CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG"]
+SettingsT = TypeVar("SettingsT", bound="AdminSettings")
+
+
+class ConfigurationError(Exception):
+    """A setting is missing or invalid; the message is one line naming it and the fix."""
 
 
 def _emoji_set(value: object) -> object:
     if isinstance(value, str):
-        return frozenset(name.strip().strip(":") for name in value.split(",") if name.strip())
+        names = frozenset(name.strip().strip(":") for name in value.split(",") if name.strip())
+        if not names:
+            raise PydanticCustomError("empty", "is empty")
+        return names
+    return value
+
+
+def _not_empty(value: object) -> object:
+    """Reject an empty value (``NAME=`` in ``.env``) instead of letting it mean something."""
+    raw = value.get_secret_value() if isinstance(value, SecretStr) else value
+    if isinstance(raw, str) and not raw.strip():
+        raise PydanticCustomError("empty", "is empty")
     return value
 
 
@@ -24,16 +68,11 @@ EmojiNames = Annotated[frozenset[str], NoDecode]
 """A comma-separated list in the environment (``+1,:thumbsup:``), not JSON."""
 
 
-class Settings(BaseSettings):
-    """Every setting is documented, with its default, in ``.env.example``."""
+class AdminSettings(BaseSettings):
+    """Everything but Slack: what ``python -m bot forget|memory|export|stats|consolidate``
+    read. Every setting is documented, with its default, in ``.env.example``."""
 
     model_config = SettingsConfigDict(env_file=".env", extra="ignore")
-
-    slack_bot_token: SecretStr
-    slack_signing_secret: SecretStr
-    slack_app_token: SecretStr | None = None
-    slack_api_url: AnyHttpUrl = AnyHttpUrl("https://slack.com/api/")
-    port: int = Field(default=3000, ge=1, le=65535)
 
     llm_base_url: AnyHttpUrl = AnyHttpUrl("http://localhost:11434/v1")
     llm_api_key: SecretStr = SecretStr("")
@@ -54,15 +93,20 @@ class Settings(BaseSettings):
     recall_weight_importance: float = Field(default=1.0, ge=0)
     recall_half_life_days: float = Field(default=14.0, gt=0)
     consolidation_interval_hours: float = Field(default=24.0, gt=0)
-    log_level: str = "INFO"
+    log_level: LogLevel = "INFO"
+    log_format: Literal["text", "json"] = "text"
 
     _split_emoji = field_validator("positive_reactions", "negative_reactions", mode="before")(
         _emoji_set
     )
+    _required_values = field_validator("llm_model", "bot_db_path", mode="before")(_not_empty)
 
-    @property
-    def socket_mode(self) -> bool:
-        return self.slack_app_token is not None and bool(self.slack_app_token.get_secret_value())
+    @field_validator("log_level", "log_format", mode="before")
+    @classmethod
+    def _case_insensitive(cls, value: object, info: ValidationInfo) -> object:
+        if not isinstance(value, str):
+            return value
+        return value.strip().upper() if info.field_name == "log_level" else value.strip().lower()
 
     def memory_config(self) -> MemoryConfig:
         return MemoryConfig(
@@ -78,3 +122,54 @@ class Settings(BaseSettings):
                 recency_half_life=timedelta(days=self.recall_half_life_days),
             ),
         )
+
+
+class Settings(AdminSettings):
+    """What serving the bot needs: :class:`AdminSettings` plus the Slack app's."""
+
+    slack_bot_token: SecretStr
+    slack_signing_secret: SecretStr
+    slack_app_token: SecretStr | None = None
+    slack_api_url: AnyHttpUrl = AnyHttpUrl("https://slack.com/api/")
+    port: int = Field(default=3000, ge=1, le=65535)
+
+    _required_secrets = field_validator("slack_bot_token", "slack_signing_secret", mode="before")(
+        _not_empty
+    )
+
+    @property
+    def socket_mode(self) -> bool:
+        return self.slack_app_token is not None and bool(self.slack_app_token.get_secret_value())
+
+    def example_values(self) -> list[str]:
+        """The settings that still hold ``.env.example``'s placeholders."""
+        return [
+            name.upper()
+            for name, example in EXAMPLE_VALUES.items()
+            if getattr(self, name).get_secret_value() == example
+        ]
+
+
+def _describe(error: dict[str, object]) -> str:
+    name = "_".join(str(part) for part in error.get("loc", ())).upper() or "a setting"
+    kind = error.get("type")
+    if kind == "missing":
+        return f"{name} is not set: export it or add it to .env (see .env.example)"
+    if kind == "empty":
+        return f"{name} is empty: give it a value in the environment or .env (see .env.example)"
+    return f"{name} is invalid ({error.get('msg')}): fix it in the environment or .env"
+
+
+def load_settings(kind: type[SettingsT]) -> SettingsT:
+    """``kind`` from the environment and ``.env``, or a :class:`ConfigurationError`."""
+    try:
+        settings = kind()
+    except ValidationError as error:
+        problems = [_describe(dict(item)) for item in error.errors()]
+        raise ConfigurationError("; ".join(problems)) from None
+    if isinstance(settings, Settings) and (placeholders := settings.example_values()):
+        raise ConfigurationError(
+            f"{' and '.join(placeholders)} still hold the example values of .env.example: "
+            "put your Slack app's values in .env (README, Creating the Slack app)"
+        )
+    return settings

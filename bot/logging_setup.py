@@ -1,12 +1,15 @@
-"""Logging for the bot process: one plain line per record, secrets redacted."""
+"""Logging for the bot process: one line per record (plain text, or JSON with
+``LOG_FORMAT=json``), secrets redacted."""
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import sys
+from datetime import UTC, datetime
 
-__all__ = ["RedactingFormatter", "configure_logging", "redact"]
+__all__ = ["JsonFormatter", "RedactingFormatter", "configure_logging", "redact"]
 
 SECRET_PATTERNS = re.compile(
     r"xox[abposre]-[A-Za-z0-9-]+|xapp-[A-Za-z0-9-]+|sk-[A-Za-z0-9_-]{8,}|(?<=Bearer )[^\s'\"]+"
@@ -27,10 +30,34 @@ class RedactingFormatter(logging.Formatter):
         return redact(super().format(record))
 
 
-def configure_logging(level: str = "INFO") -> None:
-    """Log to stderr at ``level``; libraries that echo requests stay at WARNING or above."""
+class JsonFormatter(logging.Formatter):
+    """One JSON object a line: ``time``, ``level``, ``logger``, ``message``, plus the fields
+    of an event line (``extra={"event": {...}}``) at the top level; redacted like the text."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, object] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        event = getattr(record, "event", None)
+        if isinstance(event, dict):
+            entry |= {name: value for name, value in event.items() if name not in entry}
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        return redact(json.dumps(entry, ensure_ascii=False))
+
+
+def configure_logging(level: str = "INFO", log_format: str = "text") -> None:
+    """Log to stderr at ``level``, as text or ``json``; libraries that echo requests stay at
+    WARNING or above."""
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(
+        JsonFormatter()
+        if log_format == "json"
+        else RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    )
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

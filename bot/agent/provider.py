@@ -15,6 +15,10 @@ class ModelUnavailable(Exception):
 
     Never shown to a person as is: the bot turns it into one short sentence."""
 
+    permanent: bool = False
+    """True when retrying cannot help (the model server refused the credentials or does not
+    know the model): an operator must fix the configuration."""
+
 
 class Provider(Protocol):
     async def complete(self, request: CompletionRequest) -> Completion: ...

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from bot.agent.provider import ModelUnavailable
 
-__all__ = ["ModelRequestRejected"]
+__all__ = ["PERMANENT_STATUSES", "ModelRequestRejected"]
+
+PERMANENT_STATUSES = frozenset({401, 403, 404})
+"""Refusals only an operator can fix: credentials (401, 403), the model's name or URL (404)."""
 
 
 class ModelRequestRejected(ModelUnavailable):
@@ -16,3 +19,4 @@ class ModelRequestRejected(ModelUnavailable):
     def __init__(self, status: int, reason: str) -> None:
         super().__init__(reason)
         self.status = status
+        self.permanent = status in PERMANENT_STATUSES

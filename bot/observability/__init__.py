@@ -1,0 +1,16 @@
+"""What operators see of the running bot: metrics, one log line per event, model checks."""
+
+from bot.observability.events import EVENT_LOGGER, EventRecord, Observer, current_event, timed
+from bot.observability.metrics import BotMetrics
+from bot.observability.provider import MeasuredProvider, model_error_kind
+
+__all__ = [
+    "EVENT_LOGGER",
+    "BotMetrics",
+    "EventRecord",
+    "MeasuredProvider",
+    "Observer",
+    "current_event",
+    "model_error_kind",
+    "timed",
+]

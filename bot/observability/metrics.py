@@ -1,0 +1,81 @@
+"""The bot's Prometheus metrics, in a registry of its own (one per running bot).
+
+Only counts, outcomes and durations: no label ever holds message text, a user or a token,
+so ``GET /metrics`` can be scraped by anyone who can reach it without leaking anything.
+"""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+
+__all__ = [
+    "ANSWER_OUTCOMES",
+    "MODEL_ERROR_KINDS",
+    "VOTE_OUTCOMES",
+    "BotMetrics",
+]
+
+ANSWER_OUTCOMES = ("answered", "duplicate", "model_unavailable", "misconfigured", "failed")
+VOTE_OUTCOMES = ("success", "failure", "pending", "ignored")
+MODEL_ERROR_KINDS = ("unavailable", "auth", "not_found", "rejected")
+
+_FAST_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+_MODEL_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0)
+_SLACK_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+
+
+class BotMetrics:
+    """Counters and histograms of one bot; :meth:`render` is the ``/metrics`` body."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        self.answers = Counter(
+            "bot_answers",
+            "Messages the bot handled, by outcome",
+            ["outcome"],
+            registry=self.registry,
+        )
+        self.votes = Counter(
+            "bot_votes",
+            "Votes (reactions and feedback buttons) by outcome: the answer's status after the "
+            "vote, or ignored",
+            ["outcome"],
+            registry=self.registry,
+        )
+        self.forgets = Counter(
+            "bot_forgets", "Erasures of everything about a person", registry=self.registry
+        )
+        self.recall_seconds = Histogram(
+            "bot_recall_seconds",
+            "Time to recall a question's past experience from memory",
+            buckets=_FAST_BUCKETS,
+            registry=self.registry,
+        )
+        self.model_seconds = Histogram(
+            "bot_model_request_seconds",
+            "Time of one model request, to the last token of a streamed answer",
+            buckets=_MODEL_BUCKETS,
+            registry=self.registry,
+        )
+        self.model_errors = Counter(
+            "bot_model_errors",
+            "Model requests that failed, by kind (auth, not_found and rejected are permanent)",
+            ["kind"],
+            registry=self.registry,
+        )
+        self.slack_seconds = Histogram(
+            "bot_slack_call_seconds",
+            "Time of one Slack Web API call",
+            buckets=_SLACK_BUCKETS,
+            registry=self.registry,
+        )
+        for outcome in ANSWER_OUTCOMES:
+            self.answers.labels(outcome=outcome)
+        for outcome in VOTE_OUTCOMES:
+            self.votes.labels(outcome=outcome)
+        for kind in MODEL_ERROR_KINDS:
+            self.model_errors.labels(kind=kind)
+
+    def render(self) -> bytes:
+        """The metrics in Prometheus' text exposition format."""
+        return generate_latest(self.registry)
