@@ -16,6 +16,7 @@ import asyncio
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,7 @@ from benchmarks.harness import (
 from benchmarks.load import LoadGenerator, SignedRequest, signed_events
 from bot.app import Bot
 from bot.listeners import Services
-from bot.listeners.services import Waker
+from bot.votes import Votes
 
 __all__ = ["FIGURES", "NAME", "VoteCounter", "run"]
 
@@ -48,7 +49,7 @@ class VoteCounter:
     """Stands in for the reflection worker's wake-up, which the bot calls once a vote that
     validated an episode is committed; counts those calls, and passes them on."""
 
-    def __init__(self, expected: int, forward_to: Waker | None) -> None:
+    def __init__(self, expected: int, forward_to: Callable[[], None]) -> None:
         self.expected = expected
         self.count = 0
         self.all_committed = asyncio.Event()
@@ -60,8 +61,7 @@ class VoteCounter:
         if self.count >= self.expected and not self.all_committed.is_set():
             self.committed_at = time.perf_counter()
             self.all_committed.set()
-        if self._forward_to is not None:
-            self._forward_to.wake()
+        self._forward_to()
 
 
 def _no_op_reactions(bot: Bot) -> None:
@@ -83,10 +83,10 @@ async def _votes_per_second(
     requests: list[SignedRequest],
     *,
     no_op: bool,
-    reflection: Waker | None,
+    reflection: Callable[[], None],
 ) -> float:
     counter = VoteCounter(len(requests), reflection)
-    services.reflection = counter
+    services.votes = Votes(services.memory, counter.wake)
     result = await load.send(requests, concurrency=CONCURRENCY)
     if not result.all_ok:
         raise RuntimeError(f"the bot refused some events: {result.statuses}")
@@ -109,7 +109,9 @@ async def _events_per_second(count: int, *, no_op: bool) -> float:
             )
             events = [reaction_event(ASKER, channel, ts) for channel, ts in ledger]
             requests = signed_events(bench.slack, events)
-            reflection = services.reflection
+            components = bench.server.bot.components
+            assert components is not None, "the bot is not running"
+            reflection = components.reflection.wake
             async with LoadGenerator(bench.server.url) as load:
                 await _votes_per_second(
                     services, load, requests[:WARM_UP], no_op=no_op, reflection=reflection

@@ -29,6 +29,10 @@ __all__ = [
 
 MINIMUM_LLM_CALLS = 2
 NAIVE_PATIENCE = 17
+UNGUARDED = GuardPolicy(
+    validate_output=False, read_only_budget=None, side_effect_budget=None, detect_loops=False
+)
+"""The baseline: no validation, budget or loop detection (timeouts and crashes still caught)."""
 TRUNCATED_PAYLOAD = '{"orders": [{"id": "O-1", "total"'
 
 
@@ -69,7 +73,7 @@ async def malformed_tool_story(*, guarded: bool) -> AgentResult:
         tools=[search_orders],
         instructions="You look up orders.",
         max_iterations=NAIVE_PATIENCE + 3,
-        guard=GuardPolicy() if guarded else GuardPolicy.disabled(),
+        guard=GuardPolicy() if guarded else UNGUARDED,
     )
     question = Conversation(messages=[Message.user("What did customer C-9921 order?")])
     return await agent.run(question, context=make_context())

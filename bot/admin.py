@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
-from bot.app import build_consolidator
+from bot.composition import build_consolidator
 from bot.config import AdminSettings, ConfigurationError
 from bot.llm import (
     OpenAICompatibleProvider,

@@ -1,14 +1,13 @@
 """Draws lessons from 👎 episodes and scores 👍 episodes, off the event path.
 
 A vote is stored the moment it arrives; asking a model about it takes seconds and may fail,
-so that work happens here, in one background task: :meth:`ReflectionWorker.wake` after a
-vote, and a periodic retry for whatever the model could not handle before.
+so that work happens here, off the event path: the app's scheduler runs
+:meth:`ReflectionWorker.run_once` after a vote, and periodically for whatever the model
+could not handle before.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -74,69 +73,25 @@ class ReflectionWorker:
         self._store = store
         self._reflector = reflector
         self._scorer = scorer
-        self._batch = batch
+        self.batch = batch
+        """At most this many episodes a run; a full batch means more may be waiting."""
         self._retry_interval = retry_interval.total_seconds()
         self._max_backoff = max_backoff.total_seconds()
         self._clock = clock
-        self._woken = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
         self._failures: dict[int, int] = {}
         """Episode id -> consecutive model failures on it."""
         self._retry_at: dict[int, float] = {}
         """Episode id -> clock time before which it is not retried."""
         self._outage_logged = False
 
-    def wake(self) -> None:
-        """Ask for a run soon (called by the Slack app after a vote applied)."""
-        self._woken.set()
-
-    async def run_forever(self) -> None:
-        """Run on every wake-up and every ``retry_interval`` until :meth:`stop`.
-
-        After a full batch the next run starts at once, so a burst of votes is not spread
-        over several retry intervals.
-        """
-        self._task = asyncio.current_task()
-        try:
-            while True:
-                try:
-                    report = await self.run_once()
-                except Exception as error:
-                    # The store itself failed (disk full, locked...): keep the worker alive.
-                    logger.warning(
-                        "reflection run failed (%s); retrying later", type(error).__name__
-                    )
-                else:
-                    if report.stored == self._batch:
-                        continue  # a full batch: more may be waiting, go on at once
-                # asyncio.timeout, not wait_for: on Python 3.11 wait_for swallows a
-                # cancellation that arrives as the event is set, and stop() then hangs.
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(self._retry_interval):
-                        await self._woken.wait()
-                self._woken.clear()
-        finally:
-            self._task = None
-
-    async def stop(self) -> None:
-        """End :meth:`run_forever` and wait until it has. Stored votes and results stay.
-
-        The model call in flight is abandoned; its episode is simply handled again next time.
-        """
-        task = self._task
-        if task is None or task.done():
-            return
-        task.cancel()
-        await asyncio.wait([task])
-
     async def run_once(self) -> ReflectionReport:
         """Handle the episodes awaiting reflection that are due; see the class docstring."""
         report = ReflectionReport()
         now = self._clock()
         waiting = {episode_id for episode_id, retry_at in self._retry_at.items() if retry_at > now}
-        episodes = await self._store.episodes_awaiting_reflection(limit=self._batch + len(waiting))
+        episodes = await self._store.episodes_awaiting_reflection(limit=self.batch + len(waiting))
         self._forget_resolved({episode.id for episode in episodes})
-        due = [episode for episode in episodes if episode.id not in waiting][: self._batch]
+        due = [episode for episode in episodes if episode.id not in waiting][: self.batch]
         for episode in due:
             handle = self._draw_lesson if episode.status is EpisodeStatus.FAILURE else self._score
             try:

@@ -19,8 +19,6 @@ class InFlight:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._idle = asyncio.Event()
         self._idle.set()
-        self.completed = 0
-        """How many tracked tasks have ended (tests wait on this through :meth:`wait_idle`)."""
 
     def __len__(self) -> int:
         return len(self._tasks)
@@ -35,7 +33,6 @@ class InFlight:
 
     def _done(self, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)
-        self.completed += 1
         if not task.cancelled() and task.exception() is not None:
             log.error("answer task failed", exc_info=task.exception())
         if not self._tasks:

@@ -97,11 +97,12 @@ class AnswerService:
         directory: SlackDirectory,
         identity: BotIdentity,
         render_experience: ExperienceRenderer,
+        advisor: PlanAdvisor,
+        working_memory: WorkingMemory,
         recall_limit: int = 5,
         recall_token_budget: int = 1500,
         history_token_budget: int = 3000,
         part_limit: int = PART_LIMIT,
-        working_memory: WorkingMemory | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self._client = client
@@ -114,8 +115,8 @@ class AnswerService:
         self._recall_token_budget = recall_token_budget
         self._history_token_budget = history_token_budget
         self._part_limit = part_limit
-        self._advisor = PlanAdvisor(memory)
-        self.working_memory = working_memory or WorkingMemory()
+        self._advisor = advisor
+        self.working_memory = working_memory
         """Per-person, per-thread notes of running conversations (dropped by ``/forget``)."""
         self._clock = clock
 

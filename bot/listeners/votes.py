@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -138,10 +138,10 @@ def commit_vote(
     async def commit(
         body: dict[str, Any], next_: Callable[[], Awaitable[None]]
     ) -> BoltResponse | None:
-        event = read(body, services.clock())
+        event = read(body, datetime.now(UTC))
         if event is not None:
             try:
-                await services.vote(event)
+                await services.votes.apply(event)
             except Exception as error:  # not stored: no 200, so Slack sends it again
                 log.error("a vote could not be stored (%s); not acknowledged", type(error).__name__)
                 return BoltResponse(status=503, body="")

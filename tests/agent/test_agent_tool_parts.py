@@ -6,7 +6,7 @@ import pytest
 from pydantic import BaseModel
 
 from bot.agent import TurnContext, tool
-from bot.agent.tools import GuardPolicy, RetryBudget, ToolError, call_signature
+from bot.agent.tools import RetryBudget, ToolError, call_signature
 from bot.agent.tools.loop_detector import LoopDetector, LoopMemory, Verdict
 
 
@@ -66,13 +66,6 @@ def test_the_budget_counts_per_signature_and_kind() -> None:
     assert [budget.spend("c", side_effects=True) for _ in range(2)] == [True, False]
     unlimited = RetryBudget(read_only=None, side_effects=None)
     assert all(unlimited.spend("a", side_effects=True) for _ in range(50))
-
-
-def test_the_disabled_policy_turns_every_check_off() -> None:
-    policy = GuardPolicy.disabled()
-
-    assert not policy.validate_output and not policy.detect_loops
-    assert policy.read_only_budget is policy.side_effect_budget is None
 
 
 def garbage(code: str = "bad") -> ToolError:

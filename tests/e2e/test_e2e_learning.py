@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from bot.assistant import EXPERIENCE_HEADING
+from bot.learning.scorer import SCORING_PROMPT
 from bot.testing import FakeLLMServer
 from bot.testing.fake_slack import FakeMessage
 from bot.testing.harness import ALICE, BOB, SignedSlack, dm_channel
@@ -95,16 +97,17 @@ async def test_a_thumbs_down_is_recalled_as_what_did_not_work(
     assert FIRST in prompt
 
 
-async def test_a_vote_wakes_the_reflection_hook(slack: SignedSlack) -> None:
-    services = slack.server.bot.services
-    assert services is not None
+async def test_a_vote_wakes_reflection_which_asks_the_model_to_score_the_answer(
+    slack: SignedSlack, fake_llm: FakeLLMServer
+) -> None:
     answer = await ask(slack, FIRST, answered_before=0)
-    assert not services.episode_validated.is_set()
+    asked = len(fake_llm.requests)
 
     await slack.react(answer, user=ALICE, reaction="thumbsup")
-    await slack.settled()
 
-    assert services.episode_validated.is_set()
+    # Reflection runs every few minutes, so only the vote's wake-up can bring this soon.
+    await asyncio.wait_for(fake_llm.wait_for_requests(asked + 1), 5)
+    assert SCORING_PROMPT.splitlines()[0] in system_text(fake_llm.requests[asked])
 
 
 async def test_forget_erases_everything_and_answers_ephemerally_with_counts(

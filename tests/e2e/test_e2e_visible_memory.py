@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from bot.agent import ToolCall
+from bot.composition import consolidate_now
 from bot.config import Settings
 from bot.learning import LLMFailureReflector, LLMImportanceScorer
 from bot.learning.reflector import REFLECTION_PROMPT
@@ -196,6 +197,18 @@ async def draw_lessons(services: Services, fake_llm: FakeLLMServer) -> None:
         await worker.run_once()
 
 
+async def lessons_asked(fake_llm: FakeLLMServer, count: int) -> None:
+    """Wait until the bot's reflection job has asked the model for ``count`` lessons: it
+    runs every few minutes, so only a vote's wake-up brings it within seconds."""
+
+    def asked() -> int:
+        return sum(REFLECTION_PROMPT in system_text(request) for request in fake_llm.requests)
+
+    async with asyncio.timeout(5):
+        while asked() < count:
+            await fake_llm.wait_for_requests(len(fake_llm.requests) + 1)
+
+
 def forget_values(blocks: list[dict[str, Any]]) -> list[str]:
     return [
         block["accessory"]["value"]
@@ -252,7 +265,9 @@ async def test_consolidated_notes_reach_later_prompts_of_their_conversation_only
     await slack.react(await ask_in_channel(slack, channel_question), user=ALICE, reaction="+1")
     await slack.settled()
 
-    report = await slack.server.bot.consolidate()
+    components = slack.server.bot.components
+    assert components is not None
+    report = await consolidate_now(components.consolidator)
 
     assert (report.scopes, report.notes) == (2, 2)
     await ask_in_dm(slack, "anything else about deploys?")
@@ -276,11 +291,13 @@ async def test_the_app_consolidates_on_its_schedule(settings: Settings) -> None:
         assert services is not None
         dm = Scope(team_id="T1", channel_id=dm_channel(ALICE), kind=ConversationKind.DM)
         await seed_rated(services, ALICE, dm, 1, first_ts=1_800_000_000)
-        for _ in range(2):  # the second run surely started after the seeding
-            server.bot.consolidated.clear()
-            await asyncio.wait_for(server.bot.consolidated.wait(), 5)
+        for _ in range(500):  # consolidation runs every 36 ms: within 5 s
+            notes = await services.memory.wisdom(dm, ALICE)
+            if notes:
+                break
+            await asyncio.sleep(0.01)
 
-        [note] = await services.memory.wisdom(dm, ALICE)
+        [note] = notes
         assert note.text.startswith(f"WISDOM<{ALICE} seeded question 0")
     finally:
         await server.stop()
@@ -298,14 +315,12 @@ async def test_a_button_vote_equals_a_reaction_vote(
         for block in by_button.blocks or []
         for element in block.get("elements", [])
     )
-    services.episode_validated.clear()
 
     await slack.react(by_reaction, user=ALICE, reaction="-1")
     await slack.settled()
-    assert services.episode_validated.is_set()
-    services.episode_validated.clear()
+    await lessons_asked(fake_llm, 1)
     await click_feedback(slack, by_button, "down", user=BOB)
-    assert services.episode_validated.is_set()  # the reflection worker was woken too
+    await lessons_asked(fake_llm, 2)  # the click woke the reflection job too
 
     [alices] = await services.memory.list_episodes(ALICE)
     [bobs] = await services.memory.list_episodes(BOB)

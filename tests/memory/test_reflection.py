@@ -10,6 +10,8 @@ from datetime import timedelta
 import pytest
 from memory_helpers import CHANNEL, T0, Memory
 
+from bot.composition import reflection_run
+from bot.scheduler import Job, Scheduler
 from memory import Episode, EpisodeStatus, MemoryStore, Vote
 from memory.reflection import ReflectionWorker
 
@@ -240,20 +242,27 @@ def written(store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> WrittenLesso
     return WrittenLessons(store, monkeypatch)
 
 
+def scheduled(worker: ReflectionWorker) -> tuple[Scheduler, Job]:
+    """The worker run as the app runs it: a scheduler job, at start and when woken."""
+    scheduler = Scheduler()
+    job = scheduler.add("reflection", reflection_run(worker), every_seconds=3600, at_start=True)
+    scheduler.start()
+    return scheduler, job
+
+
 async def test_a_wake_up_runs_the_worker(
     store: MemoryStore, memory: Memory, model: ScriptedModel, written: WrittenLessons
 ) -> None:
     worker = ReflectionWorker(store, model, model, retry_interval=timedelta(hours=1))
-    running = asyncio.create_task(worker.run_forever())
+    scheduler, job = scheduled(worker)
 
     failed = await memory.answered(
         "deploy billing?", "run make deploy", scope=CHANNEL, vote=Vote.DOWN
     )
-    worker.wake()
+    job.wake()
     await written.until(1)
-    await worker.stop()
+    await scheduler.stop()
 
-    assert running.done()
     assert (await current(memory, failed)).lesson == "Lesson for deploy billing?"
 
 
@@ -263,12 +272,11 @@ async def test_a_burst_of_votes_is_worked_off_without_waiting_for_the_retry_inte
     for number in range(3):
         await memory.answered(f"question {number}", "answer", scope=CHANNEL, vote=Vote.DOWN)
     worker = ReflectionWorker(store, model, model, batch=1, retry_interval=timedelta(hours=1))
-    running = asyncio.create_task(worker.run_forever())
+    scheduler, _ = scheduled(worker)
 
     await written.until(3)
-    await worker.stop()
+    await scheduler.stop()
 
-    assert running.done()
     assert len(set(written.episode_ids)) == 3
 
 
@@ -286,12 +294,12 @@ async def test_stop_ends_the_worker_while_the_model_hangs(
         "deploy billing?", "run make deploy", scope=CHANNEL, vote=Vote.DOWN
     )
     worker = ReflectionWorker(store, model, model, retry_interval=timedelta(hours=1))
-    running = asyncio.create_task(worker.run_forever())
+    scheduler, _ = scheduled(worker)
     await asyncio.wait_for(thinking.wait(), timeout=10)
 
-    await worker.stop()
+    async with asyncio.timeout(5):
+        await scheduler.stop()
 
-    assert running.done()
     kept = await current(memory, failed)
     assert (kept.status, kept.lesson) == (EpisodeStatus.FAILURE, None)
 
@@ -301,11 +309,11 @@ async def test_stop_right_after_a_wake_ends_the_idle_worker(
 ) -> None:
     """The app stops the worker just after a vote woke it (a shutdown after a 👍)."""
     worker = ReflectionWorker(store, model, model, retry_interval=timedelta(hours=1))
-    running = asyncio.create_task(worker.run_forever())
+    scheduler, job = scheduled(worker)
     await asyncio.sleep(0.2)  # it finds nothing to do and waits to be woken
 
-    worker.wake()
+    job.wake()
     async with asyncio.timeout(5):
-        await worker.stop()
+        await scheduler.stop()
 
-    assert running.done()
+    assert model.calls == []

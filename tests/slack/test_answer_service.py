@@ -14,7 +14,15 @@ from bot.assistant import render_experience
 from bot.slack.directory import WebApiDirectory
 from bot.testing.agent import ScriptedProvider
 from bot.testing.fake_slack import FakeSlackWebAPI
-from memory import EpisodeStatus, MemoryConfig, MemoryStore, NewExchange, open_store
+from memory import (
+    EpisodeStatus,
+    MemoryConfig,
+    MemoryStore,
+    NewExchange,
+    PlanAdvisor,
+    WorkingMemory,
+    open_store,
+)
 
 DM = "D0000ALICE"
 ALICE = "U0000ALICE"
@@ -43,6 +51,8 @@ def service(fake: FakeSlackWebAPI, store: MemoryStore, *script: str | Exception)
         directory=WebApiDirectory(client),
         identity=BotIdentity(user_id=fake.bot_user_id, bot_id=fake.bot_id, team_id=fake.team_id),
         render_experience=render_experience,
+        advisor=PlanAdvisor(store),
+        working_memory=WorkingMemory(),
     )
 
 

@@ -22,7 +22,6 @@ async def test_wait_idle_returns_once_every_task_ended() -> None:
     await waiting
 
     assert len(inflight) == 0
-    assert inflight.completed == 2
 
 
 async def test_drain_lets_quick_tasks_finish_and_cancels_stuck_ones() -> None:
@@ -53,7 +52,7 @@ async def test_a_failing_task_is_logged_not_raised(caplog: pytest.LogCaptureFixt
     inflight.start(broken())
     await inflight.wait_idle()
 
-    assert inflight.completed == 1
+    assert len(inflight) == 0
     assert "answer task failed" in caplog.text
 
 

@@ -45,18 +45,6 @@ class GuardPolicy:
     side_effect_budget: int | None = 1
     detect_loops: bool = True
 
-    @classmethod
-    def disabled(cls) -> GuardPolicy:
-        """No validation, budget or loop detection (timeouts and crashes are still caught).
-
-        Only for measuring what the guard saves; never for production."""
-        return cls(
-            validate_output=False,
-            read_only_budget=None,
-            side_effect_budget=None,
-            detect_loops=False,
-        )
-
 
 @dataclass(frozen=True, slots=True)
 class GuardedOutput:

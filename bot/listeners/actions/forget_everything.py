@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 
 def forget_everything_callback(services: Services) -> Callable[..., Awaitable[None]]:
     async def work(user_id: str, client: AsyncWebClient) -> None:
-        report = await services.forget_user(user_id)
+        report = await services.forgetting.forget_user(user_id)
         log.info("erased %d row(s) at a person's request from the Home tab", report.total)
         await publish_home(client, services.memory, user_id)
 

@@ -58,7 +58,7 @@ def forget_summary(report: ForgetReport) -> str:
 
 def forget_callback(services: Services) -> Callable[..., Awaitable[None]]:
     async def on_forget(ack: AsyncAck, respond: AsyncRespond, command: dict[str, Any]) -> None:
-        erasing = asyncio.ensure_future(services.forget_user(command["user_id"]))
+        erasing = asyncio.ensure_future(services.forgetting.forget_user(command["user_id"]))
         done, _ = await asyncio.wait({erasing}, timeout=ACK_WITHIN_SECONDS)
         if not done:
             await ack(text=ERASING, response_type="ephemeral")

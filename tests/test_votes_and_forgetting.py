@@ -1,18 +1,15 @@
-"""The two paths every vote and every erasure take: ``Services.vote`` and ``forget_user``."""
+"""The two paths every vote and every erasure take: ``Votes.apply`` and ``Forgetting``."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, cast
 
 import pytest
-from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.answering import AnswerAgent, AnswerService, BotIdentity
-from bot.assistant import render_experience
-from bot.listeners import Services
+from bot.forgetting import Forgetting
+from bot.votes import Votes
 from memory import (
     ConversationKind,
     EpisodeStatus,
@@ -29,7 +26,6 @@ from memory.reactions import BUTTON
 
 T0 = datetime(2026, 11, 23, 9, tzinfo=UTC)
 DM = Scope(team_id="T1", channel_id="D1", kind=ConversationKind.DM)
-IDENTITY = BotIdentity(user_id="U0BOT", bot_id="B0BOT", team_id="T1")
 
 
 class CountingWaker:
@@ -45,20 +41,6 @@ async def store(tmp_path: Path) -> AsyncIterator[MemoryStore]:
     opened = await open_store(str(tmp_path / "bot.db"), MemoryConfig())
     yield opened
     await opened.close()
-
-
-def services_for(store: MemoryStore, waker: CountingWaker) -> Services:
-    """Services over a real store; the answering service is never asked to answer here."""
-    answering = AnswerService(
-        client=AsyncWebClient(token="xoxb-unused", base_url="http://127.0.0.1:9/api/"),
-        memory=store,
-        agent=cast(AnswerAgent, object()),
-        directory=cast(Any, object()),
-        identity=IDENTITY,
-        render_experience=render_experience,
-        working_memory=WorkingMemory(),
-    )
-    return Services(answering=answering, memory=store, identity=IDENTITY, reflection=waker)
 
 
 async def exchange(store: MemoryStore, ts: str) -> int:
@@ -92,39 +74,35 @@ async def test_a_button_vote_and_a_reaction_vote_have_the_same_outcome_and_wake(
     store: MemoryStore,
 ) -> None:
     waker = CountingWaker()
-    services = services_for(store, waker)
+    votes = Votes(store, waker.wake)
     await exchange(store, "1.1")
     await exchange(store, "2.2")
 
-    by_reaction = await services.vote(vote("1.1", reaction="-1"))
-    by_button = await services.vote(vote("2.2", reaction=BUTTON, vote=Vote.DOWN))
+    by_reaction = await votes.apply(vote("1.1", reaction="-1"))
+    by_button = await votes.apply(vote("2.2", reaction=BUTTON, vote=Vote.DOWN))
 
     assert (by_reaction.applied, by_reaction.status) == (True, EpisodeStatus.FAILURE)
     assert (by_button.applied, by_button.status) == (True, EpisodeStatus.FAILURE)
     assert waker.wakes == 2
-    assert services.episode_validated.is_set()
 
 
 async def test_a_vote_that_validates_nothing_wakes_nobody(store: MemoryStore) -> None:
     waker = CountingWaker()
-    services = services_for(store, waker)
 
-    outcome = await services.vote(vote("9.9", reaction=BUTTON, vote=Vote.UP))
+    outcome = await Votes(store, waker.wake).apply(vote("9.9", reaction=BUTTON, vote=Vote.UP))
 
     assert not outcome.applied
     assert waker.wakes == 0
-    assert not services.episode_validated.is_set()
 
 
 async def test_forget_user_erases_the_store_and_the_threads_notes(store: MemoryStore) -> None:
-    services = services_for(store, CountingWaker())
     await exchange(store, "1.1")
-    await services.vote(vote("1.1", reaction="+1"))
-    notes = services.answering.working_memory
+    await Votes(store, CountingWaker().wake).apply(vote("1.1", reaction="+1"))
+    notes = WorkingMemory()
     notes.put("D1:top", "lookup_user", "Carol", user_id="U1", started_at=datetime.now(UTC))
     notes.put("C1:5.5", "lookup_user", "Dan", user_id="U2", started_at=datetime.now(UTC))
 
-    report = await services.forget_user("U1")
+    report = await Forgetting(store, notes).forget_user("U1")
 
     assert report.total > 0
     assert await store.list_episodes("U1") == []

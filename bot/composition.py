@@ -1,0 +1,202 @@
+"""The composition root: everything the bot runs on, built once from settings.
+
+The server (:class:`bot.app.Bot`), the CLI (:mod:`bot.admin`, ``python -m bot forget``), the
+playground and the benchmarks all build through here; nothing else constructs a store, an
+LLM client, the provider or the agent. :mod:`bot.app` only wires Bolt to what this builds.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.agent import Agent, GuardPolicy, LoopMemory, Provider
+from bot.answering import AnswerService, BotIdentity
+from bot.assistant import build_agent, render_experience
+from bot.config import AdminSettings
+from bot.forgetting import Forgetting
+from bot.learning import LLMEpisodeSummarizer, LLMFailureReflector, LLMImportanceScorer
+from bot.llm import OpenAICompatibleProvider, RetryPolicy, build_llm_client
+from bot.scheduler import Job, JobRun, Scheduler
+from bot.slack.directory import WebApiDirectory
+from bot.votes import Votes
+from memory import (
+    ConsolidationReport,
+    Consolidator,
+    MemoryStore,
+    PlanAdvisor,
+    WorkingMemory,
+    open_store,
+)
+from memory.reflection import ReflectionWorker
+
+__all__ = [
+    "PURGE_INTERVAL_SECONDS",
+    "REFLECTION_RETRY",
+    "Components",
+    "consolidate_now",
+    "open_components",
+    "open_database",
+    "reflection_run",
+]
+
+log = logging.getLogger(__name__)
+
+PURGE_INTERVAL_SECONDS = 3600.0
+"""How often expired ledger entries (and the pending exchanges nobody can vote on) go."""
+REFLECTION_RETRY = timedelta(minutes=5)
+"""How often reflection retries what the model could not handle (a vote wakes it at once)."""
+
+
+@dataclass(frozen=True)
+class Components:
+    """What the bot runs on, built by :func:`open_components` and closed when it exits."""
+
+    settings: AdminSettings
+    store: MemoryStore
+    provider: Provider
+    agent: Agent
+    working_memory: WorkingMemory
+    """Per-thread notes of running conversations (dropped by ``/forget``)."""
+    advisor: PlanAdvisor
+    consolidator: Consolidator
+    votes: Votes
+    forgetting: Forgetting
+    scheduler: Scheduler
+    """Reflection, consolidation and the ledger purge; the server starts and stops it."""
+    reflection: Job
+
+    def answering(self, client: AsyncWebClient, identity: BotIdentity) -> AnswerService:
+        """The answering service over a connected Slack client, as the bot identified."""
+        return AnswerService(
+            client=client,
+            memory=self.store,
+            agent=self.agent,
+            directory=WebApiDirectory(client),
+            identity=identity,
+            render_experience=render_experience,
+            advisor=self.advisor,
+            working_memory=self.working_memory,
+            recall_limit=self.settings.recall_top_k,
+            recall_token_budget=self.settings.recall_token_budget,
+        )
+
+
+@asynccontextmanager
+async def open_database(settings: AdminSettings) -> AsyncIterator[MemoryStore]:
+    """The store at ``BOT_DB_PATH``, closed on exit (what the admin commands need)."""
+    store = await open_store(str(settings.bot_db_path), settings.memory_config())
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+@asynccontextmanager
+async def open_components(
+    settings: AdminSettings,
+    *,
+    llm_retry: RetryPolicy | None = None,
+    purge_interval_seconds: float = PURGE_INTERVAL_SECONDS,
+) -> AsyncIterator[Components]:
+    """Open the store and the LLM client and build everything on them; close both on exit.
+
+    ``llm_retry`` defaults to retrying within ``LLM_RETRY_BUDGET_SECONDS``. The scheduler
+    is built, not started."""
+    retry = llm_retry or RetryPolicy(total_budget_seconds=settings.llm_retry_budget_seconds)
+    async with (
+        open_database(settings) as store,
+        build_llm_client(
+            str(settings.llm_base_url),
+            settings.llm_api_key.get_secret_value(),
+            settings.llm_timeout_seconds,
+        ) as llm_client,
+    ):
+        provider = OpenAICompatibleProvider(llm_client, model=settings.llm_model, retry=retry)
+        working_memory = build_working_memory()
+        consolidator = build_consolidator(store, provider, settings)
+        worker = ReflectionWorker(
+            store,
+            LLMFailureReflector(provider),
+            LLMImportanceScorer(provider),
+            retry_interval=REFLECTION_RETRY,
+        )
+
+        async def purge() -> None:
+            purged = await store.purge_expired(now=datetime.now(UTC))
+            log.info("purged %d expired ledger row(s)", purged)
+
+        async def consolidate() -> None:
+            await consolidate_now(consolidator)
+
+        scheduler = Scheduler()
+        reflection = scheduler.add(
+            "reflection",
+            reflection_run(worker),
+            every_seconds=REFLECTION_RETRY.total_seconds(),
+            at_start=True,
+        )
+        scheduler.add("ledger-purge", purge, every_seconds=purge_interval_seconds)
+        scheduler.add(
+            "consolidation",
+            consolidate,
+            every_seconds=settings.consolidation_interval_hours * 3600,
+        )
+        yield Components(
+            settings=settings,
+            store=store,
+            provider=provider,
+            agent=build_agent(provider, store, guard=GuardPolicy(), loop_memory=LoopMemory()),
+            working_memory=working_memory,
+            advisor=PlanAdvisor(store),
+            consolidator=consolidator,
+            votes=Votes(store, reflection.wake),
+            forgetting=Forgetting(store, working_memory),
+            scheduler=scheduler,
+            reflection=reflection,
+        )
+
+
+async def consolidate_now(consolidator: Consolidator) -> ConsolidationReport:
+    """Turn recent rated answers into wisdom notes now (the schedule calls this too)."""
+    report = await consolidator.consolidate(now=datetime.now(UTC))
+    log.info(
+        "consolidated %d conversation(s) into %d note(s); %d skipped",
+        report.scopes,
+        report.notes,
+        report.skipped,
+    )
+    return report
+
+
+def reflection_run(worker: ReflectionWorker) -> JobRun:
+    """The scheduler's reflection job: one batch, and at once another after a full one."""
+
+    async def reflect() -> bool:
+        report = await worker.run_once()
+        return report.stored == worker.batch
+
+    return reflect
+
+
+def build_consolidator(
+    store: MemoryStore, provider: Provider, settings: AdminSettings
+) -> Consolidator:
+    """Turns recent rated answers into wisdom notes every ``CONSOLIDATION_INTERVAL_HOURS``.
+    It looks back two intervals, so a run that was missed or late (a restart) loses nothing."""
+    return Consolidator(
+        store,
+        LLMEpisodeSummarizer(provider),
+        lookback=timedelta(hours=2 * settings.consolidation_interval_hours),
+    )
+
+
+def build_working_memory() -> WorkingMemory:
+    """Per-thread notes: a thread idle for two hours is dropped; at most 16 notes of at
+    most 800 characters each, so they cost the prompt a bounded few thousand tokens."""
+    return WorkingMemory(ttl=timedelta(hours=2), max_keys_per_thread=16, max_value_chars=800)
