@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 
@@ -30,6 +29,7 @@ from bot.admin import (
 from bot.config import AdminSettings, ConfigurationError, Settings, load_settings
 from bot.logging_setup import configure_logging
 from bot.server import serve
+from memory import StoreError
 
 __all__ = ["EPILOG", "EXIT_CONFIG", "EXIT_FAILED", "build_parser", "main"]
 
@@ -65,7 +65,7 @@ def run_serve(settings: AdminSettings, args: argparse.Namespace) -> int:
         raise ConfigurationError(
             f"Slack is unreachable at SLACK_API_URL ({settings.slack_api_url}): check the URL"
         ) from None
-    except (sqlite3.Error, OSError) as error:
+    except (StoreError, OSError) as error:
         raise ConfigurationError(
             f"could not start ({error}): check PORT is free and BOT_DB_PATH is writable"
         ) from None

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
@@ -29,7 +28,14 @@ from bot.llm import (
     probe_model,
 )
 from bot.observability import MeasuredProvider
-from memory import ConsolidationReport, MemoryStore, StoreStats, UserExport, open_store
+from memory import (
+    ConsolidationReport,
+    MemoryStore,
+    StoreError,
+    StoreStats,
+    UserExport,
+    open_store,
+)
 from memory.text import shorten
 
 __all__ = [
@@ -54,11 +60,11 @@ class CommandFailed(Exception):
     """The command ran but could not do its job; the message is one line saying why."""
 
 
-def _unusable(path: Path, error: sqlite3.Error | OSError) -> ConfigurationError:
+def _unusable(path: Path, error: StoreError | OSError) -> ConfigurationError:
     problem = str(error)
     if "readonly" in problem or "read-only" in problem:
         fix = "it is read-only: run the command as the user the bot runs as"
-    elif isinstance(error, sqlite3.DatabaseError) and "not a database" in problem:
+    elif "not a database" in problem:
         fix = "it is not a SQLite database, or is corrupt: restore it from a backup"
     else:
         fix = f"{problem}: check the file and its directory's permissions"
@@ -76,11 +82,11 @@ async def opened_store(settings: AdminSettings) -> AsyncIterator[MemoryStore]:
         )
     try:
         store = await open_store(str(path), settings.memory_config())
-    except (sqlite3.Error, OSError) as error:
+    except (StoreError, OSError) as error:
         raise _unusable(path, error) from None
     try:
         yield store
-    except (sqlite3.Error, OSError) as error:
+    except (StoreError, OSError) as error:
         raise _unusable(path, error) from None
     finally:
         await store.close()

@@ -7,6 +7,7 @@ small protocol (see :mod:`memory.protocols`).
 from memory.advice import Advice, PlanAdvisor
 from memory.config import MemoryConfig, RecallWeights
 from memory.consolidation import ConsolidationReport, Consolidator
+from memory.errors import StoreClosed, StoreError, StoreUnavailable
 from memory.models import (
     ConversationKind,
     Episode,
@@ -51,7 +52,10 @@ __all__ = [
     "ReflectionReport",
     "ReflectionWorker",
     "Scope",
+    "StoreClosed",
+    "StoreError",
     "StoreStats",
+    "StoreUnavailable",
     "UserExport",
     "Visibility",
     "Vote",

@@ -98,8 +98,10 @@ class Consolidator:
         notes = _clean_notes(raw_notes, max_notes=self._max_notes, max_chars=self._max_note_chars)
         if not notes:
             return 0
-        await self._store.replace_wisdom(scope, user_id, notes, episode_count=len(episodes), at=now)
-        return len(notes)
+        written = await self._store.replace_wisdom(
+            scope, user_id, notes, episode_count=len(episodes), at=now
+        )
+        return len(written)
 
 
 def _clean_notes(raw: list[str], *, max_notes: int, max_chars: int) -> list[str]:

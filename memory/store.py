@@ -7,6 +7,7 @@ chooses the backend from a URL, so nothing outside this package knows which one 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterable
 from datetime import datetime
 
 from memory.models import (
@@ -41,17 +42,21 @@ class MemoryStore(ABC):
 
     # -- exactly-once delivery -------------------------------------------------------------
     @abstractmethod
-    async def claim(self, *keys: str, user_id: str, at: datetime) -> bool:
+    async def claim(self, *keys: str, at: datetime) -> bool:
         """Record that the message these keys name (an event id, ``channel:ts``) is being
         handled, in one write.
 
         Returns True when none of the keys was claimed before, False when any was (a
-        re-delivery), across restarts."""
+        re-delivery), across restarts and ``/forget``: a claim keeps only a keyed hash of
+        its key, no personal data."""
 
     # -- ledger and episodes ---------------------------------------------------------------
     @abstractmethod
-    async def record_exchange(self, exchange: NewExchange) -> Episode:
-        """Store a pending episode and a ledger entry for each message part sent."""
+    async def record_exchange(self, exchange: NewExchange) -> Episode | None:
+        """Store a pending episode and a ledger entry for each message part sent.
+
+        None when the asker was forgotten after the exchange began (``created_at``): work
+        that started before an erasure never writes about the person after it."""
 
     @abstractmethod
     async def answered_in_thread(self, channel_id: str, thread_ts: str) -> bool:
@@ -86,7 +91,9 @@ class MemoryStore(ABC):
     @abstractmethod
     async def replace_wisdom(
         self, scope: Scope, user_id: str, notes: list[str], *, episode_count: int, at: datetime
-    ) -> list[WisdomNote]: ...
+    ) -> list[WisdomNote]:
+        """Replace the person's notes in ``scope``, distilled by work that began at ``at``;
+        nothing is written, and [] returned, when they were forgotten since."""
 
     @abstractmethod
     async def wisdom(self, scope: Scope, user_id: str) -> list[WisdomNote]: ...
@@ -115,8 +122,15 @@ class MemoryStore(ABC):
     async def forget_wisdom(self, user_id: str, note_id: int) -> bool: ...
 
     @abstractmethod
-    async def forget_user(self, user_id: str) -> ForgetReport:
-        """Erase every row holding this person's data, leaving no trace on disk."""
+    async def forget_user(self, user_id: str, *, at: datetime | None = None) -> ForgetReport:
+        """Erase every row holding this person's data, leaving no trace on disk, and fence
+        them off: nothing that started before ``at`` (default: now) writes about them after.
+
+        The fence keeps a keyed hash of their id and the time, nothing they said."""
+
+    @abstractmethod
+    async def forgotten_at(self, user_ids: Iterable[str]) -> dict[str, datetime]:
+        """When each of these people was last forgotten (absent when never)."""
 
     @abstractmethod
     async def export_user(self, user_id: str) -> UserExport: ...

@@ -58,3 +58,36 @@ def test_no_module_of_the_agent_core_imports_the_application() -> None:
                 or (name.startswith("bot") and not name.startswith("bot.agent"))
             ]
     assert offenders == []
+
+
+def _imported_names(package: Path) -> list[tuple[Path, str]]:
+    """(file, imported module) for every absolute import in the package's source."""
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.Import):
+                found += [(path, alias.name) for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                found.append((path, node.module))
+    return found
+
+
+def test_the_bot_never_imports_a_memory_backend_library() -> None:
+    """bot/ catches memory's own errors; only memory/ knows the store is SQLite."""
+    bot = Path(__file__).resolve().parent.parent / "bot"
+    offenders = [
+        f"{path.relative_to(bot)}: {name}"
+        for path, name in _imported_names(bot)
+        if name.split(".")[0] in ("sqlite3", "sqlite_utils") or name.startswith("memory.sqlite")
+    ]
+    assert offenders == []
+
+
+def test_memory_imports_neither_slack_nor_a_model_client() -> None:
+    memory = Path(__file__).resolve().parent.parent / "memory"
+    offenders = [
+        f"{path.relative_to(memory)}: {name}"
+        for path, name in _imported_names(memory)
+        if name.split(".")[0] in ("bot", "slack_bolt", "slack_sdk", "httpx", "aiohttp")
+    ]
+    assert offenders == []

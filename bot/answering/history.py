@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel
@@ -10,7 +11,14 @@ from pydantic import BaseModel
 from bot.agent.messages import Message
 from bot.slack.streaming import THINKING_PLACEHOLDER
 
-__all__ = ["BotIdentity", "estimate_tokens", "strip_mention", "thread_history"]
+__all__ = [
+    "BotIdentity",
+    "authors",
+    "estimate_tokens",
+    "strip_mention",
+    "thread_history",
+    "without_erased",
+]
 
 
 class BotIdentity(BaseModel):
@@ -39,6 +47,42 @@ def strip_mention(text: str, identity: BotIdentity) -> str:
     return text.replace(identity.mention, "").strip()
 
 
+def _ts(message: dict[str, Any]) -> float:
+    return float(message.get("ts", "0"))
+
+
+def authors(messages: Iterable[dict[str, Any]], identity: BotIdentity) -> set[str]:
+    """The people (not the bot) who wrote these messages."""
+    return {
+        str(message["user"])
+        for message in messages
+        if message.get("user") and not identity.wrote(message)
+    }
+
+
+def without_erased(
+    messages: Iterable[dict[str, Any]],
+    *,
+    identity: BotIdentity,
+    forgotten: Mapping[str, datetime],
+) -> list[dict[str, Any]]:
+    """The messages, oldest first, minus what people said before they were forgotten
+    (``forgotten``: person -> when) and the bot's replies to those messages, whenever
+    posted (an answer in flight at ``/forget`` is posted after it)."""
+    kept: list[dict[str, Any]] = []
+    answering_erased = False
+    for message in sorted(messages, key=_ts):
+        if identity.wrote(message):
+            if not answering_erased:
+                kept.append(message)
+            continue
+        erased_at = forgotten.get(str(message.get("user")))
+        answering_erased = erased_at is not None and _ts(message) < erased_at.timestamp()
+        if not answering_erased:
+            kept.append(message)
+    return kept
+
+
 def thread_history(
     messages: Iterable[dict[str, Any]],
     *,
@@ -46,12 +90,15 @@ def thread_history(
     requester_id: str,
     before_ts: str,
     token_budget: int,
+    forgotten: Mapping[str, datetime],
 ) -> list[Message]:
-    """The thread's messages before ``before_ts``, newest kept first within ``token_budget``.
+    """The thread's messages before ``before_ts``, newest kept first within ``token_budget``,
+    without what :func:`without_erased` leaves out.
 
     The bot's own messages become assistant turns; other people's are prefixed with their
     mention so the model can tell voices apart."""
-    earlier = [m for m in messages if float(m.get("ts", "0")) < float(before_ts)]
+    visible = without_erased(messages, identity=identity, forgotten=forgotten)
+    earlier = [m for m in visible if _ts(m) < float(before_ts)]
     kept: list[Message] = []
     spent = 0
     for message in reversed(earlier):

@@ -15,7 +15,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.agent.messages import Conversation, Message
 from bot.agent.provider import ModelUnavailable
 from bot.agent.tools.errors import ToolError
-from bot.answering.history import BotIdentity, strip_mention, thread_history
+from bot.answering.history import BotIdentity, authors, strip_mention, thread_history
 from bot.answering.incoming import IncomingMessage
 from bot.answering.working_notes import note_turn, thread_key, working_notes
 from bot.assistant.context import AssistantContext, SlackDirectory
@@ -122,7 +122,7 @@ class AnswerService:
 
     async def answer(self, message: IncomingMessage) -> AnswerOutcome:
         now = self._clock()
-        if not await self._memory.claim(*message.dedupe_keys, user_id=message.user_id, at=now):
+        if not await self._memory.claim(*message.dedupe_keys, at=now):
             log.debug("already handled %s", message.event_id)
             return AnswerOutcome.DUPLICATE
         target = ReplyTarget(
@@ -187,11 +187,13 @@ class AnswerService:
             created_at=now,
         )
         try:
-            await self._memory.record_exchange(exchange)
+            recorded = await self._memory.record_exchange(exchange)
         except Exception:
             # The person has the answer; only the chance to vote on it is lost.
             log.exception("answer %s shown but not recorded", message.event_id)
             return AnswerOutcome.FAILED
+        if recorded is None:
+            log.info("answer %s not recorded: its asker was forgotten meanwhile", message.event_id)
         return AnswerOutcome.ANSWERED
 
     @staticmethod
@@ -234,6 +236,7 @@ class AnswerService:
             requester_id=message.user_id,
             before_ts=message.ts,
             token_budget=self._history_token_budget,
+            forgotten=await self._memory.forgotten_at(authors(earlier, self.identity)),
         )
 
     async def _recall(

@@ -182,10 +182,10 @@ class FakeMemory(MemoryStore):
     def visibility(self) -> Visibility:
         return Visibility()
 
-    async def claim(self, *keys: str, user_id: str, at: datetime) -> bool:
+    async def claim(self, *keys: str, at: datetime) -> bool:
         raise NotImplementedError
 
-    async def record_exchange(self, exchange: NewExchange) -> Episode:
+    async def record_exchange(self, exchange: NewExchange) -> Episode | None:
         raise NotImplementedError
 
     async def answered_in_thread(self, channel_id: str, thread_ts: str) -> bool:
@@ -236,7 +236,10 @@ class FakeMemory(MemoryStore):
     async def forget_wisdom(self, user_id: str, note_id: int) -> bool:
         raise NotImplementedError
 
-    async def forget_user(self, user_id: str) -> ForgetReport:
+    async def forget_user(self, user_id: str, *, at: datetime | None = None) -> ForgetReport:
+        raise NotImplementedError
+
+    async def forgotten_at(self, user_ids: Iterable[str]) -> dict[str, datetime]:
         raise NotImplementedError
 
     async def export_user(self, user_id: str) -> UserExport:

@@ -161,7 +161,7 @@ class FakeSlackWebAPI:
         self.users: dict[str, dict[str, Any]] = {}
         self._errors: dict[str, InjectedError] = {}
         self._held: dict[str, asyncio.Event] = {}
-        self._clock = itertools.count(1)
+        self._last_micros = 0
         self._changed = asyncio.Condition()
         self._runner: web.AppRunner | None = None
         self.base_url = ""
@@ -216,8 +216,10 @@ class FakeSlackWebAPI:
 
     # -- what tests set up -----------------------------------------------------------------
     def next_ts(self) -> str:
-        tick = next(self._clock)
-        return f"{1_700_000_000 + tick}.{tick % 1_000_000:06d}"
+        """A fresh ts as Slack makes them: the wall-clock time, unique and increasing."""
+        self._last_micros = max(self._last_micros + 1, time.time_ns() // 1000)
+        seconds, micros = divmod(self._last_micros, 1_000_000)
+        return f"{seconds}.{micros:06d}"
 
     def add_user_message(
         self, channel: str, text: str, *, user: str, thread_ts: str | None = None

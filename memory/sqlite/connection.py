@@ -8,6 +8,7 @@ writes, so concurrent votes queue up instead of failing with ``database is locke
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import TypeVar
 
 from sqlite_utils import Database
 
+from memory.errors import StoreClosed, StoreError, StoreUnavailable
 from memory.sqlite.migrations import apply_migrations
 
 __all__ = ["DatabaseThread", "connect"]
@@ -51,18 +53,26 @@ class DatabaseThread:
 
     @classmethod
     async def open(cls, path: Path) -> DatabaseThread:
+        """Connect on a new thread; :class:`StoreUnavailable` when the file can't be used."""
         executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-db")
         try:
             db = await asyncio.get_running_loop().run_in_executor(executor, connect, path)
+        except (sqlite3.Error, OSError) as error:
+            executor.shutdown(wait=False)
+            raise StoreUnavailable(f"cannot open the database at {path}: {error}") from error
         except BaseException:
             executor.shutdown(wait=False)
             raise
         return cls(executor, db)
 
     async def run(self, work: Callable[[Database], T]) -> T:
+        """Run ``work`` on the database thread; SQLite's errors become :class:`StoreError`."""
         if self._closed:
-            raise RuntimeError("the memory store is closed")
-        return await asyncio.get_running_loop().run_in_executor(self._executor, work, self._db)
+            raise StoreClosed("the memory store is closed")
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._executor, work, self._db)
+        except sqlite3.Error as error:
+            raise StoreError(f"the database failed ({type(error).__name__}: {error})") from error
 
     async def close(self, last: Callable[[Database], None]) -> None:
         """Run ``last``, close the connection and stop the thread. Safe to call twice."""

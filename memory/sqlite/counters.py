@@ -1,4 +1,5 @@
-"""Operational counters and exactly-once claims."""
+"""Operational counters and exactly-once claims (kept as keyed hashes, see
+:mod:`memory.sqlite.fence`, so they hold no personal data and outlive ``/forget``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from sqlite_utils import Database
 
 from memory.models import EpisodeStatus, StoreStats
 from memory.sqlite.codec import to_db_time
+from memory.sqlite.fence import digest
 
 __all__ = ["TOOL_ERROR_PREFIX", "claim", "increment", "stats"]
 
@@ -23,16 +25,16 @@ def increment(db: Database, name: str, by: int = 1) -> None:
     )
 
 
-def claim(db: Database, keys: Sequence[str], user_id: str, at: datetime) -> bool:
+def claim(db: Database, keys: Sequence[str], at: datetime) -> bool:
     """Claim every key in one transaction; True when none had been claimed before."""
     when = to_db_time(at)
     with db.atomic():
         new = sum(
             db.execute(
-                "INSERT OR IGNORE INTO claims (key, user_id, at) VALUES (?, ?, ?)",
-                [key, user_id, when],
+                "INSERT OR IGNORE INTO claims (digest, at) VALUES (?, ?)",
+                [digest(db, key), when],
             ).rowcount
-            for key in keys
+            for key in set(keys)
         )
     return new == len(set(keys))
 

@@ -10,6 +10,7 @@ from sqlite_utils import Database
 from memory.config import MemoryConfig
 from memory.models import Episode, EpisodeStatus, NewExchange, Scope
 from memory.sqlite.codec import episode_from_row, to_db_time
+from memory.sqlite.fence import forgotten_since
 from memory.sqlite.fts import reindex_episode
 
 __all__ = [
@@ -30,13 +31,42 @@ def _episode(db: Database, episode_id: int) -> Episode:
     return episode_from_row(next(db.query("SELECT * FROM episodes WHERE id = ?", [episode_id])))
 
 
-def record_exchange(db: Database, exchange: NewExchange, config: MemoryConfig) -> Episode:
+_ISSUED = "episode_ids_issued"
+"""The counter of episode ids handed out: an id is never reused, even after an erasure."""
+
+
+def _next_episode_id(db: Database) -> int:
+    """An id no episode ever had, so a lesson or score computed for an erased episode can
+    never land on a newer one (SQLite would reuse the largest rowid once it is deleted)."""
+    row = next(
+        db.query(
+            "SELECT max(coalesce((SELECT value FROM counters WHERE name = ?), 0),"
+            " coalesce((SELECT max(id) FROM episodes), 0)) + 1 AS id",
+            [_ISSUED],
+        )
+    )
+    episode_id = int(row["id"])
+    db.execute(
+        "INSERT INTO counters (name, value) VALUES (?, ?)"
+        " ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+        [_ISSUED, episode_id],
+    )
+    return episode_id
+
+
+def record_exchange(db: Database, exchange: NewExchange, config: MemoryConfig) -> Episode | None:
+    """Store a pending episode and its ledger rows; None when the asker was forgotten since
+    the exchange began (the erasure fence: nothing that started before it writes after)."""
     expires_at = to_db_time(exchange.created_at + config.ledger_ttl)
     with db.atomic():
-        cursor = db.execute(
-            "INSERT INTO episodes (team_id, channel_id, kind, requester_id, thread_ts,"
-            " question, answer, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        if forgotten_since(db, exchange.requester_id, exchange.created_at):
+            return None
+        episode_id = _next_episode_id(db)
+        db.execute(
+            "INSERT INTO episodes (id, team_id, channel_id, kind, requester_id, thread_ts,"
+            " question, answer, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
+                episode_id,
                 exchange.scope.team_id,
                 exchange.scope.channel_id,
                 exchange.scope.kind.value,
@@ -48,8 +78,6 @@ def record_exchange(db: Database, exchange: NewExchange, config: MemoryConfig) -
                 to_db_time(exchange.created_at),
             ],
         )
-        episode_id = cursor.lastrowid
-        assert episode_id is not None
         for message_ts in dict.fromkeys(exchange.message_ts):
             db.execute(
                 "INSERT OR REPLACE INTO ledger (channel_id, message_ts, episode_id, expires_at)"

@@ -9,12 +9,14 @@ to zero what is freed.
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 
 from sqlite_utils import Database
 
 from memory.config import MemoryConfig
 from memory.models import ForgetReport, UserExport
 from memory.sqlite.codec import episode_from_row, from_db_time
+from memory.sqlite.fence import record_forgetting
 from memory.sqlite.fts import rewrite_index, unindex_episodes
 from memory.sqlite.votes import settle_status
 from memory.sqlite.wisdom import list_wisdom
@@ -38,10 +40,12 @@ def _count(db: Database, sql: str, params: list[str]) -> int:
     return int(next(db.query(f"SELECT count(*) AS n FROM ({sql})", params))["n"])
 
 
-def forget_user(db: Database, user_id: str, config: MemoryConfig) -> ForgetReport:
+def forget_user(db: Database, user_id: str, at: datetime, config: MemoryConfig) -> ForgetReport:
     """Delete every row holding the person's data; return how many of each kind.
 
     Their episodes take their ledger rows and everyone's votes on them along (cascade).
+    What stays is the erasure fence (a keyed hash of the person's id, and ``at``) and the
+    dedupe claims (keyed hashes of event ids), neither holding anything they said.
     """
     with db.atomic():
         own_filter = "SELECT id FROM episodes WHERE requester_id = ?"
@@ -56,7 +60,6 @@ def forget_user(db: Database, user_id: str, config: MemoryConfig) -> ForgetRepor
                 f"SELECT 1 FROM votes WHERE episode_id IN ({own_filter}) OR voter_id = ?",
                 [user_id, user_id],
             ),
-            "claims": _count(db, "SELECT 1 FROM claims WHERE user_id = ?", [user_id]),
             "wisdom": _count(db, "SELECT 1 FROM wisdom WHERE user_id = ?", [user_id]),
         }
         # Votes they cast on other people's exchanges decided those statuses too.
@@ -72,10 +75,10 @@ def forget_user(db: Database, user_id: str, config: MemoryConfig) -> ForgetRepor
         unindex_episodes(db, own)
         db.execute("DELETE FROM episodes WHERE requester_id = ?", [user_id])
         db.execute("DELETE FROM votes WHERE voter_id = ?", [user_id])
-        db.execute("DELETE FROM claims WHERE user_id = ?", [user_id])
         db.execute("DELETE FROM wisdom WHERE user_id = ?", [user_id])
         for episode_id in others_voted:
             settle_status(db, episode_id, config)
+        record_forgetting(db, user_id, at)
     scrub(db)
     return ForgetReport(user_id=user_id, counts=counts)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
+from memory.sqlite.fence import create_secret, digest
 from memory.sqlite.fts import TOKENIZE, reindex_episode
 
 __all__ = ["apply_migrations", "migrations"]
@@ -104,6 +105,29 @@ def m002_partitioned_index(db: Database) -> None:
     validated = db.query("SELECT id FROM episodes WHERE status IN ('success', 'failure')")
     for row in list(validated):
         reindex_episode(db, row["id"])
+
+
+@migrations()
+def m004_erasure_fence(db: Database) -> None:
+    """Who was forgotten when, and the dedupe claims, as keyed hashes that hold no personal
+    data and outlive ``/forget`` (see :mod:`memory.sqlite.fence`). Numbered 4: 3 is the
+    recall vectors' migration."""
+    db.executescript(
+        """
+        CREATE TABLE secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
+        CREATE TABLE forgotten (person TEXT PRIMARY KEY, at TEXT NOT NULL);
+        CREATE TABLE claimed (digest TEXT PRIMARY KEY, at TEXT NOT NULL);
+        CREATE INDEX claimed_at ON claimed (at);
+        """
+    )
+    create_secret(db)
+    for row in list(db.query("SELECT key, at FROM claims")):
+        db.execute(
+            "INSERT OR IGNORE INTO claimed (digest, at) VALUES (?, ?)",
+            [digest(db, row["key"]), row["at"]],
+        )
+    db.execute("DROP TABLE claims")
+    db.execute("ALTER TABLE claimed RENAME TO claims")
 
 
 def apply_migrations(db: Database) -> None:

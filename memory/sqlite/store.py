@@ -6,7 +6,8 @@ database thread and awaits it; the SQL lives in those modules, grouped by concer
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections.abc import Iterable
+from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 
@@ -27,7 +28,7 @@ from memory.models import (
     VoteOutcome,
     WisdomNote,
 )
-from memory.sqlite import counters, episodes, erasure, recall, votes, wisdom
+from memory.sqlite import counters, episodes, erasure, fence, recall, votes, wisdom
 from memory.sqlite.connection import DatabaseThread
 from memory.store import MemoryStore
 from memory.visibility import Visibility
@@ -58,10 +59,10 @@ class SQLiteMemoryStore(MemoryStore):
     def visibility(self) -> Visibility:
         return self._config.visibility
 
-    async def claim(self, *keys: str, user_id: str, at: datetime) -> bool:
-        return await self._thread.run(partial(counters.claim, keys=keys, user_id=user_id, at=at))
+    async def claim(self, *keys: str, at: datetime) -> bool:
+        return await self._thread.run(partial(counters.claim, keys=keys, at=at))
 
-    async def record_exchange(self, exchange: NewExchange) -> Episode:
+    async def record_exchange(self, exchange: NewExchange) -> Episode | None:
         return await self._thread.run(
             partial(episodes.record_exchange, exchange=exchange, config=self._config)
         )
@@ -145,10 +146,18 @@ class SQLiteMemoryStore(MemoryStore):
             partial(erasure.forget_wisdom, user_id=user_id, note_id=note_id)
         )
 
-    async def forget_user(self, user_id: str) -> ForgetReport:
+    async def forget_user(self, user_id: str, *, at: datetime | None = None) -> ForgetReport:
         return await self._thread.run(
-            partial(erasure.forget_user, user_id=user_id, config=self._config)
+            partial(
+                erasure.forget_user,
+                user_id=user_id,
+                at=at or datetime.now(UTC),
+                config=self._config,
+            )
         )
+
+    async def forgotten_at(self, user_ids: Iterable[str]) -> dict[str, datetime]:
+        return await self._thread.run(partial(fence.forgotten_at, user_ids=list(user_ids)))
 
     async def export_user(self, user_id: str) -> UserExport:
         return await self._thread.run(partial(erasure.export_user, user_id=user_id))

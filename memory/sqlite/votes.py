@@ -15,6 +15,7 @@ from memory.config import MemoryConfig
 from memory.models import EpisodeStatus, Vote, VoteEvent, VoteOutcome
 from memory.reactions import BUTTON, Ballot, ballot_for, status_for
 from memory.sqlite.codec import to_db_time
+from memory.sqlite.fence import forgotten_since
 from memory.sqlite.fts import reindex_episode
 
 __all__ = ["apply_vote", "settle_status"]
@@ -107,6 +108,10 @@ def apply_vote(db: Database, event: VoteEvent, config: MemoryConfig) -> VoteOutc
                 reason="only the person who asked can validate this answer",
                 episode_id=episode_id,
                 status=EpisodeStatus(episode["status"]),
+            )
+        if forgotten_since(db, event.voter_id, event.at):
+            return VoteOutcome(
+                applied=False, reason="the voter was forgotten since", episode_id=episode_id
             )
         change = _add if event.added else _remove
         no_op = change(db, episode_id, event, ballot)

@@ -8,6 +8,7 @@ from sqlite_utils import Database
 
 from memory.models import Scope, WisdomNote
 from memory.sqlite.codec import to_db_time, wisdom_from_row
+from memory.sqlite.fence import forgotten_since
 
 __all__ = ["list_wisdom", "replace_wisdom", "wisdom_for"]
 
@@ -34,7 +35,11 @@ def replace_wisdom(
     episode_count: int,
     at: datetime,
 ) -> list[WisdomNote]:
+    """Replace the person's notes in ``scope`` with ``notes``, distilled by work that began
+    at ``at``; nothing is written (and [] returned) when they were forgotten since."""
     with db.atomic():
+        if forgotten_since(db, user_id, at):
+            return []
         db.execute(f"DELETE FROM wisdom WHERE {_SCOPE_AND_USER}", _params(scope, user_id))
         for text in notes:
             db.execute(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -141,9 +142,9 @@ async def test_a_slow_forget_is_acknowledged_at_once_then_confirmed_with_counts(
     release = asyncio.Event()
     erase = services.memory.forget_user
 
-    async def slow_forget(user_id: str) -> ForgetReport:
+    async def slow_forget(user_id: str, *, at: datetime | None = None) -> ForgetReport:
         await release.wait()  # a large store rewrites its whole full-text index
-        return await erase(user_id)
+        return await erase(user_id, at=at)
 
     monkeypatch.setattr(services.memory, "forget_user", slow_forget)
     monkeypatch.setattr(forget_command, "ACK_WITHIN_SECONDS", 0.05)

@@ -62,6 +62,7 @@ class Memory:
                 created_at=at,
             )
         )
+        assert episode is not None, "the asker was forgotten after the exchange began"
         self.sent[episode.id] = message_ts
         return episode
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from memory_helpers import CHANNEL, DM, T0, Memory
 
-from memory import EpisodeStatus, MemoryConfig, Vote
+from memory import EpisodeStatus, MemoryConfig, NewExchange, Vote
 from memory.sqlite.scope_tokens import personal_key
 
 FORGOTTEN = "UFORGETME1"
@@ -68,7 +68,7 @@ async def _remember_everything(memory: Memory) -> None:
     )
     await memory.ask("Quillfeather pending question about crumhorn", user=FORGOTTEN)
     await store.replace_wisdom(DM, FORGOTTEN, [SECRET_WISDOM], episode_count=2, at=T0)
-    await store.claim("Ev0QUILLFEATHER", user_id=FORGOTTEN, at=T0)
+    await store.claim("Ev0QUILLFEATHER", at=T0)
     survivor = await memory.answered(SURVIVOR_QUESTION, "Align the finder scope first.", user=KEPT)
     await store.replace_wisdom(DM, KEPT, ["Brontosaurus telescope tips."], episode_count=1, at=T0)
     # the forgotten person also reacted to the survivor's message (not counted nor kept)
@@ -79,6 +79,7 @@ async def test_forget_user_leaves_no_bytes_on_disk(memory: Memory, db_path: Path
     await _remember_everything(memory)
     before = disk_bytes(db_path)
     assert traces(before, DISTINCTIVE) == DISTINCTIVE  # the search does see stored text
+    assert b"Ev0QUILLFEATHER" not in before, "a claim keeps only a keyed hash of its key"
 
     report = await memory.store.forget_user(FORGOTTEN)
 
@@ -86,7 +87,6 @@ async def test_forget_user_leaves_no_bytes_on_disk(memory: Memory, db_path: Path
         "episodes": 3,
         "ledger": 3,
         "votes": 2,
-        "claims": 1,
         "wisdom": 1,
     }
     after = disk_bytes(db_path)
@@ -111,8 +111,8 @@ async def test_forget_user_leaves_nothing_to_list_export_or_recall(memory: Memor
     assert (export.episodes, export.wisdom, export.ledger_entries, export.votes) == ([], [], 0, [])
     assert await memory.recall("zanzibarite marmalade", user=FORGOTTEN, scope=CHANNEL) == []
     assert await store.list_episodes(FORGOTTEN, statuses=frozenset(EpisodeStatus)) == []
-    # their claim is gone, so the key is new again
-    assert await store.claim("Ev0QUILLFEATHER", user_id=KEPT, at=T0)
+    # their claim outlives the erasure (as a keyed hash), so a retry is not answered again
+    assert not await store.claim("Ev0QUILLFEATHER", at=T0 + timedelta(days=1))
     second = await store.forget_user(FORGOTTEN)
     assert second.total == 0
 
@@ -149,3 +149,68 @@ async def test_forget_wisdom_erases_only_the_owners_note(memory: Memory, db_path
     assert await memory.store.forget_wisdom(FORGOTTEN, note.id)
     assert await memory.store.wisdom(DM, FORGOTTEN) == []
     assert traces(disk_bytes(db_path), ["crumhorn"]) == []
+
+
+async def test_nothing_that_started_before_forget_writes_about_the_person_after_it(
+    memory: Memory,
+) -> None:
+    store = memory.store
+    started = T0 + timedelta(hours=1)
+    await store.forget_user(FORGOTTEN, at=T0 + timedelta(hours=2))
+
+    in_flight = NewExchange(
+        scope=DM,
+        requester_id=FORGOTTEN,
+        thread_ts=None,
+        question=SECRET_QUESTION,
+        answer="An answer written while /forget ran.",
+        message_ts=["1.000100"],
+        created_at=started,
+    )
+    assert await store.record_exchange(in_flight) is None
+    assert (
+        await store.replace_wisdom(DM, FORGOTTEN, [SECRET_WISDOM], episode_count=1, at=started)
+        == []
+    )
+    export = await store.export_user(FORGOTTEN)
+    assert (export.episodes, export.wisdom, export.ledger_entries) == ([], [], 0)
+    # what begins after the erasure is remembered as usual
+    later = in_flight.model_copy(update={"created_at": T0 + timedelta(hours=3)})
+    assert await store.record_exchange(later) is not None
+    assert await store.forgotten_at([FORGOTTEN, KEPT]) == {FORGOTTEN: T0 + timedelta(hours=2)}
+
+
+async def test_a_lesson_drawn_before_forget_never_lands_on_a_newer_episode(
+    memory: Memory,
+) -> None:
+    store = memory.store
+    failure = await memory.answered(SECRET_QUESTION, SECRET_ANSWER, user=FORGOTTEN, vote=Vote.DOWN)
+    await store.forget_user(FORGOTTEN, at=T0 + timedelta(hours=2))
+    newer = await memory.answered(
+        "Why is the crumhorn flat?",
+        "Humidity.",
+        user=KEPT,
+        vote=Vote.DOWN,
+        at=T0 + timedelta(hours=3),
+    )
+
+    assert newer.id != failure.id, "an erased episode's id is never handed out again"
+    assert not await store.set_lesson(failure.id, SECRET_LESSON)
+    [kept] = await store.list_episodes(KEPT)
+    assert kept.lesson is None
+
+
+@pytest.mark.parametrize("config", [MemoryConfig(anyone_may_vote=True)])
+async def test_a_vote_cast_before_the_voter_was_forgotten_is_refused_after(
+    memory: Memory,
+) -> None:
+    episode = await memory.answered("How do I tune the crumhorn?", user=KEPT, scope=CHANNEL)
+    await memory.store.forget_user(FORGOTTEN, at=T0 + timedelta(hours=2))
+
+    outcome = await memory.react(
+        CHANNEL, memory.sent[episode.id][0], FORGOTTEN, "-1", at=T0 + timedelta(hours=1)
+    )
+
+    assert not outcome.applied
+    [kept] = await memory.store.list_episodes(KEPT)
+    assert kept.status is EpisodeStatus.SUCCESS

@@ -46,8 +46,8 @@ async def test_purge_drops_claims_older_than_the_ledger(
     memory: Memory, config: MemoryConfig
 ) -> None:
     store = memory.store
-    await store.claim("Ev-old", user_id="U1", at=T0)
-    await store.claim("Ev-new", user_id="U1", at=T0 + 20 * DAY)
+    await store.claim("Ev-old", at=T0)
+    await store.claim("Ev-new", at=T0 + 20 * DAY)
     assert await store.purge_expired(now=T0 + config.ledger_ttl) == 1
-    assert await store.claim("Ev-old", user_id="U1", at=T0 + config.ledger_ttl)
-    assert not await store.claim("Ev-new", user_id="U1", at=T0 + config.ledger_ttl)
+    assert await store.claim("Ev-old", at=T0 + config.ledger_ttl)
+    assert not await store.claim("Ev-new", at=T0 + config.ledger_ttl)

@@ -9,7 +9,15 @@ import pytest
 import sqlite_utils
 from memory_helpers import CHANNEL, DM, T0, Memory
 
-from memory import EpisodeStatus, MemoryConfig, MemoryStore, Vote, open_store
+from memory import (
+    EpisodeStatus,
+    MemoryConfig,
+    MemoryStore,
+    StoreClosed,
+    StoreUnavailable,
+    Vote,
+    open_store,
+)
 from memory.sqlite import SQLiteMemoryStore
 from memory.sqlite.migrations import migrations
 
@@ -136,19 +144,19 @@ async def test_wisdom_is_replaced_per_scope_and_person(memory: Memory) -> None:
 
 async def test_a_claim_succeeds_once(memory: Memory) -> None:
     store = memory.store
-    assert await store.claim("Ev01", user_id="U1", at=T0)
-    assert not await store.claim("Ev01", user_id="U2", at=T0 + HOUR)
-    assert await store.claim("C1:123.4", user_id="U1", at=T0)
+    assert await store.claim("Ev01", at=T0)
+    assert not await store.claim("Ev01", at=T0 + HOUR)
+    assert await store.claim("C1:123.4", at=T0)
 
 
 async def test_one_claim_covers_every_key_of_a_message(memory: Memory) -> None:
     """Slack sends a mention as a ``message`` and an ``app_mention`` (two event ids, one ts)."""
     store = memory.store
-    assert await store.claim("Ev01", "C1:123.4", user_id="U1", at=T0)
-    assert not await store.claim("Ev02", "C1:123.4", user_id="U1", at=T0)
-    assert not await store.claim("Ev01", "C1:999.9", user_id="U1", at=T0)
-    assert not await store.claim("Ev02", user_id="U1", at=T0), "claimed along the way"
-    assert await store.claim("Ev03", "Ev03", user_id="U1", at=T0)
+    assert await store.claim("Ev01", "C1:123.4", at=T0)
+    assert not await store.claim("Ev02", "C1:123.4", at=T0)
+    assert not await store.claim("Ev01", "C1:999.9", at=T0)
+    assert not await store.claim("Ev02", at=T0), "claimed along the way"
+    assert await store.claim("Ev03", "Ev03", at=T0)
 
 
 async def test_stats_count_episodes_votes_recalls_and_tool_errors(memory: Memory) -> None:
@@ -197,11 +205,11 @@ async def test_everything_survives_a_restart(db_path: Path, config: MemoryConfig
     pending = await memory.ask("Anything else?")
     await store.set_importance(episode.id, 9)
     await store.replace_wisdom(DM, "U1", ["Prefer the admin panel."], episode_count=1, at=T0)
-    await store.claim("Ev01", user_id="U1", at=T0)
+    await store.claim("Ev01", at=T0)
     await store.count("recalls")
     await store.close()
     await store.close()  # closing twice is harmless
-    with pytest.raises(RuntimeError, match="closed"):
+    with pytest.raises(StoreClosed, match="closed"):
         await store.stats()
 
     reopened = await open_store(f"sqlite:///{db_path}", config)
@@ -210,7 +218,7 @@ async def test_everything_survives_a_restart(db_path: Path, config: MemoryConfig
         [recalled] = await memory.recall("restarting worker pools")
         assert recalled.episode.id == episode.id
         assert recalled.episode.importance == 9
-        assert not await reopened.claim("Ev01", user_id="U1", at=T0)
+        assert not await reopened.claim("Ev01", at=T0)
         assert [n.text for n in await reopened.list_wisdom("U1")] == ["Prefer the admin panel."]
         outcome = await memory.react(DM, memory.sent[pending.id][0], "U1", "-1")
         assert outcome.status is EpisodeStatus.FAILURE
@@ -227,7 +235,7 @@ async def test_the_database_uses_wal_and_a_numbered_schema(
     try:
         assert db.journal_mode == "wal"
         applied = [row["name"] for row in db.query("SELECT name FROM _sqlite_migrations")]
-        assert applied == ["m001_initial", "m002_partitioned_index"]
+        assert applied == [migration.name for migration in migrations._migrations]
         assert {"episodes", "ledger", "votes", "claims", "wisdom", "counters"} <= set(
             db.table_names()
         )
@@ -265,7 +273,8 @@ async def test_reopening_applies_no_migration_twice(db_path: Path, config: Memor
         await store.close()
     db = sqlite_utils.Database(db_path)
     try:
-        assert db.execute("SELECT count(*) FROM _sqlite_migrations").fetchone()[0] == 2
+        applied = db.execute("SELECT count(*) FROM _sqlite_migrations").fetchone()[0]
+        assert applied == len(migrations._migrations)
     finally:
         db.close()
 
@@ -282,3 +291,32 @@ async def test_open_store_accepts_sqlite_urls_and_paths(tmp_path: Path) -> None:
 async def test_open_store_rejects_what_it_cannot_open(url: str) -> None:
     with pytest.raises(ValueError):
         await open_store(url, MemoryConfig())
+
+
+async def test_upgrading_keeps_claims_as_keyed_hashes_only(
+    db_path: Path, config: MemoryConfig
+) -> None:
+    db = sqlite_utils.Database(db_path)
+    migrations.apply(db, stop_before="m004_erasure_fence")
+    db.execute(
+        "INSERT INTO claims (key, user_id, at) VALUES ('Ev0UPGRADED', 'U0CLAIMER', ?)",
+        ["2026-01-05T10:00:00.000000+00:00"],
+    )
+    db.conn.commit()
+    db.close()
+
+    store = await open_store(str(db_path), config)
+    try:
+        assert not await store.claim("Ev0UPGRADED", at=T0), "the old claim still dedupes"
+    finally:
+        await store.close()
+    on_disk = b"".join(p.read_bytes() for p in db_path.parent.iterdir() if p.is_file())
+    assert b"Ev0UPGRADED" not in on_disk and b"U0CLAIMER" not in on_disk
+
+
+async def test_a_database_that_cannot_be_opened_raises_the_stores_own_error(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "bot.db").mkdir()
+    with pytest.raises(StoreUnavailable):
+        await open_store(str(tmp_path / "bot.db"), MemoryConfig())

@@ -11,12 +11,11 @@ from memory import ConversationKind, Episode, EpisodeStatus, ForgetReport, Scope
 
 def test_forget_lists_each_kind_with_its_count_in_words() -> None:
     report = ForgetReport(
-        user_id="U1", counts={"episodes": 1, "ledger": 3, "votes": 0, "claims": 2, "wisdom": 1}
+        user_id="U1", counts={"episodes": 1, "ledger": 3, "votes": 2, "wisdom": 1}
     )
 
     assert forget_summary(report) == (
-        "Done: I erased everything I kept about you "
-        "(2 message receipts, 1 exchange, 3 message links, 1 note)."
+        "Done: I erased everything I kept about you (1 exchange, 3 message links, 2 votes, 1 note)."
     )
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from bot.agent.messages import Role
 from bot.answering import BotIdentity, thread_history
 from bot.slack.streaming import THINKING_PLACEHOLDER
@@ -22,7 +24,7 @@ def test_the_bots_messages_are_assistant_turns_and_others_are_named() -> None:
     ]
 
     turns = thread_history(
-        thread, identity=BOT, requester_id="U1", before_ts="4.0", token_budget=1000
+        thread, identity=BOT, requester_id="U1", before_ts="4.0", token_budget=1000, forgotten={}
     )
 
     assert [(t.role, t.content) for t in turns] == [
@@ -41,7 +43,7 @@ def test_placeholders_empty_and_later_messages_are_left_out() -> None:
     ]
 
     turns = thread_history(
-        thread, identity=BOT, requester_id="U1", before_ts="4.0", token_budget=1000
+        thread, identity=BOT, requester_id="U1", before_ts="4.0", token_budget=1000, forgotten={}
     )
 
     assert [t.content for t in turns] == ["question"]
@@ -51,7 +53,42 @@ def test_the_most_recent_messages_are_kept_within_the_budget() -> None:
     thread = [msg(f"{n}.0", f"message {n} " + "x" * 36) for n in range(1, 11)]
 
     turns = thread_history(
-        thread, identity=BOT, requester_id="U1", before_ts="11.0", token_budget=36
+        thread, identity=BOT, requester_id="U1", before_ts="11.0", token_budget=36, forgotten={}
     )
 
     assert [t.content.split()[1] for t in turns] == ["8", "9", "10"]
+
+
+def at(seconds: float) -> datetime:
+    return datetime.fromtimestamp(seconds, UTC)
+
+
+def test_what_a_forgotten_person_said_before_forget_and_the_replies_to_it_are_left_out() -> None:
+    thread = [
+        msg("1.0", "<@U0000BOT> my secret question"),
+        msg("2.0", "an answer quoting the secret", user="U0000BOT", bot_id="B0000BOT"),
+        msg("3.0", "Bob's question", user="U2"),
+        msg("4.0", "the answer to Bob", user="U0000BOT", bot_id="B0000BOT"),
+        msg("5.0", "another secret, in flight at /forget"),
+        msg("7.0", "its answer, posted after /forget", user="U0000BOT", bot_id="B0000BOT"),
+        msg("8.0", "asked after /forget"),
+        msg("9.0", "answered after /forget", user="U0000BOT", bot_id="B0000BOT"),
+        msg("10.0", "the current question"),
+    ]
+
+    turns = thread_history(
+        thread,
+        identity=BOT,
+        requester_id="U2",
+        before_ts="10.0",
+        token_budget=1000,
+        forgotten={"U1": at(6.0)},
+    )
+
+    assert [t.content for t in turns] == [
+        "Bob's question",
+        "the answer to Bob",
+        "<@U1>: asked after /forget",
+        "answered after /forget",
+    ]
+    assert "secret" not in " ".join(t.content for t in turns)

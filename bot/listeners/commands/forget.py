@@ -35,7 +35,6 @@ LABELS = {
     "episodes": ("exchange", "exchanges"),
     "ledger": ("message link", "message links"),
     "votes": ("vote", "votes"),
-    "claims": ("message receipt", "message receipts"),
     "wisdom": ("note", "notes"),
 }
 """How the store's row kinds read to a person (unknown kinds keep their own name)."""

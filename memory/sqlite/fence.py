@@ -1,0 +1,72 @@
+"""The erasure fence, and the keyed hashes that let records outlive ``/forget``.
+
+Forgetting a person deletes everything about them, but two facts must outlive it:
+
+- *that* they were forgotten, and when, so work that started before (an answer being
+  written, a consolidation) cannot write about them afterwards, and so conversation
+  history read back from Slack can leave out what they said before;
+- which messages were already answered, so a Slack retry is not answered again.
+
+Both are kept as HMAC-SHA256 digests under a secret generated for this database (the
+``secrets`` table): the file holds no user id and no event id in the clear, and a digest
+cannot be matched against a list of ids without the secret.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Iterable
+from datetime import datetime
+
+from sqlite_utils import Database
+
+from memory.sqlite.codec import from_db_time, to_db_time
+
+__all__ = ["create_secret", "digest", "forgotten_at", "forgotten_since", "record_forgetting"]
+
+_SECRET_NAME = "digests"
+
+
+def create_secret(db: Database) -> None:
+    """Create this database's digest secret (a migration does, once)."""
+    db.execute(
+        "INSERT OR IGNORE INTO secrets (name, value) VALUES (?, ?)",
+        [_SECRET_NAME, secrets.token_bytes(32)],
+    )
+
+
+def digest(db: Database, text: str) -> str:
+    """The keyed hash of ``text`` under this database's secret, in hex."""
+    [row] = db.query("SELECT value FROM secrets WHERE name = ?", [_SECRET_NAME])
+    return hmac.new(row["value"], text.encode(), hashlib.sha256).hexdigest()
+
+
+def record_forgetting(db: Database, user_id: str, at: datetime) -> None:
+    """Record that the person was forgotten at ``at`` (the latest time wins)."""
+    db.execute(
+        "INSERT INTO forgotten (person, at) VALUES (?, ?)"
+        " ON CONFLICT (person) DO UPDATE SET at = max(at, excluded.at)",
+        [digest(db, user_id), to_db_time(at)],
+    )
+
+
+def forgotten_since(db: Database, user_id: str, started_at: datetime) -> bool:
+    """Whether the person was forgotten at or after ``started_at``: work that began then
+    must not write about them."""
+    rows = db.query(
+        "SELECT 1 FROM forgotten WHERE person = ? AND at >= ?",
+        [digest(db, user_id), to_db_time(started_at)],
+    )
+    return next(iter(rows), None) is not None
+
+
+def forgotten_at(db: Database, user_ids: Iterable[str]) -> dict[str, datetime]:
+    """When each of these people was last forgotten (absent: never)."""
+    by_digest = {digest(db, user_id): user_id for user_id in set(user_ids)}
+    if not by_digest:
+        return {}
+    marks = ", ".join("?" for _ in by_digest)
+    rows = db.query(f"SELECT person, at FROM forgotten WHERE person IN ({marks})", list(by_digest))
+    return {by_digest[row["person"]]: from_db_time(row["at"]) for row in rows}

@@ -1,0 +1,133 @@
+"""The erasure fence through the real app over HTTP: after /forget, nothing that started
+before it writes about the person, and nothing they said before it reaches a prompt."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from bot.server import HttpServer
+from bot.testing import FakeLLMServer
+from bot.testing.fake_llm import ScriptedReply, echo_last_user_message
+from bot.testing.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel
+from memory import MemoryStore
+
+SECRET = "How do I open the vellichor vault behind the quokka door?"
+
+
+def prompt_for(fake_llm: FakeLLMServer, question: str) -> str:
+    for request in reversed(fake_llm.requests):
+        users = [m["content"] for m in request["messages"] if m["role"] == "user"]
+        if users and users[-1].endswith(question):
+            return json.dumps(request["messages"])
+    raise AssertionError(f"no model request for {question!r}")
+
+
+def memory_of(server: HttpServer) -> MemoryStore:
+    services = server.bot.services
+    assert services is not None
+    return services.memory
+
+
+async def forget(slack: SignedSlack, user: str = ALICE) -> None:
+    response = await slack.command("/forget", user=user, channel=dm_channel(user))
+    assert response.status_code == 200
+    assert "erased" in response.text or "nothing" in response.text
+
+
+async def test_an_answer_in_flight_at_forget_is_shown_but_never_recorded_nor_votable(
+    slack: SignedSlack, fake_llm: FakeLLMServer
+) -> None:
+    fake_llm.script(ScriptedReply.answer("Through the quokka door.", delay_seconds=1.0))
+    await slack.dm(SECRET)
+    await fake_llm.wait_for_requests(1)
+    await forget(slack)
+
+    [answer] = await slack.answers(1, channel=dm_channel(ALICE))
+    assert "quokka" in answer.text, "the person still gets the answer"
+    await slack.react(answer, reaction="+1")
+    await slack.settled()
+
+    export = await memory_of(slack.server).export_user(ALICE)
+    assert (export.episodes, export.ledger_entries, export.votes) == ([], 0, [])
+
+
+async def test_a_slack_retry_of_an_answered_event_after_forget_is_not_answered_again(
+    slack: SignedSlack, fake_llm: FakeLLMServer
+) -> None:
+    message = slack.fake.add_user_message(dm_channel(ALICE), SECRET, user=ALICE)
+    event = slack.message_event(message, channel_type="im")
+    await slack.send_event(event, event_id="Ev0ANSWERED1")
+    await slack.answers(1, channel=dm_channel(ALICE))
+    await forget(slack)
+
+    await slack.send_event(event, event_id="Ev0ANSWERED1", retry_num=1)
+    await slack.settled()
+
+    assert len(fake_llm.requests) == 1
+    assert len(slack.fake.final_messages(dm_channel(ALICE))) == 1
+    assert (await memory_of(slack.server).export_user(ALICE)).episodes == []
+
+
+async def test_a_consolidation_running_at_forget_writes_no_note_about_the_person(
+    slack: SignedSlack, fake_llm: FakeLLMServer
+) -> None:
+    summarizing = asyncio.Event()
+
+    def model(request: dict[str, Any]) -> ScriptedReply:
+        if "past exchanges between one person" in json.dumps(request["messages"]):
+            summarizing.set()
+            return ScriptedReply.answer(
+                '["Open the vellichor vault by the quokka door."]', delay_seconds=1.0
+            )
+        return echo_last_user_message(request)
+
+    fake_llm.responder = model
+    await slack.dm(SECRET)
+    [answer] = await slack.answers(1, channel=dm_channel(ALICE))
+    await slack.react(answer, reaction="+1")
+    await slack.settled()
+
+    consolidating = asyncio.create_task(slack.server.bot.consolidate())
+    await asyncio.wait_for(summarizing.wait(), timeout=5)
+    await forget(slack)
+    report = await consolidating
+
+    assert report.notes == 0
+    assert await memory_of(slack.server).list_wisdom(ALICE) == []
+
+
+async def test_a_dm_read_back_from_slack_after_forget_leaves_out_what_came_before(
+    slack: SignedSlack, fake_llm: FakeLLMServer
+) -> None:
+    await slack.dm(SECRET)
+    await slack.answers(1, channel=dm_channel(ALICE))
+    await slack.dm("and the second door?")
+    await slack.answers(2, channel=dm_channel(ALICE))
+    assert "vellichor" in prompt_for(fake_llm, "and the second door?"), "history is read"
+
+    await forget(slack)
+    await slack.dm("a fresh start: what is a good lunch?")
+    await slack.answers(3, channel=dm_channel(ALICE))
+    await slack.dm("and dessert?")
+    await slack.answers(4, channel=dm_channel(ALICE))
+
+    prompt = prompt_for(fake_llm, "and dessert?")
+    for word in ("vellichor", "quokka", "second door"):
+        assert word not in prompt, word
+    assert "good lunch" in prompt, "what came after /forget is history as usual"
+
+
+async def test_a_thread_read_back_for_someone_else_leaves_out_a_forgotten_persons_part(
+    slack: SignedSlack, fake_llm: FakeLLMServer
+) -> None:
+    root = await slack.mention(SECRET, user=ALICE)
+    await slack.answers(1, channel=GENERAL)
+    await forget(slack)
+
+    await slack.mention("bob: what was this thread about?", user=BOB, thread_ts=root.ts)
+    await slack.answers(2, channel=GENERAL)
+
+    prompt = prompt_for(fake_llm, "bob: what was this thread about?")
+    assert "vellichor" not in prompt and "quokka" not in prompt
