@@ -87,7 +87,9 @@ class Bot:
             await self._resources.aclose()
             raise
         services = Services(
-            answering=components.answering(self.client, identity),
+            answering=components.answering(
+                self.client, identity, max_concurrent=self.settings.max_concurrent_answers
+            ),
             memory=components.store,
             identity=identity,
             votes=components.votes,

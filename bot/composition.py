@@ -22,6 +22,7 @@ from bot.config import AdminSettings
 from bot.forgetting import Forgetting
 from bot.learning import LLMEpisodeSummarizer, LLMFailureReflector, LLMImportanceScorer
 from bot.llm import OpenAICompatibleProvider, RetryPolicy, build_llm_client
+from bot.llm.concurrency import BoundedProvider
 from bot.scheduler import Job, JobRun, Scheduler
 from bot.slack.directory import WebApiDirectory
 from bot.votes import Votes
@@ -71,8 +72,11 @@ class Components:
     """Reflection, consolidation and the ledger purge; the server starts and stops it."""
     reflection: Job
 
-    def answering(self, client: AsyncWebClient, identity: BotIdentity) -> AnswerService:
-        """The answering service over a connected Slack client, as the bot identified."""
+    def answering(
+        self, client: AsyncWebClient, identity: BotIdentity, *, max_concurrent: int
+    ) -> AnswerService:
+        """The answering service over a connected Slack client, as the bot identified,
+        working on at most ``max_concurrent`` answers at once."""
         return AnswerService(
             client=client,
             memory=self.store,
@@ -84,6 +88,7 @@ class Components:
             working_memory=self.working_memory,
             recall_limit=self.settings.recall_top_k,
             recall_token_budget=self.settings.recall_token_budget,
+            max_concurrent=max_concurrent,
         )
 
 
@@ -117,7 +122,10 @@ async def open_components(
             settings.llm_timeout_seconds,
         ) as llm_client,
     ):
-        provider = OpenAICompatibleProvider(llm_client, model=settings.llm_model, retry=retry)
+        provider = BoundedProvider(
+            OpenAICompatibleProvider(llm_client, model=settings.llm_model, retry=retry),
+            settings.max_concurrent_llm_calls,
+        )
         working_memory = build_working_memory()
         consolidator = build_consolidator(store, provider, settings)
         worker = ReflectionWorker(

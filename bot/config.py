@@ -79,6 +79,7 @@ class AdminSettings(BaseSettings):
     llm_model: str = "llama3.1"
     llm_timeout_seconds: float = Field(default=60.0, gt=0)
     llm_retry_budget_seconds: float = Field(default=20.0, ge=0)
+    max_concurrent_llm_calls: int = Field(default=8, ge=1, le=100)
 
     bot_db_path: Path = Path("./bot.db")
     ledger_ttl_days: int = Field(default=30, ge=1)
@@ -132,6 +133,7 @@ class Settings(AdminSettings):
     slack_app_token: SecretStr | None = None
     slack_api_url: AnyHttpUrl = AnyHttpUrl("https://slack.com/api/")
     port: int = Field(default=3000, ge=1, le=65535)
+    max_concurrent_answers: int = Field(default=16, ge=1)
 
     _required_secrets = field_validator("slack_bot_token", "slack_signing_secret", mode="before")(
         _not_empty

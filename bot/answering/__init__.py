@@ -4,6 +4,7 @@ from bot.answering.history import BotIdentity, thread_history
 from bot.answering.incoming import IncomingMessage
 from bot.answering.inflight import InFlight
 from bot.answering.service import (
+    AT_CAPACITY,
     MODEL_UNAVAILABLE,
     AnswerAgent,
     AnswerOutcome,
@@ -11,6 +12,7 @@ from bot.answering.service import (
 )
 
 __all__ = [
+    "AT_CAPACITY",
     "MODEL_UNAVAILABLE",
     "AnswerAgent",
     "AnswerOutcome",

@@ -3,6 +3,7 @@ reply with feedback buttons, ledger."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -32,6 +33,7 @@ from memory import (
 )
 
 __all__ = [
+    "AT_CAPACITY",
     "MAX_QUESTION_CHARS",
     "MODEL_UNAVAILABLE",
     "SOMETHING_WENT_WRONG",
@@ -48,6 +50,7 @@ MODEL_UNAVAILABLE = (
     "Please try again in a few minutes."
 )
 SOMETHING_WENT_WRONG = "Something went wrong while I was answering; please ask again."
+AT_CAPACITY = "I'm answering too many questions at once right now; please ask again in a minute."
 MAX_QUESTION_CHARS = 8000
 DM_HISTORY_MESSAGES = 20
 """How many of a DM's latest top-level messages a top-level DM question is answered with."""
@@ -82,6 +85,7 @@ class AnswerOutcome(StrEnum):
     ANSWERED = "answered"
     DUPLICATE = "duplicate"
     MODEL_UNAVAILABLE = "model_unavailable"
+    AT_CAPACITY = "at_capacity"
     FAILED = "failed"
 
 
@@ -103,6 +107,7 @@ class AnswerService:
         recall_token_budget: int = 1500,
         history_token_budget: int = 3000,
         part_limit: int = PART_LIMIT,
+        max_concurrent: int = 16,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self._client = client
@@ -119,6 +124,8 @@ class AnswerService:
         self.working_memory = working_memory
         """Per-person, per-thread notes of running conversations (dropped by ``/forget``)."""
         self._clock = clock
+        self._slots = asyncio.Semaphore(max_concurrent)
+        """At most ``max_concurrent`` answers at once; a message over it is asked to wait."""
 
     async def answer(self, message: IncomingMessage) -> AnswerOutcome:
         now = self._clock()
@@ -132,8 +139,13 @@ class AnswerService:
             user_id=message.user_id,
         )
         reply = open_reply(self._client, target, part_limit=self._part_limit)
+        if self._slots.locked():
+            log.warning("at capacity: %s asked to wait", message.event_id)
+            await self._notify(reply, AT_CAPACITY)
+            return AnswerOutcome.AT_CAPACITY
         try:
-            return await self._answer(message, reply, now)
+            async with self._slots:
+                return await self._answer(message, reply, now)
         except ModelUnavailable as error:
             log.warning("model unavailable: %s", error)
             await self._notify(reply, MODEL_UNAVAILABLE)
