@@ -7,6 +7,7 @@ import asyncio
 import json
 from typing import Any
 
+from bot.composition import consolidate_now
 from bot.server import HttpServer
 from bot.testing import FakeLLMServer
 from bot.testing.fake_llm import ScriptedReply, echo_last_user_message
@@ -89,7 +90,9 @@ async def test_a_consolidation_running_at_forget_writes_no_note_about_the_person
     await slack.react(answer, reaction="+1")
     await slack.settled()
 
-    consolidating = asyncio.create_task(slack.server.bot.consolidate())
+    components = slack.server.bot.components
+    assert components is not None
+    consolidating = asyncio.create_task(consolidate_now(components.consolidator))
     await asyncio.wait_for(summarizing.wait(), timeout=5)
     await forget(slack)
     report = await consolidating
