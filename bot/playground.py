@@ -98,7 +98,8 @@ class Playground:
         methods = [call.method for call in self._fake.calls[calls_before:]]
         streamed = sum(methods.count(method) for method in STREAMING_METHODS)
         how = f"streamed in {streamed} calls" if streamed else "posted, then updated"
-        where = "in a thread" if self._last_answer.thread_ts else "in the DM"
+        where = "in the DM" if self._last_answer.channel.startswith("D") else "in #general"
+        where += ", in a thread" if self._last_answer.thread_ts else ""
         return question, f"bot ({how}, {where}):\n{self._last_answer.text}"
 
     async def _react(self, reaction: str, *, added: bool) -> str:

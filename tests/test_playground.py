@@ -32,9 +32,9 @@ def test_a_new_user_can_dm_and_mention_the_bot_and_teach_it(tmp_path: Path) -> N
     out = finished.stdout
     assert "HTTP mode" in out
     assert out.count("bot (") == 3, out
-    assert "bot (posted, then updated, in the DM):\nAnswer: how do I rotate" in out
-    assert "in a thread):\nAnswer: what does the deploy script do?" in out
-    assert "in a thread):\nAnswer: and on production?" in out
+    assert "in the DM, in a thread):\nAnswer: how do I rotate" in out
+    assert "in #general, in a thread):\nAnswer: what does the deploy script do?" in out
+    assert "in #general, in a thread):\nAnswer: and on production?" in out
     assert "Your validated memories: 1 👍, 0 👎." in out
     assert "Your validated memories: 0 👍, 0 👎." in out, "bob's reaction must not count"
     assert "erased everything" in out

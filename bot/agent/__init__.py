@@ -31,6 +31,7 @@ from bot.agent.messages import (
 from bot.agent.provider import ModelUnavailable, Provider
 from bot.agent.result import AgentResult, StopReason
 from bot.agent.streaming import OnText
+from bot.agent.tool_progress import OnTool, ToolStage
 from bot.agent.tools import (
     GuardPolicy,
     LoopMemory,
@@ -62,6 +63,7 @@ __all__ = [
     "Message",
     "ModelUnavailable",
     "OnText",
+    "OnTool",
     "Provider",
     "Role",
     "SelectiveEvaluator",
@@ -73,6 +75,7 @@ __all__ = [
     "ToolErrorClass",
     "ToolRegistry",
     "ToolResult",
+    "ToolStage",
     "TurnContext",
     "decode_arguments",
     "tool",

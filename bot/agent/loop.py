@@ -33,6 +33,7 @@ from bot.agent.messages import (
 from bot.agent.provider import Provider
 from bot.agent.result import AgentResult, StopReason
 from bot.agent.streaming import DEFAULT_HOLD_BACK, OnText, TextSink
+from bot.agent.tool_progress import OnTool, ReportToolCalls
 from bot.agent.tools.errors import ToolError
 from bot.agent.tools.guard import GuardPolicy, ToolGuard
 from bot.agent.tools.loop_detector import LoopMemory
@@ -117,6 +118,7 @@ class Agent:
         *,
         context: TurnContext,
         on_text: OnText | None = None,
+        on_tool: OnTool | None = None,
     ) -> AgentResult:
         """Answer the last message of ``conversation`` (which is not modified).
 
@@ -124,13 +126,18 @@ class Agent:
         something to check this turn: then the accepted answer is sent through it once.
         Either way ``result.text`` is then exactly what went through ``on_text`` (see
         :mod:`bot.agent.streaming` for why it can include a long preamble to tool calls).
+        With ``on_tool``, each tool call is reported as it starts and ends
+        (:mod:`bot.agent.tool_progress`).
         """
         turn = await self._start(conversation, context, on_text)
         await self.callbacks.before_loop(turn.conversation, context)
+        tool_hooks: Callback = self.callbacks
+        if on_tool is not None:
+            tool_hooks = CallbackChain([self.callbacks, ReportToolCalls(on_tool)])
         dispatcher = ToolDispatcher(
             self.tools,
             ToolGuard(self.guard, self.loop_memory, context),
-            self.callbacks,
+            tool_hooks,
             context,
             max_decode_feedback=self.max_decode_feedback,
         )

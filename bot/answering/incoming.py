@@ -22,7 +22,10 @@ class IncomingMessage(BaseModel):
     """The thread the message was written in, if any."""
     is_dm: bool
     reply_in_thread: bool
-    """Answer under the message (mentions, threads) rather than beside it (top-level DMs)."""
+    """Answer under the message (streamed in its thread) rather than beside it."""
+    starts_conversation: bool = False
+    """The first message the bot answers in a DM thread (a new conversation of the agent
+    experience, or a new assistant thread): the thread gets a title from it."""
 
     @property
     def reply_thread_ts(self) -> str | None:

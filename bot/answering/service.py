@@ -13,15 +13,17 @@ from typing import Protocol
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.agent import OnTool, ToolCall, ToolStage
 from bot.agent.messages import Conversation, Message
 from bot.agent.provider import ModelUnavailable
 from bot.agent.tools.errors import ToolError
 from bot.answering.history import BotIdentity, authors, strip_mention, thread_history
 from bot.answering.incoming import IncomingMessage
+from bot.answering.tool_tasks import task_update
 from bot.answering.working_notes import note_turn, thread_key, working_notes
 from bot.assistant.context import AssistantContext, SlackDirectory
 from bot.slack.splitting import PART_LIMIT
-from bot.slack.streaming import Reply, ReplyTarget, open_reply
+from bot.slack.streaming import TITLE_LIMIT, Reply, ReplyTarget, open_reply
 from bot.views import FEEDBACK_FOOTERS
 from memory import (
     MemoryStore,
@@ -31,6 +33,7 @@ from memory import (
     RecallRequest,
     WorkingMemory,
 )
+from memory.text import shorten
 
 __all__ = [
     "AT_CAPACITY",
@@ -52,8 +55,6 @@ MODEL_UNAVAILABLE = (
 SOMETHING_WENT_WRONG = "Something went wrong while I was answering; please ask again."
 AT_CAPACITY = "I'm answering too many questions at once right now; please ask again in a minute."
 MAX_QUESTION_CHARS = 8000
-DM_HISTORY_MESSAGES = 20
-"""How many of a DM's latest top-level messages a top-level DM question is answered with."""
 TRUNCATION_NOTE = "_Your message was very long, so I only read its first {limit:,} characters._\n\n"
 MODEL_TRUNCATION_NOTE = (
     "\n\n[The message was cut here: only its first {limit:,} characters are shown.]"
@@ -75,6 +76,7 @@ class AnswerAgent(Protocol):
         *,
         context: AssistantContext,
         on_text: Callable[[str], Awaitable[None]] | None = None,
+        on_tool: OnTool | None = None,
     ) -> AgentAnswer: ...
 
 
@@ -137,6 +139,7 @@ class AnswerService:
             thread_ts=message.reply_thread_ts,
             team_id=message.team_id,
             user_id=message.user_id,
+            title=self._title(message),
         )
         reply = open_reply(self._client, target, part_limit=self._part_limit)
         if self._slots.locked():
@@ -185,7 +188,12 @@ class AnswerService:
             streamed.append(text)
             await reply.write(text)
 
-        result = await self._agent.run(conversation, context=context, on_text=show)
+        async def show_tool(call: ToolCall, stage: ToolStage) -> None:
+            await reply.task(task_update(call, stage))
+
+        result = await self._agent.run(
+            conversation, context=context, on_text=show, on_tool=show_tool
+        )
         note_turn(self.working_memory, message, question, result, started_at=now)
         await self._show_rest(reply, "".join(streamed), result.text)
         timestamps = await reply.finish(FEEDBACK_FOOTERS)
@@ -217,6 +225,12 @@ class AnswerService:
             log.warning("the agent's final text differs from what it streamed; keeping both")
             await reply.write(f"\n\n{final_text}")
 
+    def _title(self, message: IncomingMessage) -> str | None:
+        """A new conversation's title: its first question, on one line, cut short."""
+        if not message.starts_conversation:
+            return None
+        return shorten(strip_mention(message.text, self.identity), TITLE_LIMIT) or None
+
     def _question(self, message: IncomingMessage) -> tuple[str, bool]:
         text = strip_mention(message.text, self.identity)
         if len(text) <= MAX_QUESTION_CHARS:
@@ -226,19 +240,12 @@ class AnswerService:
         ), True
 
     async def _history(self, message: IncomingMessage) -> list[Message]:
-        """The conversation so far: the thread's messages, or, for a message at the top
-        level of a DM, the DM's latest messages. Only ever this conversation's."""
+        """The conversation so far: the thread's messages. A message at the top level (of a
+        DM, or a mention) starts a conversation, so it has none."""
+        if message.thread_ts is None:
+            return []
         try:
-            if message.thread_ts is not None:
-                earlier = await self._directory.thread_messages(
-                    message.channel_id, message.thread_ts
-                )
-            elif message.is_dm:
-                earlier = await self._directory.recent_messages(
-                    message.channel_id, limit=DM_HISTORY_MESSAGES
-                )
-            else:
-                return []
+            earlier = await self._directory.thread_messages(message.channel_id, message.thread_ts)
         except SlackApiError as error:
             log.info("conversation history unavailable: %s", error.response.get("error"))
             return []

@@ -17,10 +17,6 @@ class SlackDirectory(Protocol):
 
     async def thread_messages(self, channel_id: str, thread_ts: str) -> list[dict[str, Any]]: ...
 
-    async def recent_messages(self, channel_id: str, *, limit: int) -> list[dict[str, Any]]:
-        """The latest top-level messages of a conversation, oldest first."""
-        ...
-
     async def user_info(self, user_id: str) -> dict[str, Any]: ...
 
 

@@ -25,7 +25,12 @@ def _written_by_a_person(event: dict[str, Any], identity: BotIdentity) -> bool:
 
 
 def _incoming(
-    body: dict[str, Any], event: dict[str, Any], *, is_dm: bool, reply_in_thread: bool
+    body: dict[str, Any],
+    event: dict[str, Any],
+    *,
+    is_dm: bool,
+    reply_in_thread: bool,
+    starts_conversation: bool = False,
 ) -> IncomingMessage:
     return IncomingMessage(
         event_id=str(body.get("event_id") or f"{event['channel']}:{event['ts']}"),
@@ -39,19 +44,25 @@ def _incoming(
         thread_ts=event.get("thread_ts"),
         is_dm=is_dm,
         reply_in_thread=reply_in_thread,
+        starts_conversation=starts_conversation,
     )
 
 
 async def from_message(
     body: dict[str, Any], identity: BotIdentity, memory: MemoryStore
 ) -> IncomingMessage | None:
-    """A ``message`` event to answer: a DM, a mention, or a follow-up in a thread we're in."""
+    """A ``message`` event to answer: a DM, a mention, or a follow-up in a thread we're in.
+
+    A DM is answered in the thread under it, as the agent experience shows a conversation
+    (and streaming needs a thread); a top-level DM, or the first answered message of a DM
+    thread (a new assistant thread), starts a conversation."""
     event = body.get("event") or {}
     if not _written_by_a_person(event, identity) or not event.get("channel"):
         return None
-    if event.get("channel_type") == "im":
-        return _incoming(body, event, is_dm=True, reply_in_thread=False)
     thread_ts = event.get("thread_ts")
+    if event.get("channel_type") == "im":
+        new = thread_ts is None or not await memory.answered_in_thread(event["channel"], thread_ts)
+        return _incoming(body, event, is_dm=True, reply_in_thread=True, starts_conversation=new)
     mentioned = identity.mention in str(event.get("text") or "")
     if mentioned or (thread_ts and await memory.answered_in_thread(event["channel"], thread_ts)):
         return _incoming(body, event, is_dm=False, reply_in_thread=True)

@@ -32,11 +32,6 @@ class WebApiDirectory:
                 break
         return messages[: self._max_messages]
 
-    async def recent_messages(self, channel_id: str, *, limit: int) -> list[dict[str, Any]]:
-        """The latest ``limit`` top-level messages of one conversation, oldest first."""
-        response = await self._client.conversations_history(channel=channel_id, limit=limit)
-        return list(reversed(response.get("messages", [])))
-
     async def user_info(self, user_id: str) -> dict[str, Any]:
         """The profile fields a tool may see: id, name, real name and time zone."""
         response = await self._client.users_info(user=user_id)

@@ -3,13 +3,17 @@
 Two ways of replying, behind one small interface (:class:`Reply`):
 
 * :class:`StreamingReply` uses the SDK's chat streaming API (``client.chat_stream`` ->
-  chat.startStream / appendStream / stopStream) for replies in a thread. A part that
-  reaches :data:`~bot.slack.splitting.PART_LIMIT` is stopped (closing an open code block)
-  and the rest continues in a new streamed message.
+  chat.startStream / appendStream / stopStream) for replies in a thread, which is every
+  answer (a DM is answered in the thread under it, as the agent experience shows it). It
+  first titles a new conversation (assistant.threads.setTitle) and shows a thinking status
+  with rotating loading messages (assistant.threads.setStatus); tool calls show as
+  ``task_update`` chunks. A part that reaches :data:`~bot.slack.splitting.PART_LIMIT` is
+  stopped (closing an open code block) and the rest continues in a new streamed message.
 * :class:`PostedReply` posts a "thinking" placeholder and edits it (chat.postMessage then
-  chat.update), for top-level DM replies and whenever Slack refuses to stream
-  (``unknown_method``, ``not_allowed``...): :class:`StreamingReply` switches to it by
-  itself, keeping whatever it already showed.
+  chat.update), for a reply outside a thread and whenever Slack refuses to stream
+  (``unknown_method``, ``not_allowed``...) or ends a stream that stayed open too long
+  (``message_not_in_streaming_state``): :class:`StreamingReply` switches to it by itself,
+  and the streamed message is completed with chat.update, so nothing shown is lost.
 
 Both return the ts of every message part, so the exchange can be recorded in the ledger.
 ``finish(footers)`` puts blocks (the feedback buttons) under the last part: the first of
@@ -22,10 +26,11 @@ import logging
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel
 from slack_sdk.errors import SlackApiError, SlackRequestError
+from slack_sdk.models.messages.chunk import TaskUpdateChunk
 from slack_sdk.web.async_chat_stream import AsyncChatStream
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -34,12 +39,15 @@ from bot.views.limits import SECTION_TEXT_LIMIT
 
 __all__ = [
     "BLOCKS_REFUSED",
+    "LOADING_MESSAGES",
     "THINKING_PLACEHOLDER",
     "THINKING_STATUS",
+    "TITLE_LIMIT",
     "PostedReply",
     "Reply",
     "ReplyTarget",
     "StreamingReply",
+    "TaskUpdate",
     "answer_blocks",
     "open_reply",
 ]
@@ -47,6 +55,15 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 THINKING_STATUS = "is thinking…"
+LOADING_MESSAGES = (
+    "Looking for what worked for you before…",
+    "Checking the lessons from your 👎s…",
+    "Thinking it through…",
+    "Writing it down…",
+)
+"""Rotated under the thinking status while the answer is prepared (Slack takes up to 10)."""
+TITLE_LIMIT = 80
+"""A conversation's title is its first question, on one line, cut to this length."""
 THINKING_PLACEHOLDER = "_Thinking…_"
 HOLD_BACK = 600
 """Near the end of a part, text is held back so the part can be cut at a line break."""
@@ -83,6 +100,16 @@ class ReplyTarget(BaseModel):
     thread_ts: str | None
     team_id: str
     user_id: str
+    title: str | None = None
+    """The title of the conversation this answer starts (a new DM thread), if it starts one."""
+
+
+class TaskUpdate(BaseModel):
+    """A step of the answer (a tool call) as Slack shows it: a ``task_update`` chunk."""
+
+    id: str
+    title: str
+    status: Literal["pending", "in_progress", "complete", "error"]
 
 
 class Reply(ABC):
@@ -105,6 +132,10 @@ class Reply(ABC):
     @abstractmethod
     def text(self) -> str:
         """Everything written so far."""
+
+    @abstractmethod
+    async def task(self, update: TaskUpdate) -> None:
+        """Show the progress of a step (a tool call), where the reply can."""
 
     async def fail(self, notice: str) -> None:
         """End with a short notice instead of (or after) an answer; nothing is recorded."""
@@ -140,6 +171,9 @@ class PostedReply(Reply):
     async def begin(self) -> None:
         if self._placeholder_ts is None:
             self._placeholder_ts = await self._post(THINKING_PLACEHOLDER)
+
+    async def task(self, update: TaskUpdate) -> None:
+        """A posted message has no tasks: only its text shows."""
 
     async def write(self, text: str) -> None:
         self._text += text
@@ -231,14 +265,34 @@ class StreamingReply(Reply):
         return self._text
 
     async def begin(self) -> None:
+        """Title a new conversation, then show the thinking status (both best effort)."""
+        target = self._target
+        if target.title:
+            try:
+                await self._client.assistant_threads_setTitle(
+                    channel_id=target.channel_id, thread_ts=self._thread_ts, title=target.title
+                )
+            except SlackApiError as error:
+                log.debug("title not set: %s", error.response.get("error"))
         try:
             await self._client.assistant_threads_setStatus(
-                channel_id=self._target.channel_id,
+                channel_id=target.channel_id,
                 thread_ts=self._thread_ts,
                 status=THINKING_STATUS,
+                loading_messages=list(LOADING_MESSAGES),
             )
         except SlackApiError as error:
             log.debug("thinking status not shown: %s", error.response.get("error"))
+
+    async def task(self, update: TaskUpdate) -> None:
+        """A ``task_update`` chunk in the current streamed part (after the text so far)."""
+        if self._fallback is not None:
+            return
+        try:
+            stream = await self._open_stream()
+            await stream.append(chunks=[TaskUpdateChunk(**update.model_dump())])
+        except (SlackApiError, SlackRequestError) as error:
+            await self._fall_back(error)
 
     async def write(self, text: str) -> None:
         self._text += text
@@ -289,7 +343,7 @@ class StreamingReply(Reply):
             await self._forward_text(self._part[self._sent : upto])
             self._sent = upto
 
-    async def _forward_text(self, text: str) -> None:
+    async def _open_stream(self) -> AsyncChatStream:
         if self._stream is None:
             self._stream = await self._client.chat_stream(
                 buffer_size=self._buffer_size,
@@ -297,8 +351,13 @@ class StreamingReply(Reply):
                 thread_ts=self._thread_ts,
                 recipient_team_id=self._target.team_id,
                 recipient_user_id=self._target.user_id,
+                task_display_mode="timeline",
             )
-        await self._stream.append(markdown_text=text)
+        return self._stream
+
+    async def _forward_text(self, text: str) -> None:
+        stream = await self._open_stream()
+        await stream.append(markdown_text=text)
 
     async def _stop_part(self, footers: Footers = ()) -> None:
         """Stop the streamed part, with the first of ``footers`` Slack accepts under it."""

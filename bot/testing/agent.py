@@ -135,16 +135,6 @@ class FakeSlack:
         self.lookups.append(("thread", channel_id, thread_ts))
         return list(self.threads.get((channel_id, thread_ts), []))
 
-    async def recent_messages(self, channel_id: str, *, limit: int) -> list[dict[str, Any]]:
-        self.lookups.append(("recent", channel_id))
-        roots = [
-            message
-            for (channel, _), thread in self.threads.items()
-            if channel == channel_id
-            for message in thread[:1]
-        ]
-        return sorted(roots, key=lambda message: float(message["ts"]))[-limit:]
-
     async def user_info(self, user_id: str) -> dict[str, Any]:
         self.lookups.append(("user", user_id))
         if user_id not in self.users:

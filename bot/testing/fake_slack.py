@@ -177,7 +177,6 @@ class FakeSlackWebAPI:
             "chat.appendStream": self._append_stream,
             "chat.stopStream": self._stop_stream,
             "chat.postEphemeral": self._post_ephemeral,
-            "conversations.history": self._history,
             "conversations.replies": self._replies,
             "users.info": self._users_info,
             "assistant.threads.setStatus": self._set_status,
@@ -642,18 +641,6 @@ class FakeSlackWebAPI:
         if not thread:
             return {"ok": False, "error": "thread_not_found"}
         return {"ok": True, "messages": thread, "has_more": False}
-
-    async def _history(self, args: dict[str, Any]) -> dict[str, Any]:
-        """Top-level messages (thread roots included), newest first, as Slack returns them."""
-        channel = str(args.get("channel", ""))
-        limit = int(args.get("limit", 100))
-        top_level = [
-            message.as_slack()
-            for message in self.messages.get(channel, [])
-            if message.thread_ts is None or message.thread_ts == message.ts
-        ]
-        newest_first = sorted(top_level, key=lambda message: float(message["ts"]), reverse=True)
-        return {"ok": True, "messages": newest_first[:limit], "has_more": len(top_level) > limit}
 
     async def _users_info(self, args: dict[str, Any]) -> dict[str, Any]:
         user = self.users.get(str(args.get("user", "")))

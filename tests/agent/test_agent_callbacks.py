@@ -5,7 +5,16 @@ from __future__ import annotations
 from agent_support import Recorder, ask
 from pydantic import BaseModel
 
-from bot.agent import Agent, Callback, ToolCall, ToolError, ToolResult, TurnContext, tool
+from bot.agent import (
+    Agent,
+    Callback,
+    ToolCall,
+    ToolError,
+    ToolResult,
+    ToolStage,
+    TurnContext,
+    tool,
+)
 from bot.testing.agent import ScriptedProvider, reply, tool_call
 
 
@@ -59,3 +68,34 @@ async def test_a_failing_after_tool_hook_is_logged_not_fatal(context: TurnContex
 
     assert result.text == "It is 09:30."
     assert ("after_tool_call", "now", None) in recorder.events
+
+
+@tool(name="clock_sync", description="Sync the clock.")
+async def clock_sync(ctx: TurnContext, args: NoArgs) -> str:
+    raise RuntimeError("the time server is down")
+
+
+async def test_on_tool_reports_each_call_starting_then_ending(context: TurnContext) -> None:
+    provider = ScriptedProvider(
+        [reply("", tool_call("now"), tool_call("clock_sync")), "It is 09:30."]
+    )
+    seen: list[tuple[str, ToolStage]] = []
+
+    async def on_tool(call: ToolCall, stage: ToolStage) -> None:
+        seen.append((call.name, stage))
+
+    agent = Agent(provider, tools=[now, clock_sync])
+    result = await agent.run(ask("time?"), context=context, on_tool=on_tool)
+
+    assert result.text == "It is 09:30."
+    assert sorted(seen) == sorted(
+        [
+            ("now", ToolStage.STARTED),
+            ("now", ToolStage.SUCCEEDED),
+            ("clock_sync", ToolStage.STARTED),
+            ("clock_sync", ToolStage.FAILED),
+        ]
+    )
+    for name in ("now", "clock_sync"):
+        stages = [stage for tool_name, stage in seen if tool_name == name]
+        assert stages[0] is ToolStage.STARTED

@@ -1,11 +1,16 @@
 """Slack's agent surface end to end: the Messages tab, assistant threads (the legacy
-``assistant_view``) and their suggested prompts, greeting and context changes."""
+``assistant_view``) and their suggested prompts, greeting and context changes; answers
+streamed in DM threads with titles, task updates for tool calls, and the chat.update
+fallback when a stream expires."""
 
 from __future__ import annotations
 
 import json
 
-from bot.testing.fake_slack import FakeSlackWebAPI, SuggestedPrompts
+from bot.agent import ToolCall
+from bot.testing import FakeLLMServer
+from bot.testing.fake_llm import ScriptedReply
+from bot.testing.fake_slack import STREAM_METHODS, FakeSlackWebAPI, SuggestedPrompts
 from bot.testing.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel
 from bot.views.suggested_prompts import DEFAULT_PROMPTS, GREETING, PROMPTS_TITLE
 from memory import EpisodeStatus
@@ -154,3 +159,103 @@ async def test_malformed_agent_surface_events_get_no_error_and_no_call(
     calls = [call.method for call in fake_slack.calls if call.method != "auth.test"]
     assert calls == ["assistant.threads.setSuggestedPrompts"]
     assert fake_slack.suggested_prompts[0].channel_id == dm_channel(BOB)
+
+
+# -- answers on the agent surface -------------------------------------------------------------
+async def test_tool_calls_show_as_task_updates_in_the_streamed_answer(
+    slack: SignedSlack, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
+) -> None:
+    fake_slack.add_user("U0CAROL", name="carol", real_name="Carol Example", tz="Europe/Oslo")
+    fake_llm.script(
+        ScriptedReply.calls(
+            ToolCall(id="call_1", name="lookup_user", arguments='{"user_id": "U0CAROL"}'),
+            ToolCall(id="call_2", name="lookup_user", arguments='{"user_id": "U0NOBODY"}'),
+        ),
+        ScriptedReply.answer("Carol is in Oslo."),
+    )
+
+    question = await slack.dm("where are <@U0CAROL> and <@U0NOBODY>?")
+    [answer] = await slack.answers(1, channel=dm_channel(ALICE))
+
+    assert (answer.text, answer.thread_ts) == ("Carol is in Oslo.", question.ts)
+    assert {task_id: task["status"] for task_id, task in answer.tasks.items()} == {
+        "call_1": "complete",
+        "call_2": "error",
+    }
+    assert answer.tasks["call_1"]["title"] == "Lookup user"
+    sent = [
+        (chunk["id"], chunk["status"])
+        for call in fake_slack.calls
+        if call.method in STREAM_METHODS
+        for chunk in call.args.get("chunks") or []
+        if chunk["type"] == "task_update"
+    ]
+    assert sent.index(("call_1", "in_progress")) < sent.index(("call_1", "complete"))
+    assert sent.index(("call_2", "in_progress")) < sent.index(("call_2", "error"))
+    assert "Oslo" not in json.dumps(answer.tasks)  # a task shows the tool, not what it found
+
+
+async def test_an_expired_stream_is_completed_with_chat_update_and_its_vote_counts(
+    slack: SignedSlack, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
+) -> None:
+    text = " ".join(f"step {n}: check the replica lag before the failover." for n in range(30))
+    fake_llm.script(ScriptedReply.answer(text, piece_size=40))
+    fake_slack.stream_lifetime = 0.0  # every stream expires right after it starts
+
+    question = await slack.dm("walk me through the failover")
+    await fake_slack.wait_for(lambda: bool(fake_slack.calls_to("chat.update")), what="update")
+    [answer] = await slack.answers(1, channel=dm_channel(ALICE))
+
+    [started] = fake_slack.calls_to("chat.startStream")
+    assert answer.thread_ts == question.ts
+    assert answer.text == text  # nothing streamed before the expiry is lost
+    assert {call.args["ts"] for call in fake_slack.calls_to("chat.update")} == {answer.ts}
+    assert len(started.args["chunks"][0]["text"]) < len(text)  # it did expire mid-answer
+    assert "feedback_buttons" in json.dumps(answer.blocks)
+    assert len(fake_slack.bot_messages(dm_channel(ALICE))) == 1
+
+    await slack.react(answer, user=ALICE, reaction="+1")
+    await slack.settled()
+    memory = slack.server.bot.services.memory  # type: ignore[union-attr]
+    [episode] = await memory.list_episodes(ALICE)
+    assert (episode.status, episode.answer) == (EpisodeStatus.SUCCESS, text)
+
+
+async def test_a_reaction_on_a_streamed_dm_answer_counts(
+    slack: SignedSlack, fake_slack: FakeSlackWebAPI
+) -> None:
+    await slack.dm("which port does billing use?")
+    [answer] = await slack.answers(1, channel=dm_channel(ALICE))
+    assert fake_slack.calls_to("chat.stopStream")
+
+    await slack.react(answer, user=ALICE, reaction="-1")
+    await slack.settled()
+
+    memory = slack.server.bot.services.memory  # type: ignore[union-attr]
+    [episode] = await memory.list_episodes(ALICE)
+    assert episode.status is EpisodeStatus.FAILURE
+
+
+async def test_an_assistant_thread_is_titled_by_its_first_question_and_answered_in_it(
+    slack: SignedSlack, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
+) -> None:
+    thread_ts = await slack.start_assistant_thread(user=ALICE)
+    await prompts_after(fake_slack, 1)
+
+    await slack.dm("how do I rotate the staging password?", thread_ts=thread_ts)
+    await slack.answers(2, channel=dm_channel(ALICE))  # the greeting and the answer
+    await slack.dm("and on production?", thread_ts=thread_ts)
+    answers = await slack.answers(3, channel=dm_channel(ALICE))
+
+    assert [m.thread_ts for m in answers] == [thread_ts] * 3
+    assert fake_slack.titles == {
+        (dm_channel(ALICE), thread_ts): "how do I rotate the staging password?"
+    }
+    assert len(fake_slack.calls_to("assistant.threads.setTitle")) == 1
+    follow_up = fake_llm.requests[-1]["messages"]
+    turns = [(m["role"], m["content"]) for m in follow_up if m["role"] != "system"]
+    assert turns[-3:] == [
+        ("user", "how do I rotate the staging password?"),
+        ("assistant", "Answer: how do I rotate the staging password?"),
+        ("user", "and on production?"),
+    ]

@@ -27,8 +27,9 @@ async def test_a_streamed_answer_ends_with_feedback_buttons_within_block_kit_lim
 
 
 async def test_a_posted_answer_keeps_its_text_and_gets_feedback_buttons(
-    slack: SignedSlack,
+    slack: SignedSlack, fake_slack: FakeSlackWebAPI
 ) -> None:
+    fake_slack.streaming_available = False  # a workspace without streaming: post and update
     await slack.dm("rate me too")
 
     [answer] = await slack.answers(1, channel=dm_channel(ALICE))

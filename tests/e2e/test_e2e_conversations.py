@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from bot.slack.streaming import THINKING_PLACEHOLDER, THINKING_STATUS
+from bot.slack.streaming import LOADING_MESSAGES, THINKING_STATUS
 from bot.testing import FakeLLMServer
 from bot.testing.fake_slack import FakeSlackWebAPI
 from bot.testing.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel
@@ -17,18 +17,25 @@ def user_turns(request: dict[str, object]) -> list[str]:
     return [m["content"] for m in messages if m["role"] == "user"]
 
 
-async def test_a_dm_is_answered_once_with_the_models_text(
+async def test_a_dm_is_answered_once_by_streaming_into_the_thread_it_starts(
     slack: SignedSlack, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
 ) -> None:
-    await slack.dm("How do I rotate the staging database password?")
+    question = await slack.dm("How do I rotate the staging database password?")
 
     [answer] = await slack.answers(1, channel=dm_channel(ALICE))
 
     assert answer.text == "Answer: How do I rotate the staging database password?"
-    assert answer.thread_ts is None
+    assert answer.thread_ts == question.ts
     assert len(fake_llm.requests) == 1
-    assert fake_slack.calls_to("chat.postMessage")[0].args["text"] == THINKING_PLACEHOLDER
     assert fake_llm.requests[0]["stream"] is True
+    assert len(fake_slack.calls_to("chat.startStream")) == 1
+    assert fake_slack.calls_to("chat.postMessage") == []
+    assert fake_slack.titles == {
+        (dm_channel(ALICE), question.ts): "How do I rotate the staging database password?"
+    }
+    [status] = fake_slack.calls_to("assistant.threads.setStatus")
+    assert status.args["status"] == THINKING_STATUS
+    assert status.args["loading_messages"] == list(LOADING_MESSAGES)
 
 
 async def test_a_mention_is_answered_by_streaming_into_a_thread_under_it(
@@ -69,16 +76,17 @@ async def test_a_follow_up_in_an_answered_thread_needs_no_mention_and_sees_the_t
     ]
 
 
-async def test_a_top_level_dm_follow_up_sees_the_dm_so_far_and_nothing_else(
-    slack: SignedSlack, fake_llm: FakeLLMServer
+async def test_a_dm_follow_up_in_its_thread_sees_that_conversation_and_nothing_else(
+    slack: SignedSlack, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
 ) -> None:
     await slack.mention("the deploy freeze starts friday", user=ALICE)
-    await slack.dm("which port does the billing API listen on?", user=ALICE)
+    question = await slack.dm("which port does the billing API listen on?", user=ALICE)
     await slack.dm("my cat is called Pixel", user=BOB)
-    await slack.answers(3)
-
-    await slack.dm("and the admin API?", user=ALICE)
+    await slack.dm("an unrelated conversation", user=ALICE)
     await slack.answers(4)
+
+    await slack.dm("and the admin API?", user=ALICE, thread_ts=question.ts)
+    await slack.answers(5)
 
     follow_up = fake_llm.requests[-1]["messages"]
     roles_and_texts = [(m["role"], m["content"]) for m in follow_up if m["role"] != "system"]
@@ -86,6 +94,23 @@ async def test_a_top_level_dm_follow_up_sees_the_dm_so_far_and_nothing_else(
         ("user", "which port does the billing API listen on?"),
         ("assistant", "Answer: which port does the billing API listen on?"),
         ("user", "and the admin API?"),
+    ]
+    assert (dm_channel(ALICE), question.ts) in fake_slack.titles  # titled once, at its start
+    assert len([key for key in fake_slack.titles if key[0] == dm_channel(ALICE)]) == 2
+
+
+async def test_a_new_top_level_dm_starts_a_new_conversation_without_earlier_ones(
+    slack: SignedSlack, fake_llm: FakeLLMServer
+) -> None:
+    await slack.dm("which port does the billing API listen on?", user=ALICE)
+    await slack.answers(1)
+
+    await slack.dm("and the admin API?", user=ALICE)
+    await slack.answers(2)
+
+    new = fake_llm.requests[-1]["messages"]
+    assert [(m["role"], m["content"]) for m in new if m["role"] != "system"] == [
+        ("user", "and the admin API?")
     ]
 
 

@@ -56,15 +56,16 @@ def assert_within_slack_limits(fake: FakeSlackWebAPI) -> None:
                     assert block["text"]["text"].count("```") % 2 == 0, "a section breaks code"
 
 
-@pytest.mark.parametrize("where", ["dm", "thread"])
+@pytest.mark.parametrize("where", ["dm", "thread", "posted"])
 async def test_a_long_answer_is_split_with_code_blocks_intact_and_fully_recorded(
     slack: SignedSlack, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer, where: str
 ) -> None:
     original = long_answer()
     assert len(original) > 2 * PART_LIMIT
     fake_llm.script(ScriptedReply.answer(original, piece_size=40))
+    fake_slack.streaming_available = where != "posted"  # posted: a workspace without streams
 
-    if where == "dm":
+    if where in ("dm", "posted"):
         await slack.dm("show me the whole program")
         channel = dm_channel(ALICE)
     else:
@@ -80,7 +81,7 @@ async def test_a_long_answer_is_split_with_code_blocks_intact_and_fully_recorded
     assert_split_well(parts, original)
     assert_within_slack_limits(fake_slack)
     streamed_parts = len(fake_slack.calls_to("chat.stopStream"))
-    assert streamed_parts == (len(parts) if where == "thread" else 0)
+    assert streamed_parts == (0 if where == "posted" else len(parts))
     services = slack.server.bot.services
     assert services is not None
     for part in parts:  # every part is in the ledger: a 👍 on any of them validates

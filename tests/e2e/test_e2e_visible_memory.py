@@ -174,9 +174,11 @@ def advice_text(request: dict[str, Any]) -> str:
     return advice
 
 
-async def ask_in_dm(slack: SignedSlack, text: str, *, user: str = ALICE) -> FakeMessage:
+async def ask_in_dm(
+    slack: SignedSlack, text: str, *, user: str = ALICE, thread_ts: str | None = None
+) -> FakeMessage:
     before = len(slack.fake.final_messages(dm_channel(user)))
-    await slack.dm(text, user=user)
+    await slack.dm(text, user=user, thread_ts=thread_ts)
     return (await slack.answers(before + 1, channel=dm_channel(user)))[-1]
 
 
@@ -555,9 +557,10 @@ async def test_thread_notes_reach_the_next_turn_are_never_stored_and_forget_drop
         ),
         ScriptedReply.answer("Found her."),
     )
-    await ask_in_dm(slack, "who is <@U0CAROL>?")
+    first = await ask_in_dm(slack, "who is <@U0CAROL>?")
+    conversation = first.thread_ts  # the DM thread the first question started
 
-    await ask_in_dm(slack, "and what was her time zone?")
+    await ask_in_dm(slack, "and what was her time zone?", thread_ts=conversation)
     await ask_in_channel(slack, "what time zone is Carol in?")
 
     follow_up = system_text(request_for(fake_llm, "and what was her time zone?"))
@@ -570,6 +573,6 @@ async def test_thread_notes_reach_the_next_turn_are_never_stored_and_forget_drop
     assert await services.memory.list_episodes(ALICE) == []  # nothing validated
 
     await slack.command("/forget", user=ALICE, channel=dm_channel(ALICE))
-    await ask_in_dm(slack, "remind me of her time zone?")
+    await ask_in_dm(slack, "remind me of her time zone?", thread_ts=conversation)
 
     assert "Working notes" not in system_text(request_for(fake_llm, "remind me of her time zone?"))

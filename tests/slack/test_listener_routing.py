@@ -28,12 +28,15 @@ def body(**event: Any) -> dict[str, Any]:
     return {"event_id": "Ev1", "team_id": "T1", "event": {**defaults, **event}}
 
 
-async def test_a_dm_is_answered_at_the_top_level(memory: MemoryStore) -> None:
+async def test_a_top_level_dm_starts_a_conversation_answered_in_its_thread(
+    memory: MemoryStore,
+) -> None:
     incoming = await from_message(body(channel="D1", channel_type="im"), BOT, memory)
 
     assert incoming is not None
     assert incoming.is_dm
-    assert incoming.reply_thread_ts is None
+    assert incoming.reply_thread_ts == "1.000001"
+    assert incoming.starts_conversation
     assert incoming.scope == Scope(team_id="T1", channel_id="D1", kind=ConversationKind.DM)
     assert incoming.dedupe_keys == ("Ev1", "D1:1.000001")
 
@@ -45,6 +48,31 @@ async def test_a_dm_in_a_thread_is_answered_in_that_thread(memory: MemoryStore) 
 
     assert incoming is not None
     assert incoming.reply_thread_ts == "0.5"
+    assert incoming.starts_conversation  # nothing answered there yet: a new assistant thread
+
+
+async def test_a_dm_thread_already_answered_in_continues_its_conversation(
+    memory: MemoryStore,
+) -> None:
+    scope = Scope(team_id="T1", channel_id="D1", kind=ConversationKind.DM)
+    await memory.record_exchange(
+        NewExchange(
+            scope=scope,
+            requester_id="U1",
+            thread_ts="0.5",
+            question="q",
+            answer="a",
+            message_ts=["0.6"],
+            created_at=datetime.now(UTC),
+        )
+    )
+
+    incoming = await from_message(
+        body(channel="D1", channel_type="im", thread_ts="0.5"), BOT, memory
+    )
+
+    assert incoming is not None
+    assert not incoming.starts_conversation
 
 
 @pytest.mark.parametrize(

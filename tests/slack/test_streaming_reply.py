@@ -8,10 +8,12 @@ import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.slack.streaming import (
+    LOADING_MESSAGES,
     THINKING_PLACEHOLDER,
     PostedReply,
     ReplyTarget,
     StreamingReply,
+    TaskUpdate,
     answer_blocks,
     open_reply,
 )
@@ -177,3 +179,83 @@ def test_answer_blocks_never_split_a_code_block_across_sections() -> None:
     assert all(section.count("```") % 2 == 0 for section in sections)
     assert sections[1].startswith("```python\n")
     assert blocks[-1] == {"type": "divider"}
+
+
+async def test_begin_titles_a_new_conversation_and_shows_loading_messages(
+    fake: FakeSlackWebAPI, client: AsyncWebClient
+) -> None:
+    root = fake.add_user_message(CHANNEL, "question", user="U0000ALICE")
+    titled = target(fake, thread_ts=root.ts).model_copy(update={"title": "Ports"})
+
+    await StreamingReply(client, titled).begin()
+
+    assert fake.titles == {(CHANNEL, root.ts): "Ports"}
+    [status] = fake.calls_to("assistant.threads.setStatus")
+    assert status.args["loading_messages"] == list(LOADING_MESSAGES)
+
+
+async def test_without_a_title_begin_sets_none_and_refusals_change_nothing(
+    fake: FakeSlackWebAPI, client: AsyncWebClient
+) -> None:
+    root = fake.add_user_message(CHANNEL, "question", user="U0000ALICE")
+    fake.fail("assistant.threads.setStatus", "not_allowed", times=None)
+    reply = StreamingReply(client, target(fake, thread_ts=root.ts))
+
+    await reply.begin()
+    await reply.write("still answered")
+    [ts] = await reply.finish()
+
+    assert fake.calls_to("assistant.threads.setTitle") == []
+    assert fake.find(CHANNEL, ts) is not None
+
+
+async def test_task_updates_go_into_the_stream_before_and_between_the_text(
+    fake: FakeSlackWebAPI, client: AsyncWebClient
+) -> None:
+    root = fake.add_user_message(CHANNEL, "question", user="U0000ALICE")
+    reply = StreamingReply(client, target(fake, thread_ts=root.ts), buffer_size=4)
+
+    await reply.task(TaskUpdate(id="call_1", title="Lookup user", status="in_progress"))
+    await reply.task(TaskUpdate(id="call_1", title="Lookup user", status="complete"))
+    await write_in_pieces(reply, "Carol is in Oslo.")
+    [ts] = await reply.finish()
+
+    [start] = fake.calls_to("chat.startStream")
+    assert start.args["task_display_mode"] == "timeline"
+    assert start.args["chunks"][0]["status"] == "in_progress"
+    message = fake.find(CHANNEL, ts)
+    assert message is not None
+    assert message.text == "Carol is in Oslo."
+    assert message.tasks["call_1"]["status"] == "complete"
+    assert reply.text == "Carol is in Oslo."  # tasks are shown, never part of the answer
+
+
+async def test_a_stream_expiring_at_a_task_update_is_completed_by_an_update(
+    fake: FakeSlackWebAPI, client: AsyncWebClient
+) -> None:
+    root = fake.add_user_message(CHANNEL, "question", user="U0000ALICE")
+    reply = StreamingReply(client, target(fake, thread_ts=root.ts), buffer_size=4)
+    await reply.write("Looking her up. ")
+    fake.expire_streams()
+
+    await reply.task(TaskUpdate(id="call_1", title="Lookup user", status="in_progress"))
+    await reply.write("Carol is in Oslo.")
+    [ts] = await reply.finish()
+
+    message = fake.find(CHANNEL, ts)
+    assert message is not None
+    assert message.text == "Looking her up. Carol is in Oslo."
+    assert [call.args["ts"] for call in fake.calls_to("chat.update")][-1] == ts
+    assert len(fake.bot_messages(CHANNEL)) == 1
+
+
+async def test_a_posted_reply_ignores_task_updates(
+    fake: FakeSlackWebAPI, client: AsyncWebClient
+) -> None:
+    reply = PostedReply(client, target(fake, thread_ts=None))
+    await reply.begin()
+    calls = len(fake.calls)
+
+    await reply.task(TaskUpdate(id="call_1", title="Lookup user", status="in_progress"))
+
+    assert len(fake.calls) == calls
