@@ -104,16 +104,16 @@ async def test_a_consolidation_running_at_forget_writes_no_note_about_the_person
 async def test_a_dm_read_back_from_slack_after_forget_leaves_out_what_came_before(
     slack: SignedSlack, fake_llm: FakeLLMServer
 ) -> None:
-    await slack.dm(SECRET)
+    conversation = (await slack.dm(SECRET)).ts  # the DM thread it starts
     await slack.answers(1, channel=dm_channel(ALICE))
-    await slack.dm("and the second door?")
+    await slack.dm("and the second door?", thread_ts=conversation)
     await slack.answers(2, channel=dm_channel(ALICE))
     assert "vellichor" in prompt_for(fake_llm, "and the second door?"), "history is read"
 
     await forget(slack)
-    await slack.dm("a fresh start: what is a good lunch?")
+    await slack.dm("a fresh start: what is a good lunch?", thread_ts=conversation)
     await slack.answers(3, channel=dm_channel(ALICE))
-    await slack.dm("and dessert?")
+    await slack.dm("and dessert?", thread_ts=conversation)
     await slack.answers(4, channel=dm_channel(ALICE))
 
     prompt = prompt_for(fake_llm, "and dessert?")
