@@ -20,6 +20,7 @@ from bot.composition import PURGE_INTERVAL_SECONDS, Components, open_components
 from bot.config import Settings
 from bot.listeners import Services, register
 from bot.llm import RetryPolicy
+from bot.observability import BotMetrics, Observer, slack_call_tracing
 
 __all__ = ["Bot"]
 
@@ -55,6 +56,9 @@ class Bot:
             AsyncRateLimitErrorRetryHandler(max_retry_count=2),
             AsyncServerErrorRetryHandler(max_retry_count=1),
         ]
+        self.metrics = BotMetrics()
+        """What ``GET /metrics`` shows."""
+        self.observer = Observer(self.metrics)
         self.services: Services | None = None
         self.components: Components | None = None
         self._resources = AsyncExitStack()
@@ -67,7 +71,9 @@ class Bot:
     async def start(self) -> None:
         # One connection pool for every Web API call: without a session the SDK opens (and,
         # against slack.com, TLS-handshakes) a new connection for each call.
-        self.client.session = aiohttp.ClientSession()
+        self.client.session = aiohttp.ClientSession(
+            trace_configs=[slack_call_tracing(self.metrics)]
+        )
         self._resources.push_async_callback(self._close_slack_session)
         try:
             auth = await self.client.auth_test()
@@ -81,6 +87,7 @@ class Bot:
                     self.settings,
                     llm_retry=self._llm_retry,
                     purge_interval_seconds=self._purge_interval,
+                    observer=self.observer,
                 )
             )
         except BaseException:

@@ -23,6 +23,7 @@ from bot.forgetting import Forgetting
 from bot.learning import LLMEpisodeSummarizer, LLMFailureReflector, LLMImportanceScorer
 from bot.llm import OpenAICompatibleProvider, RetryPolicy, build_llm_client
 from bot.llm.concurrency import BoundedProvider
+from bot.observability import MeasuredProvider, Observer
 from bot.scheduler import Job, JobRun, Scheduler
 from bot.slack.directory import WebApiDirectory
 from bot.votes import Votes
@@ -68,6 +69,8 @@ class Components:
     consolidator: Consolidator
     votes: Votes
     forgetting: Forgetting
+    observer: Observer
+    """Logs one line per answer, vote and erasure, and counts them in its metrics."""
     scheduler: Scheduler
     """Reflection, consolidation and the ledger purge; the server starts and stops it."""
     reflection: Job
@@ -89,6 +92,7 @@ class Components:
             recall_limit=self.settings.recall_top_k,
             recall_token_budget=self.settings.recall_token_budget,
             max_concurrent=max_concurrent,
+            observer=self.observer,
         )
 
 
@@ -108,11 +112,14 @@ async def open_components(
     *,
     llm_retry: RetryPolicy | None = None,
     purge_interval_seconds: float = PURGE_INTERVAL_SECONDS,
+    observer: Observer | None = None,
 ) -> AsyncIterator[Components]:
     """Open the store and the LLM client and build everything on them; close both on exit.
 
     ``llm_retry`` defaults to retrying within ``LLM_RETRY_BUDGET_SECONDS``. The scheduler
-    is built, not started."""
+    is built, not started. ``observer`` (with its metrics) sees every model request, answer,
+    vote and erasure."""
+    observer = observer or Observer()
     retry = llm_retry or RetryPolicy(total_budget_seconds=settings.llm_retry_budget_seconds)
     async with (
         open_database(settings) as store,
@@ -123,7 +130,10 @@ async def open_components(
         ) as llm_client,
     ):
         provider = BoundedProvider(
-            OpenAICompatibleProvider(llm_client, model=settings.llm_model, retry=retry),
+            MeasuredProvider(
+                OpenAICompatibleProvider(llm_client, model=settings.llm_model, retry=retry),
+                observer.metrics,
+            ),
             settings.max_concurrent_llm_calls,
         )
         working_memory = build_working_memory()
@@ -163,8 +173,9 @@ async def open_components(
             working_memory=working_memory,
             advisor=PlanAdvisor(store),
             consolidator=consolidator,
-            votes=Votes(store, reflection.wake),
-            forgetting=Forgetting(store, working_memory),
+            votes=Votes(store, reflection.wake, observer),
+            forgetting=Forgetting(store, working_memory, observer),
+            observer=observer,
             scheduler=scheduler,
             reflection=reflection,
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.observability import Observer
 from memory import ForgetReport, MemoryStore, WorkingMemory
 
 __all__ = ["Forgetting"]
@@ -10,11 +11,19 @@ __all__ = ["Forgetting"]
 class Forgetting:
     """``/forget``, the Home tab's *Forget everything* and ``python -m bot forget`` alike."""
 
-    def __init__(self, store: MemoryStore, working_memory: WorkingMemory) -> None:
+    def __init__(
+        self,
+        store: MemoryStore,
+        working_memory: WorkingMemory,
+        observer: Observer | None = None,
+    ) -> None:
         self._store = store
         self._working_memory = working_memory
+        self._observer = observer or Observer()
 
     async def forget_user(self, user_id: str) -> ForgetReport:
-        report = await self._store.forget_user(user_id)
-        self._working_memory.forget_user(user_id)
+        """Erase, logged as one ``forget`` event line."""
+        async with self._observer.event("forget", user=user_id):
+            report = await self._store.forget_user(user_id)
+            self._working_memory.forget_user(user_id)
         return report

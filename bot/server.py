@@ -1,4 +1,4 @@
-"""Serving the bot: HTTP (POST /slack/events, GET /healthz) or Socket Mode (plus GET /healthz).
+"""Serving the bot: HTTP (POST /slack/events) or Socket Mode, plus GET /healthz, /readyz, /metrics.
 
 Requests are checked before Bolt sees them, so that nothing malformed reaches a listener
 and nothing a client sends can make the server answer 500: an unsigned, forged or stale
@@ -8,6 +8,7 @@ request gets 401, a body that is not a Slack payload gets 4xx.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 from collections.abc import Awaitable, Callable
@@ -21,6 +22,9 @@ from slack_sdk.signature import SignatureVerifier
 
 from bot.app import Bot
 from bot.config import Settings
+from bot.observability.routes import add_operator_routes
+from bot.observability.startup import announce_model
+from bot.socket_mode import connect_socket_mode
 
 __all__ = [
     "EVENTS_PATH",
@@ -82,14 +86,16 @@ def _health_handler(bot: Bot) -> Callable[[web.Request], Awaitable[web.Response]
 
 
 def build_health_app(bot: Bot) -> web.Application:
-    """Only ``GET /healthz``: what Socket Mode serves over HTTP."""
+    """``GET /healthz``, ``/readyz`` and ``/metrics``: what Socket Mode serves over HTTP."""
     web_app = web.Application()
     web_app.router.add_get(HEALTH_PATH, _health_handler(bot))
+    add_operator_routes(web_app, bot)
     return web_app
 
 
 def build_web_app(bot: Bot) -> web.Application:
-    """``POST /slack/events`` (checked, then dispatched to Bolt) and ``GET /healthz``."""
+    """``POST /slack/events`` (checked, then dispatched to Bolt), ``GET /healthz``,
+    ``/readyz`` and ``/metrics``."""
     verifier = SignatureVerifier(bot.settings.slack_signing_secret.get_secret_value())
 
     async def events(request: web.Request) -> web.Response:
@@ -121,6 +127,7 @@ def build_web_app(bot: Bot) -> web.Application:
     web_app = web.Application(client_max_size=1024**2)
     web_app.router.add_post(EVENTS_PATH, events)
     web_app.router.add_get(HEALTH_PATH, _health_handler(bot))
+    add_operator_routes(web_app, bot)
     return web_app
 
 
@@ -230,7 +237,7 @@ class SocketModeServer:
         try:
             await self.bot.start()
             self._handler = AsyncSocketModeHandler(self.bot.app, self._app_token)
-            await self._handler.connect_async()
+            await connect_socket_mode(self._handler)
         except BaseException:
             await self.stop()
             raise
@@ -253,8 +260,11 @@ class SocketModeServer:
         await self.stop()
 
 
-async def serve(settings: Settings, *, grace_seconds: float = 10.0) -> None:
-    """Run until SIGTERM or SIGINT: Socket Mode with an app token, else HTTP on ``$PORT``."""
+async def serve(settings: Settings, *, grace_seconds: float = 8.0) -> None:
+    """Run until SIGTERM or SIGINT: Socket Mode with an app token, else HTTP on ``$PORT``.
+
+    A signal during start-up abandons it at once (what was opened is closed); after it, answers
+    in flight get ``grace_seconds`` to finish."""
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
@@ -272,6 +282,34 @@ async def serve(settings: Settings, *, grace_seconds: float = 10.0) -> None:
         )
     else:
         server = HttpServer(bot, host="0.0.0.0", port=settings.port, grace_seconds=grace_seconds)
-    async with server:
+    if not await _started(stopping, lambda: announce_model(settings), server.start):
+        log.info("stopped during start-up")
+        return
+    try:
         await stopping.wait()
+    finally:
+        await server.stop()
     log.info("stopped")
+
+
+async def _started(stopping: asyncio.Event, *steps: Callable[[], Awaitable[object]]) -> bool:
+    """Run ``steps`` in order; False as soon as ``stopping`` is set (the step in progress is
+    cancelled, and cleans up after itself)."""
+
+    async def run_steps() -> None:
+        for step in steps:
+            await step()
+
+    starting = asyncio.ensure_future(run_steps())
+    signalled = asyncio.ensure_future(stopping.wait())
+    try:
+        await asyncio.wait({starting, signalled}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        signalled.cancel()
+    if starting.done():
+        starting.result()  # a start-up failure propagates
+        return True
+    starting.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await starting
+    return False

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from bot.observability import Observer
 from memory import EpisodeStatus, MemoryStore, VoteEvent, VoteOutcome
 
 __all__ = ["Votes"]
@@ -16,14 +17,27 @@ VALIDATED = frozenset({EpisodeStatus.SUCCESS, EpisodeStatus.FAILURE})
 
 class Votes:
     """Stores each vote; one that makes an episode a success or a failure calls
-    ``on_validated`` (the app wakes reflection, which draws a lesson or scores it)."""
+    ``on_validated`` (the app wakes reflection, which draws a lesson or scores it). Each
+    vote is one ``vote`` event line for ``observer``."""
 
-    def __init__(self, store: MemoryStore, on_validated: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        store: MemoryStore,
+        on_validated: Callable[[], None],
+        observer: Observer | None = None,
+    ) -> None:
         self._store = store
         self._on_validated = on_validated
+        self._observer = observer or Observer()
 
     async def apply(self, event: VoteEvent) -> VoteOutcome:
-        outcome = await self._store.apply_vote(event)
+        async with self._observer.event(
+            "vote", channel=event.channel_id, message_ts=event.message_ts, user=event.voter_id
+        ) as record:
+            outcome = await self._store.apply_vote(event)
+            # The answer's status after the vote, or "ignored" when the vote changed nothing.
+            status = outcome.status if outcome.applied else None
+            record.outcome = status.value if status is not None else "ignored"
         log.debug("vote on %s: %s", event.message_ts, outcome.reason)
         if outcome.applied and outcome.status in VALIDATED:
             self._on_validated()

@@ -35,6 +35,10 @@ class MemoryStore(ABC):
     @abstractmethod
     async def close(self) -> None: ...
 
+    @abstractmethod
+    async def ping(self) -> None:
+        """Read the store once, cheaply; raise if it cannot be read (for ``/readyz``)."""
+
     @property
     @abstractmethod
     def visibility(self) -> Visibility:

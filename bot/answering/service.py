@@ -22,6 +22,7 @@ from bot.answering.incoming import IncomingMessage
 from bot.answering.tool_tasks import task_update
 from bot.answering.working_notes import note_turn, thread_key, working_notes
 from bot.assistant.context import AssistantContext, SlackDirectory
+from bot.observability import Observer, timed
 from bot.slack.splitting import PART_LIMIT
 from bot.slack.streaming import TITLE_LIMIT, Reply, ReplyTarget, open_reply
 from bot.views import FEEDBACK_FOOTERS
@@ -38,6 +39,7 @@ from memory.text import shorten
 __all__ = [
     "AT_CAPACITY",
     "MAX_QUESTION_CHARS",
+    "MISCONFIGURED",
     "MODEL_UNAVAILABLE",
     "SOMETHING_WENT_WRONG",
     "AnswerAgent",
@@ -51,6 +53,10 @@ log = logging.getLogger(__name__)
 MODEL_UNAVAILABLE = (
     "The language model is unavailable right now, so I couldn't answer. "
     "Please try again in a few minutes."
+)
+MISCONFIGURED = (
+    "I couldn't answer: the bot is misconfigured (its language model refuses it). "
+    "Please tell the bot's admin."
 )
 SOMETHING_WENT_WRONG = "Something went wrong while I was answering; please ask again."
 AT_CAPACITY = "I'm answering too many questions at once right now; please ask again in a minute."
@@ -87,6 +93,7 @@ class AnswerOutcome(StrEnum):
     ANSWERED = "answered"
     DUPLICATE = "duplicate"
     MODEL_UNAVAILABLE = "model_unavailable"
+    MISCONFIGURED = "misconfigured"
     AT_CAPACITY = "at_capacity"
     FAILED = "failed"
 
@@ -110,6 +117,7 @@ class AnswerService:
         history_token_budget: int = 3000,
         part_limit: int = PART_LIMIT,
         max_concurrent: int = 16,
+        observer: Observer | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self._client = client
@@ -125,11 +133,25 @@ class AnswerService:
         self._advisor = advisor
         self.working_memory = working_memory
         """Per-person, per-thread notes of running conversations (dropped by ``/forget``)."""
+        self._observer = observer or Observer()
         self._clock = clock
         self._slots = asyncio.Semaphore(max_concurrent)
         """At most ``max_concurrent`` answers at once; a message over it is asked to wait."""
 
     async def answer(self, message: IncomingMessage) -> AnswerOutcome:
+        """Answer once, logged as one ``answer`` event line (ids and timings, no text)."""
+        async with self._observer.event(
+            "answer",
+            event_id=message.event_id,
+            team=message.team_id,
+            channel=message.channel_id,
+            user=message.user_id,
+        ) as event:
+            outcome = await self._answer_once(message)
+            event.outcome = outcome.value
+            return outcome
+
+    async def _answer_once(self, message: IncomingMessage) -> AnswerOutcome:
         now = self._clock()
         if not await self._memory.claim(*message.dedupe_keys, at=now):
             log.debug("already handled %s", message.event_id)
@@ -150,6 +172,10 @@ class AnswerService:
             async with self._slots:
                 return await self._answer(message, reply, now)
         except ModelUnavailable as error:
+            if error.permanent:
+                log.error("the model endpoint refuses the bot's configuration: %s", error)
+                await self._notify(reply, MISCONFIGURED)
+                return AnswerOutcome.MISCONFIGURED
             log.warning("model unavailable: %s", error)
             await self._notify(reply, MODEL_UNAVAILABLE)
             return AnswerOutcome.MODEL_UNAVAILABLE
@@ -269,7 +295,8 @@ class AnswerService:
             token_budget=self._recall_token_budget,
             now=now,
         )
-        return await self._memory.recall(request)
+        with timed("recall"):
+            return await self._memory.recall(request)
 
     async def _experience(
         self, message: IncomingMessage, recalled: list[RecalledEpisode]

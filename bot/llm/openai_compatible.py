@@ -131,7 +131,10 @@ def _error_text(error: object) -> str:
 def _rejection_reason(response: httpx.Response) -> str:
     reason = f"the model server rejected the request (HTTP {response.status_code})"
     if response.status_code in (401, 403):
-        return reason  # the server may quote the credentials back; keep them out of logs
+        # The server may quote the credentials back; keep them out of logs.
+        return f"{reason}: check LLM_API_KEY"
+    if response.status_code == 404:
+        reason = f"{reason}: check LLM_MODEL and LLM_BASE_URL"
     try:
         error = response.json().get("error")
     except (httpx.ResponseNotRead, ValueError, AttributeError):

@@ -3,6 +3,7 @@
 from bot.observability.events import EVENT_LOGGER, EventRecord, Observer, current_event, timed
 from bot.observability.metrics import BotMetrics
 from bot.observability.provider import MeasuredProvider, model_error_kind
+from bot.observability.slack_calls import slack_call_tracing
 
 __all__ = [
     "EVENT_LOGGER",
@@ -12,5 +13,6 @@ __all__ = [
     "Observer",
     "current_event",
     "model_error_kind",
+    "slack_call_tracing",
     "timed",
 ]

@@ -168,6 +168,9 @@ class FakeMemory(MemoryStore):
     async def close(self) -> None:
         return None
 
+    async def ping(self) -> None:
+        return None
+
     @property
     def visibility(self) -> Visibility:
         return Visibility()

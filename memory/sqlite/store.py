@@ -40,6 +40,10 @@ def _checkpoint(db: Database) -> None:
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
+def _ping(db: Database) -> None:
+    db.execute("SELECT 1 FROM episodes LIMIT 1").fetchall()
+
+
 class SQLiteMemoryStore(MemoryStore):
     """Memory in one SQLite file (WAL mode), used from asyncio through one thread."""
 
@@ -54,6 +58,9 @@ class SQLiteMemoryStore(MemoryStore):
 
     async def close(self) -> None:
         await self._thread.close(_checkpoint)
+
+    async def ping(self) -> None:
+        await self._thread.run(_ping)
 
     @property
     def visibility(self) -> Visibility:

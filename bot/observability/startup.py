@@ -1,0 +1,33 @@
+"""The start-up line naming the model and its endpoint, and a warning when it will not answer."""
+
+from __future__ import annotations
+
+import logging
+
+from bot.config import AdminSettings
+from bot.llm import ModelStatus, build_llm_client, describe_endpoint, probe_model
+
+__all__ = ["announce_model"]
+
+log = logging.getLogger("bot.startup")
+
+
+async def announce_model(settings: AdminSettings) -> ModelStatus:
+    """Log which model at which endpoint the bot will use, and warn (without failing: the
+    model may come up later) when the endpoint is unreachable, refuses the key, or does not
+    list the model, as Ollama before ``ollama pull``."""
+    endpoint = describe_endpoint(str(settings.llm_base_url))
+    log.info("answering with the model %s at %s", settings.llm_model, endpoint)
+    async with build_llm_client(
+        str(settings.llm_base_url),
+        settings.llm_api_key.get_secret_value(),
+        settings.llm_timeout_seconds,
+    ) as client:
+        status = await probe_model(client, settings.llm_model)
+    if status.problem is not None:
+        log.warning(
+            "the model endpoint %s %s; the bot starts anyway, and answers fail until then",
+            endpoint,
+            status.problem,
+        )
+    return status

@@ -1,0 +1,173 @@
+"""``python -m bot`` as a process against the fakes: what start-up says, Socket Mode that
+cannot connect, and SIGINT/SIGTERM at any stage (exit code, one line, no traceback)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+from slack_bolt.async_app import AsyncApp
+
+from bot.config import ConfigurationError
+from bot.socket_mode import connect_socket_mode
+from bot.testing import FakeLLMServer
+from bot.testing.fake_slack import FakeSlackWebAPI
+from bot.testing.harness import SIGNING_SECRET
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+STOP_WITHIN_SECONDS = 10.0
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def bot_env(
+    tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer, **values: str
+) -> dict[str, str]:
+    return {
+        "PATH": os.environ.get("PATH", ""),
+        "PYTHONPATH": str(PROJECT_ROOT),
+        "SLACK_BOT_TOKEN": fake_slack.token,
+        "SLACK_SIGNING_SECRET": SIGNING_SECRET,
+        "SLACK_API_URL": fake_slack.base_url,
+        "LLM_BASE_URL": fake_llm.base_url,
+        "LLM_MODEL": fake_llm.model,
+        "BOT_DB_PATH": str(tmp_path / "bot.db"),
+        "PORT": str(free_port()),
+        **values,
+    }
+
+
+async def run_bot(env: dict[str, str], cwd: Path) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        env=env,
+        cwd=cwd,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+
+
+async def finished(process: asyncio.subprocess.Process, within: float) -> str:
+    try:
+        _, stderr = await asyncio.wait_for(process.communicate(), within)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    return stderr.decode()
+
+
+async def wait_healthy(port: str, process: asyncio.subprocess.Process) -> None:
+    async with httpx.AsyncClient() as http, asyncio.timeout(30):
+        while True:
+            assert process.returncode is None, "the bot exited during start-up"
+            try:
+                if (await http.get(f"http://127.0.0.1:{port}/healthz")).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            await asyncio.sleep(0.05)
+
+
+async def test_start_up_names_the_model_and_warns_when_the_endpoint_does_not_list_it(
+    tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
+) -> None:
+    env = bot_env(tmp_path, fake_slack, fake_llm, LLM_MODEL="llama9-unpulled")
+    process = await run_bot(env, tmp_path)
+    await wait_healthy(env["PORT"], process)
+
+    process.send_signal(signal.SIGTERM)
+    logs = await finished(process, 30)
+
+    assert process.returncode == 0, logs
+    [named] = [line for line in logs.splitlines() if "answering with the model" in line]
+    assert f"llama9-unpulled at {fake_llm.base_url.rstrip('/')}" in named
+    [warned] = [line for line in logs.splitlines() if "WARNING" in line]
+    assert "ollama pull llama9-unpulled" in warned
+    assert "Traceback" not in logs
+
+
+async def test_a_refused_app_token_is_one_line_and_exit_2_without_retrying_forever(
+    tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
+) -> None:
+    env = bot_env(tmp_path, fake_slack, fake_llm, SLACK_APP_TOKEN="xapp-wrong", LOG_LEVEL="ERROR")
+    started = time.monotonic()
+    process = await run_bot(env, tmp_path)
+
+    logs = await finished(process, 30)
+
+    assert process.returncode == 2
+    assert "Traceback" not in logs
+    lines = logs.strip().splitlines()
+    assert len(lines) == 1, logs
+    [line] = lines
+    assert "SLACK_APP_TOKEN" in line
+    assert "invalid_auth" in line
+    assert "xapp-wrong" not in logs
+    assert time.monotonic() - started < 20
+    assert len(fake_slack.calls_to("apps.connections.open")) == 1
+
+
+async def test_socket_mode_gives_up_after_a_bounded_number_of_tries(
+    fake_slack: FakeSlackWebAPI,
+) -> None:
+    fake_slack.fail("apps.connections.open", "internal_error", times=None)
+    app = AsyncApp(token=fake_slack.token, signing_secret=SIGNING_SECRET)
+    app.client.base_url = fake_slack.base_url
+    handler = AsyncSocketModeHandler(app, fake_slack.app_token)
+    try:
+        with pytest.raises(ConfigurationError, match=r"after 3 tries \(internal_error\)"):
+            await connect_socket_mode(handler, tries=3, backoff=0.01)
+    finally:
+        await handler.close_async()
+
+    assert len(fake_slack.calls_to("apps.connections.open")) == 3
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+async def test_a_signal_while_slack_does_not_answer_at_start_up_stops_the_bot(
+    tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer, signum: int
+) -> None:
+    held = fake_slack.hold("auth.test")
+    process = await run_bot(bot_env(tmp_path, fake_slack, fake_llm), tmp_path)
+    try:
+        await fake_slack.wait_for(lambda: bool(fake_slack.calls_to("auth.test")), what="auth.test")
+
+        process.send_signal(signum)
+        logs = await finished(process, STOP_WITHIN_SECONDS)
+    finally:
+        held.set()
+
+    assert process.returncode == 0, logs
+    assert "Traceback" not in logs
+    assert "stopped during start-up" in logs
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+async def test_a_signal_while_serving_stops_the_bot_cleanly(
+    tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer, signum: int
+) -> None:
+    env = bot_env(tmp_path, fake_slack, fake_llm)
+    process = await run_bot(env, tmp_path)
+    await wait_healthy(env["PORT"], process)
+
+    process.send_signal(signum)
+    logs = await finished(process, STOP_WITHIN_SECONDS)
+
+    assert process.returncode == 0, logs
+    assert "Traceback" not in logs
+    assert logs.strip().splitlines()[-1].endswith("stopped")
