@@ -129,7 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         settings = load_settings(args.settings)
-        configure_logging(settings.log_level, settings.log_format)
+        configure_logging(settings.log_level, settings.log_format, secrets=settings.secret_values())
         command: Command = args.run
         return command(settings, args)
     except ConfigurationError as error:

@@ -46,6 +46,9 @@ class Bot:
             token=settings.slack_bot_token.get_secret_value(),
             signing_secret=settings.slack_signing_secret.get_secret_value(),
             process_before_response=False,
+            # A request no listener takes goes to bot.listeners.errors (one line, 404)
+            # instead of Bolt's warning, which quotes the payload.
+            raise_error_for_unhandled_request=True,
         )
         # Bolt builds its own client (handing it one makes Bolt warn whenever SLACK_BOT_TOKEN
         # is also in the environment); point it at SLACK_API_URL and let it retry.

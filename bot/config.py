@@ -109,6 +109,11 @@ class AdminSettings(BaseSettings):
             return value
         return value.strip().upper() if info.field_name == "log_level" else value.strip().lower()
 
+    def secret_values(self) -> list[str]:
+        """Values the log must never show: the model server's key (and, when serving, the
+        Slack tokens and signing secret)."""
+        return [self.llm_api_key.get_secret_value()] if self.llm_api_key.get_secret_value() else []
+
     def memory_config(self) -> MemoryConfig:
         return MemoryConfig(
             ledger_ttl=timedelta(days=self.ledger_ttl_days),
@@ -142,6 +147,11 @@ class Settings(AdminSettings):
     @property
     def socket_mode(self) -> bool:
         return self.slack_app_token is not None and bool(self.slack_app_token.get_secret_value())
+
+    def secret_values(self) -> list[str]:
+        slack = [self.slack_bot_token, self.slack_signing_secret, self.slack_app_token]
+        values = [secret.get_secret_value() for secret in slack if secret is not None]
+        return super().secret_values() + [value for value in values if value]
 
     def example_values(self) -> list[str]:
         """The settings that still hold ``.env.example``'s placeholders."""

@@ -1,8 +1,9 @@
 """Serving the bot: HTTP (POST /slack/events) or Socket Mode, plus GET /healthz, /readyz, /metrics.
 
-Requests are checked before Bolt sees them, so that nothing malformed reaches a listener
-and nothing a client sends can make the server answer 500: an unsigned, forged or stale
-request gets 401, a body that is not a Slack payload gets 4xx.
+Requests are checked before Bolt sees them (:mod:`bot.request_gate`), so that nothing
+malformed reaches a listener and nothing a client sends can make the server answer 500:
+an unsigned, forged or stale request gets 401, a body that is not a Slack payload gets
+4xx, each with one log line that says why without quoting the request.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import contextlib
 import logging
 import signal
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response
@@ -24,6 +24,7 @@ from bot.app import Bot
 from bot.config import Settings
 from bot.observability.routes import add_operator_routes
 from bot.observability.startup import announce_model
+from bot.request_gate import payload_problem, signature_headers_problem
 from bot.socket_mode import connect_socket_mode
 
 __all__ = [
@@ -33,7 +34,6 @@ __all__ = [
     "SocketModeServer",
     "build_health_app",
     "build_web_app",
-    "payload_problem",
     "serve",
 ]
 
@@ -42,38 +42,6 @@ log = logging.getLogger(__name__)
 EVENTS_PATH = "/slack/events"
 HEALTH_PATH = "/healthz"
 ACCEPTED_CONTENT_TYPES = frozenset({"application/json", "application/x-www-form-urlencoded"})
-INTERACTIVE_TYPES = frozenset(
-    {
-        "block_actions",
-        "block_suggestion",
-        "message_action",
-        "shortcut",
-        "view_closed",
-        "view_submission",
-    }
-)
-
-
-def payload_problem(body: Any) -> str | None:
-    """Why ``body`` (as Bolt parsed it) is not a Slack payload we handle, or None."""
-    if not isinstance(body, dict) or not body:
-        return "empty or non-object body"
-    if "command" in body:
-        missing = [name for name in ("user_id", "channel_id") if not body.get(name)]
-        return f"slash command without {', '.join(missing)}" if missing else None
-    if body.get("ssl_check"):
-        return None
-    kind = body.get("type")
-    if kind == "event_callback":
-        event = body.get("event")
-        if not isinstance(event, dict) or not isinstance(event.get("type"), str):
-            return "event_callback without an event type"
-        return None
-    if kind == "url_verification":
-        return None if body.get("challenge") else "url_verification without a challenge"
-    if kind in INTERACTIVE_TYPES:
-        return None
-    return "unknown payload type"
 
 
 def _health_handler(bot: Bot) -> Callable[[web.Request], Awaitable[web.Response]]:
@@ -103,25 +71,33 @@ def build_web_app(bot: Bot) -> web.Application:
             return web.json_response({"error": "not ready"}, status=503)
         if request.content_type not in ACCEPTED_CONTENT_TYPES:
             return web.json_response({"error": "unsupported content type"}, status=415)
-        raw = await request.read()
-        if not _signed(verifier, raw, request):
-            return web.json_response({"error": "invalid signature"}, status=401)
+        try:
+            raw = await request.read()
+        except web.HTTPException:
+            raise  # too large: aiohttp answers 413 itself
+        except Exception as error:  # a body that ends before its Content-Length, say
+            return _reject(400, f"unreadable body ({type(error).__name__})")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return _reject(400, "body is not UTF-8")
+        if not _signed(verifier, text, request):
+            return _reject(401, "invalid signature")
         try:
             bolt_request = AsyncBoltRequest(
-                body=raw.decode("utf-8"),
+                body=text,
                 query=request.query_string,
                 headers=dict(request.headers),
             )
         except Exception as error:  # Bolt assumes a JSON object; anything else is garbage
-            return _bad_request(f"unparseable body ({type(error).__name__})")
+            return _reject(400, f"unparseable body ({type(error).__name__})")
         problem = payload_problem(bolt_request.body)
         if problem is not None:
-            return _bad_request(problem)
+            return _reject(400, problem)
         try:
             response = await bot.app.async_dispatch(bolt_request)
-        except Exception:
-            log.exception("dispatching a %s payload failed", bolt_request.body.get("type"))
-            return _bad_request("payload could not be handled")
+        except Exception as error:
+            return _reject(400, f"payload could not be handled ({type(error).__name__})")
         return await to_aiohttp_response(response)
 
     web_app = web.Application(client_max_size=1024**2)
@@ -131,20 +107,17 @@ def build_web_app(bot: Bot) -> web.Application:
     return web_app
 
 
-def _signed(verifier: SignatureVerifier, raw: bytes, request: web.Request) -> bool:
-    try:
-        return verifier.is_valid(
-            body=raw,
-            timestamp=request.headers.get("X-Slack-Request-Timestamp"),
-            signature=request.headers.get("X-Slack-Signature"),
-        )
-    except ValueError:  # a timestamp that is not a number
+def _signed(verifier: SignatureVerifier, body: str, request: web.Request) -> bool:
+    timestamp = request.headers.get("X-Slack-Request-Timestamp")
+    signature = request.headers.get("X-Slack-Signature")
+    if signature_headers_problem(timestamp, signature) is not None:
         return False
+    return verifier.is_valid(body=body, timestamp=timestamp, signature=signature)
 
 
-def _bad_request(reason: str) -> web.Response:
-    log.info("rejected a request: %s", reason)
-    return web.json_response({"error": reason}, status=400)
+def _reject(status: int, reason: str) -> web.Response:
+    log.info("rejected a request with %d: %s", status, reason)
+    return web.json_response({"error": reason}, status=status)
 
 
 class _Site:

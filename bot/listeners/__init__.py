@@ -5,6 +5,7 @@ from __future__ import annotations
 from slack_bolt.async_app import AsyncApp
 
 from bot.listeners import actions, commands, events
+from bot.listeners.errors import listener_failed
 from bot.listeners.services import Services
 
 __all__ = ["Services", "register"]
@@ -14,3 +15,4 @@ def register(app: AsyncApp, services: Services) -> None:
     events.register(app, services)
     commands.register(app, services)
     actions.register(app, services)
+    app.error(listener_failed)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
+import re
 from collections.abc import AsyncIterator
 from contextlib import aclosing
 from typing import Any
@@ -30,7 +30,7 @@ _RETRYABLE_TRANSPORT_ERRORS = (
     httpx.NetworkError,
     httpx.RemoteProtocolError,
 )
-_DETAIL_LIMIT = 200
+_ERROR_CODE = re.compile(r"[A-Za-z0-9_.-]{1,64}", re.ASCII)
 
 
 class OpenAICompatibleProvider:
@@ -82,7 +82,7 @@ class OpenAICompatibleProvider:
                 chunk = ChatCompletionChunk.model_validate_json(data)
                 if chunk.error is not None:
                     raise ModelUnavailable(
-                        f"the model server failed mid-stream: {_error_text(chunk.error)}"
+                        f"the model server failed mid-stream{_error_code(chunk.error)}"
                     )
                 if text := assembler.add(chunk):
                     yield text
@@ -121,11 +121,17 @@ class OpenAICompatibleProvider:
         raise ModelRequestRejected(status, _rejection_reason(response))
 
 
-def _error_text(error: object) -> str:
-    """The ``message`` of an OpenAI-style ``error`` object, shortened for a log line."""
-    message = error.get("message") if isinstance(error, dict) else None
-    text = message if isinstance(message, str) else json.dumps(error)
-    return text[:_DETAIL_LIMIT]
+def _error_code(error: object) -> str:
+    """``": context_length_exceeded"``: the ``code`` (or ``type``) of an OpenAI-style
+    ``error`` object when it is an identifier, else nothing. Never its ``message``: a
+    server may quote the prompt (people's messages) or the credentials back in it."""
+    if not isinstance(error, dict):
+        return ""
+    for key in ("code", "type"):
+        value = error.get(key)
+        if isinstance(value, str) and _ERROR_CODE.fullmatch(value):
+            return f": {value}"
+    return ""
 
 
 def _rejection_reason(response: httpx.Response) -> str:
@@ -139,7 +145,7 @@ def _rejection_reason(response: httpx.Response) -> str:
         error = response.json().get("error")
     except (httpx.ResponseNotRead, ValueError, AttributeError):
         return reason
-    return f"{reason}: {_error_text(error)}" if error else reason
+    return f"{reason}{_error_code(error)}"
 
 
 async def _read_to_end(events: AsyncIterator[str]) -> None:

@@ -7,6 +7,7 @@ person clicking owns it, so a forged value erases nothing of anyone else's.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from enum import StrEnum
 from typing import Any
@@ -61,12 +62,20 @@ class ItemRef(BaseModel):
         return f"{self.kind.value}:{self.id}"
 
     @classmethod
-    def parse(cls, value: str | None) -> ItemRef | None:
-        """The item a button value names, or None when the value is not one of ours."""
-        kind, _, number = (value or "").partition(":")
-        if kind not in {item.value for item in ItemKind} or not number.isdigit():
+    def parse(cls, value: object) -> ItemRef | None:
+        """The item a button value names, or None when the value is not one of ours (only
+        ASCII digits, and few enough to be a SQLite row id)."""
+        match = _ITEM_REF.fullmatch(value) if isinstance(value, str) else None
+        if match is None:
             return None
-        return cls(kind=ItemKind(kind), id=int(number))
+        return cls(kind=ItemKind(match["kind"]), id=int(match["id"]))
+
+
+_ITEM_REF = re.compile(
+    rf"(?P<kind>{'|'.join(re.escape(kind.value) for kind in ItemKind)}):(?P<id>[1-9][0-9]{{0,17}})",
+    re.ASCII,
+)
+"""A button value: an item kind and a positive row id below 10**18 (SQLite's are 64-bit)."""
 
 
 def _forget_button(ref: ItemRef) -> Block:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
+from urllib.parse import urlencode
 
 import httpx
 import pytest
@@ -16,6 +18,10 @@ from bot.server import EVENTS_PATH, HEALTH_PATH, HttpServer
 from bot.testing import FakeLLMServer
 from bot.testing.fake_slack import FakeSlackWebAPI
 from bot.testing.harness import ALICE, FAST_RETRIES, SignedSlack, dm_channel, sign
+from bot.views import FEEDBACK_ACTION_ID, FORGET_ITEM_ACTION_ID
+
+JSON = "application/json"
+FORM = "application/x-www-form-urlencoded"
 
 
 def dm_body(slack: SignedSlack, text: str) -> str:
@@ -132,3 +138,97 @@ async def test_a_rejected_bot_token_stops_the_start(
 
     with pytest.raises(SlackApiError, match="invalid_auth"):
         await server.start()
+
+
+def interactive_form(payload: object) -> str:
+    return urlencode({"payload": json.dumps(payload)})
+
+
+def click_payload(**overrides: object) -> dict[str, object]:
+    return {
+        "type": "block_actions",
+        "user": {"id": ALICE, "team_id": "T0000TEST"},
+        "team": {"id": "T0000TEST"},
+        "container": {"type": "message", "channel_id": dm_channel(ALICE), "message_ts": "1.2"},
+        "channel": {"id": dm_channel(ALICE)},
+        "actions": [{"action_id": "answer_feedback", "type": "feedback_buttons", "value": "up"}],
+        **overrides,
+    }
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [
+        ('{"type": {"nested": "object"}}', "application/json"),
+        ('{"type": ["event_callback"], "event": {"type": "message"}}', "application/json"),
+        ('{"type": "event_callback", "event": {"type": {"x": 1}}}', "application/json"),
+        ('{"type": "event_callback", "event": {"type": "message", "user": 7}}', JSON),
+        (interactive_form(click_payload(actions=None)), FORM),
+        (interactive_form(click_payload(actions=[])), FORM),
+        (interactive_form(click_payload(actions=[None])), FORM),
+        (interactive_form(click_payload(actions=[{"value": "up"}])), FORM),
+        (interactive_form(click_payload(type="view_submission", view="a string")), FORM),
+        (interactive_form(click_payload(user="U0000ALICE")), FORM),
+        (interactive_form(click_payload(container="message")), FORM),
+        ("command=%2Fmemory&user_id=U0000ALICE&channel_id=D0000ALICE&text=", FORM),
+    ],
+    ids=[
+        "type-object",
+        "type-list",
+        "event-type-object",
+        "event-user-number",
+        "actions-null",
+        "actions-empty",
+        "actions-of-null",
+        "action-without-id",
+        "view-string",
+        "user-string",
+        "container-string",
+        "memory-without-team-id",
+    ],
+)
+async def test_payloads_bolt_cannot_handle_get_400_and_one_line_without_their_content(
+    slack: SignedSlack, caplog: pytest.LogCaptureFixture, body: str, content_type: str
+) -> None:
+    with caplog.at_level(logging.INFO, logger="bot"):
+        response = await slack.post(body, content_type=content_type)
+
+    assert response.status_code == 400, response.text
+    [line] = [record for record in caplog.records if record.name == "bot.server"]
+    assert line.getMessage().startswith("rejected a request with 400")
+    assert "U0000ALICE" not in line.getMessage()
+    assert not any(record.exc_info for record in caplog.records)
+    await still_answers(slack)
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        click_payload(actions=[{"action_id": "no_such_action", "type": "button"}]),
+        click_payload(actions=[{"action_id": FORGET_ITEM_ACTION_ID, "value": "episode:²"}]),
+        click_payload(actions=[{"action_id": FORGET_ITEM_ACTION_ID, "value": f"episode:{10**19}"}]),
+        click_payload(actions=[{"action_id": FEEDBACK_ACTION_ID, "value": "sideways"}]),
+    ],
+    ids=["unknown-action-id", "forget-superscript-id", "forget-20-digit-id", "unknown-vote"],
+)
+async def test_well_formed_clicks_the_bot_cannot_use_change_nothing_and_log_no_traceback(
+    slack: SignedSlack, caplog: pytest.LogCaptureFixture, payload: dict[str, object]
+) -> None:
+    with caplog.at_level(logging.DEBUG):
+        response = await slack.post(interactive_form(payload), content_type=FORM)
+        await slack.settled()
+
+    assert response.status_code in (200, 404), response.text
+    assert not [record for record in caplog.records if record.levelno >= logging.ERROR]
+    assert not any(record.exc_info for record in caplog.records)
+    await still_answers(slack)
+
+
+async def test_a_non_ascii_signature_gets_401(slack: SignedSlack, http: httpx.AsyncClient) -> None:
+    body = dm_body(slack, "signed in another alphabet")
+    headers: dict[str, str | bytes] = {"Content-Type": JSON, **sign(body)}
+    headers["X-Slack-Signature"] = ("v0=" + "é" * 64).encode()
+
+    response = await http.post(f"{slack.server.url}{EVENTS_PATH}", content=body, headers=headers)
+
+    assert response.status_code == 401

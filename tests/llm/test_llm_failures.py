@@ -78,16 +78,19 @@ async def test_500_is_retried(llm: FakeLLMServer, provider: OpenAICompatibleProv
     assert len(llm.requests) == 3
 
 
-async def test_400_is_rejected_at_once_with_its_status_and_reason(
+async def test_400_is_rejected_at_once_with_its_status_and_error_type_never_its_message(
     llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
-    llm.script(ScriptedReply.error(400, message="context length exceeded"))
+    quoting_the_prompt = f"prompt too long: {QUESTION.messages[-1].content}"
+    llm.script(ScriptedReply.error(400, message=quoting_the_prompt))
 
     with pytest.raises(ModelRequestRejected) as rejected:
         await provider.complete(QUESTION)
 
     assert rejected.value.status == 400
-    assert "context length exceeded" in str(rejected.value)
+    assert str(rejected.value) == (
+        "the model server rejected the request (HTTP 400): invalid_request_error"
+    )
     assert len(llm.requests) == 1
 
 

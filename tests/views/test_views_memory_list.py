@@ -73,5 +73,7 @@ def test_item_values_round_trip_and_garbage_is_refused() -> None:
 
     assert ItemRef.parse(ref.value) == ref
     assert ItemRef.parse("wisdom:3") == ItemRef(kind=ItemKind.WISDOM, id=3)
-    for garbage in (None, "", "episode", "episode:", "episode:-1", "vote:3", "wisdom:x"):
-        assert ItemRef.parse(garbage) is None
+    garbage = (None, "", "episode", "episode:", "episode:-1", "vote:3", "wisdom:x", 7, ["x"])
+    not_row_ids = ("episode:²", "episode:١٢", "episode:" + "9" * 20, "episode:0", "episode: 3")
+    for value in (*garbage, *not_row_ids):
+        assert ItemRef.parse(value) is None

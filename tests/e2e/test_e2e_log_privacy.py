@@ -1,0 +1,110 @@
+"""What people write never reaches the log, at any level, third-party loggers included.
+
+``python -m bot`` runs at ``LOG_LEVEL=DEBUG`` against the fakes while people talk to it:
+DMs, a mention and a reply in its thread, votes by reaction and by button, ``/memory``, a
+lesson drawn from a 👎, and a model server that rejects a request quoting the prompt back.
+Afterwards the whole log is searched for every question and answer, and for the tokens
+and the signing secret.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from bot.server import EVENTS_PATH
+from bot.testing import FakeLLMServer, ScriptedReply
+from bot.testing.fake_slack import FakeSlackWebAPI
+from bot.testing.harness import ALICE, BOB, GENERAL, SIGNING_SECRET, dm_channel
+from bot.testing.process import bot_env, free_port, run_bot, wait_until_healthy
+from bot.testing.slack_people import SlackPeople
+
+LLM_KEY = "sk-test-llm-key-never-logged"
+REJECTED = "Which zebrafish runbook covers the quokka failover?"
+QUESTIONS = (
+    "How do I rotate the marmoset staging password?",
+    "What does the axolotl deploy script do?",
+    "Where is the pangolin dashboard?",
+    "And the narwhal alerts, who gets them?",
+)
+
+
+@pytest.fixture
+async def talked_to(
+    tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
+) -> AsyncIterator[str]:
+    """Run the bot at DEBUG, have people talk to it, stop it; yield its whole log."""
+    port = free_port()
+    env = bot_env(
+        SLACK_BOT_TOKEN=fake_slack.token,
+        SLACK_SIGNING_SECRET=SIGNING_SECRET,
+        SLACK_API_URL=fake_slack.base_url,
+        LLM_BASE_URL=fake_llm.base_url,
+        LLM_MODEL=fake_llm.model,
+        LLM_API_KEY=LLM_KEY,
+        BOT_DB_PATH=str(tmp_path / "bot.db"),
+        PORT=str(port),
+        LOG_LEVEL="DEBUG",
+    )
+    log_file = tmp_path / "bot.log"
+    process = await run_bot(env=env, cwd=tmp_path, log_file=log_file)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        await wait_until_healthy(url, process)
+        async with httpx.AsyncClient(timeout=10.0) as http:
+            await converse(SlackPeople(f"{url}{EVENTS_PATH}", fake_slack, http), fake_llm)
+        process.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(process.wait(), 30)
+        assert process.returncode == 0, log_file.read_text()
+        yield log_file.read_text()
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
+async def converse(people: SlackPeople, fake_llm: FakeLLMServer) -> None:
+    fake = people.fake
+    fake_llm.script(ScriptedReply.error(400, message=f"prompt too long: {REJECTED}"))
+    await people.dm(REJECTED)
+    [notice] = await fake.wait_for_final_messages(1, channel=dm_channel(ALICE))
+    assert REJECTED not in notice.text
+
+    await people.dm(QUESTIONS[0])
+    answers = await fake.wait_for_final_messages(2, channel=dm_channel(ALICE))
+    await people.react(answers[-1], reaction="-1")
+
+    mention = await people.mention(QUESTIONS[1], user=BOB)
+    [in_thread] = await fake.wait_for_final_messages(1, channel=GENERAL)
+    await people.react(in_thread, user=BOB)
+    await people.say(QUESTIONS[2], user=BOB, thread_ts=mention.ts)
+    replies = await fake.wait_for_final_messages(2, channel=GENERAL)
+    clicked = await people.click(replies[-1], action_id="answer_feedback", value="up", user=BOB)
+    assert clicked.status_code == 200
+
+    await people.dm(QUESTIONS[3])
+    answers = await fake.wait_for_final_messages(3, channel=dm_channel(ALICE))
+    listed = await people.command("/memory", channel=dm_channel(ALICE))
+    assert QUESTIONS[0] in listed.text  # the list shows it to Alice; the log must not
+    await fake_llm.wait_for_requests(6)  # the answers, and the lesson of the 👎
+
+
+def test_no_question_answer_token_or_secret_is_in_the_debug_log(
+    talked_to: str, fake_slack: FakeSlackWebAPI
+) -> None:
+    log = talked_to
+    assert " DEBUG " in log, "DEBUG logging was not on"
+    assert "ready as" in log
+    for text in (REJECTED, *QUESTIONS):
+        assert text not in log
+        assert f"Answer: {text}" not in log
+    for word in ("zebrafish", "quokka", "marmoset", "axolotl", "pangolin", "narwhal"):
+        assert word not in log
+    for secret in (fake_slack.token, SIGNING_SECRET, LLM_KEY):
+        assert secret not in log
+    assert "Traceback" not in log
