@@ -5,8 +5,10 @@ Bolt acknowledges an Events API request before its listener runs, and a block ac
 soon as the listener calls ``ack()``, so a vote applied in a listener (or in a task it
 starts) is lost if the process dies right after Slack got its 200. The vote is therefore
 applied by *listener middleware*, which Bolt runs to the end before the listener and
-before acknowledging; the listeners themselves only acknowledge. When the store fails,
-the request gets a 503 and no acknowledgement, so Slack delivers the event again.
+before acknowledging; the listeners themselves only acknowledge. When the store fails, or
+has not committed within :data:`COMMIT_WITHIN_SECONDS` (Slack waits 3 s), the request gets
+a 503 and no acknowledgement, so Slack delivers the event again; applying a vote a second
+time changes nothing.
 
 The payloads are read through pydantic models of only the fields a vote needs: anything
 malformed is not a vote, and is acknowledged without touching the store.
@@ -14,6 +16,7 @@ malformed is not a vote, and is acknowledged without touching the store.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -27,9 +30,13 @@ from bot.views import vote_for
 from memory import VoteEvent
 from memory.reactions import BUTTON
 
-__all__ = ["VoteReader", "button_vote", "commit_vote", "reaction_vote"]
+__all__ = ["COMMIT_WITHIN_SECONDS", "VoteReader", "button_vote", "commit_vote", "reaction_vote"]
 
 log = logging.getLogger(__name__)
+
+COMMIT_WITHIN_SECONDS = 2.0
+"""How long a vote may take to commit before the request is refused (503) rather than
+acknowledged late: well inside the 3 s Slack waits, leaving time for Bolt and the network."""
 
 VoteReader = Callable[[dict[str, Any], datetime], VoteEvent | None]
 """Reads the vote a request's body casts at a time, or None when it casts none."""
@@ -141,8 +148,9 @@ def commit_vote(
         event = read(body, datetime.now(UTC))
         if event is not None:
             try:
-                await services.votes.apply(event)
-            except Exception as error:  # not stored: no 200, so Slack sends it again
+                async with asyncio.timeout(COMMIT_WITHIN_SECONDS):
+                    await services.votes.apply(event)
+            except Exception as error:  # not stored (yet): no 200, so Slack sends it again
                 log.error("a vote could not be stored (%s); not acknowledged", type(error).__name__)
                 return BoltResponse(status=503, body="")
         await next_()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
+import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,12 +14,23 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bot.server import EVENTS_PATH
+from bot.app import Bot
+from bot.config import Settings
+from bot.listeners.votes import COMMIT_WITHIN_SECONDS
+from bot.server import EVENTS_PATH, SocketModeServer
 from bot.testing import FakeLLMServer
 from bot.testing.fake_slack import FakeSlackWebAPI
-from bot.testing.harness import ALICE, SIGNING_SECRET, SignedSlack, dm_channel, sign
+from bot.testing.harness import (
+    ALICE,
+    FAST_RETRIES,
+    SIGNING_SECRET,
+    SignedSlack,
+    dm_channel,
+    event_envelope,
+    message_event,
+    sign,
+)
 from bot.testing.process import bot_env, free_port, run_bot, wait_until_healthy
-from bot.testing.slack_people import event_envelope
 from memory import (
     ConversationKind,
     EpisodeStatus,
@@ -115,6 +127,78 @@ async def test_a_vote_the_store_cannot_take_gets_503_and_no_ack_so_slack_retries
     monkeypatch.undo()
     assert (await slack.post(body)).status_code == 200  # Slack's retry
     assert list((await votes_in_file(db_file)).values()) == ["up"]
+
+
+async def test_a_vote_not_committed_in_time_gets_503_before_slacks_3_seconds_then_counts_once(
+    slack: SignedSlack, db_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await slack.dm("who owns the pager?")
+    [answer] = await slack.answers(1, channel=dm_channel(ALICE))
+    services = slack.server.bot.services
+    assert services is not None
+    apply_vote = services.memory.apply_vote
+
+    async def stuck(event: VoteEvent) -> VoteOutcome:
+        await asyncio.sleep(COMMIT_WITHIN_SECONDS + 1)
+        return await apply_vote(event)
+
+    monkeypatch.setattr(services.memory, "apply_vote", stuck)
+    event = {
+        "type": "reaction_added",
+        "user": ALICE,
+        "reaction": "+1",
+        "item": {"type": "message", "channel": answer.channel, "ts": answer.ts},
+        "event_ts": slack.fake.next_ts(),
+    }
+    body = json.dumps(slack.envelope(event, event_id="EvSlowStore"))
+
+    started = time.monotonic()
+    assert (await slack.post(body)).status_code == 503
+    assert time.monotonic() - started < 3.0
+    monkeypatch.undo()
+    assert (await slack.post(body, retry_num=1)).status_code == 200
+    assert list((await votes_in_file(db_file)).values()) == ["up"]
+
+
+async def test_over_socket_mode_the_ack_of_a_vote_comes_after_its_commit(
+    settings: Settings, fake_slack: FakeSlackWebAPI, db_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = SocketModeServer(
+        Bot(settings, llm_retry=FAST_RETRIES), app_token=fake_slack.app_token, grace_seconds=5
+    )
+    await server.start()
+    try:
+        await fake_slack.wait_for_socket()
+        message = fake_slack.add_user_message(dm_channel(ALICE), "over the socket", user=ALICE)
+        question = message_event(fake_slack, message, channel_type="im")
+        await fake_slack.send_envelope(
+            "events_api", event_envelope(fake_slack, question, event_id="EvQ")
+        )
+        [answer] = await fake_slack.wait_for_final_messages(1, channel=dm_channel(ALICE))
+        services = server.bot.services
+        assert services is not None
+        apply_vote = services.memory.apply_vote
+
+        async def slowly(event: VoteEvent) -> VoteOutcome:
+            await asyncio.sleep(0.3)
+            return await apply_vote(event)
+
+        monkeypatch.setattr(services.memory, "apply_vote", slowly)
+        reaction = {
+            "type": "reaction_added",
+            "user": ALICE,
+            "reaction": "-1",
+            "item": {"type": "message", "channel": answer.channel, "ts": answer.ts},
+            "event_ts": fake_slack.next_ts(),
+        }
+
+        await fake_slack.send_envelope(
+            "events_api", event_envelope(fake_slack, reaction, event_id="EvV")
+        )
+
+        assert list((await votes_in_file(db_file)).values()) == ["down"]
+    finally:
+        await server.stop()
 
 
 # -- kill -9 -------------------------------------------------------------------------------
