@@ -63,6 +63,16 @@ class MemoryStore(ABC):
         that started before an erasure never writes about the person after it."""
 
     @abstractmethod
+    async def extend_exchange(self, episode_id: int, *, message_ts: list[str], answer: str) -> bool:
+        """Record more parts of an answer as Slack shows them (each becomes votable at
+        once), and its text so far; False when the exchange is gone (erased, withdrawn)."""
+
+    @abstractmethod
+    async def withdraw_exchange(self, episode_id: int) -> bool:
+        """Delete an exchange that turned out to be a notice, not an answer (with its
+        ledger rows and votes); False when there was none."""
+
+    @abstractmethod
     async def answered_in_thread(self, channel_id: str, thread_ts: str) -> bool:
         """Whether the bot has answered in this thread (so follow-ups need no mention)."""
 

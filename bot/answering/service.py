@@ -13,12 +13,14 @@ from typing import Protocol
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.agent import OnTool, ToolCall, ToolStage
+from bot.agent import NARROW_DOWN_TEXT, OnTool, ToolCall, ToolStage
 from bot.agent.messages import Conversation, Message
 from bot.agent.provider import ModelUnavailable
+from bot.agent.result import StopReason
 from bot.agent.tools.errors import ToolError
 from bot.answering.history import BotIdentity, authors, strip_mention, thread_history
 from bot.answering.incoming import IncomingMessage
+from bot.answering.ledger import AnswerLedger
 from bot.answering.tool_tasks import task_update
 from bot.answering.working_notes import note_turn, thread_key, working_notes
 from bot.assistant.context import AssistantContext, SlackDirectory
@@ -28,7 +30,6 @@ from bot.slack.streaming import TITLE_LIMIT, Reply, ReplyTarget, open_reply
 from bot.views import FEEDBACK_FOOTERS
 from memory import (
     MemoryStore,
-    NewExchange,
     PlanAdvisor,
     RecalledEpisode,
     RecallRequest,
@@ -46,6 +47,7 @@ __all__ = [
     "AnswerOutcome",
     "AnswerService",
     "ExperienceRenderer",
+    "is_notice",
 ]
 
 log = logging.getLogger(__name__)
@@ -71,6 +73,19 @@ class AgentAnswer(Protocol):
     text: str
     conversation: Conversation
     tool_errors: list[ToolError]
+    stop_reason: StopReason
+
+
+NOTICE_STOPS: frozenset[StopReason] = frozenset({"empty_reply", "loop_detected"})
+"""How the agent ends with a notice of its own: it produced nothing, or gave up on a tool."""
+
+
+def is_notice(result: AgentAnswer) -> bool:
+    """Whether the agent ended with a notice rather than an answer: nothing to vote on.
+
+    Out of steps with a draft, the draft is shown with a note and is an answer; without
+    one, only the note (:data:`~bot.agent.NARROW_DOWN_TEXT`) is."""
+    return result.stop_reason in NOTICE_STOPS or result.text.strip() == NARROW_DOWN_TEXT
 
 
 class AnswerAgent(Protocol):
@@ -95,6 +110,8 @@ class AnswerOutcome(StrEnum):
     MODEL_UNAVAILABLE = "model_unavailable"
     MISCONFIGURED = "misconfigured"
     AT_CAPACITY = "at_capacity"
+    NO_ANSWER = "no_answer"
+    """The agent ended with a notice (no answer, out of steps...): shown, never recorded."""
     FAILED = "failed"
 
 
@@ -163,30 +180,43 @@ class AnswerService:
             user_id=message.user_id,
             title=self._title(message),
         )
-        reply = open_reply(self._client, target, part_limit=self._part_limit)
+        question, truncated = self._question(message)
+        ledger = AnswerLedger(self._memory, message, question, started_at=now)
+
+        async def shown(ts: str) -> None:
+            await ledger.shown(ts, answer=reply.text)
+
+        reply = open_reply(self._client, target, part_limit=self._part_limit, on_shown=shown)
         if self._slots.locked():
             log.warning("at capacity: %s asked to wait", message.event_id)
-            await self._notify(reply, AT_CAPACITY)
+            await self._notify(reply, ledger, AT_CAPACITY)
             return AnswerOutcome.AT_CAPACITY
         try:
             async with self._slots:
-                return await self._answer(message, reply, now)
+                return await self._answer(message, question, truncated, reply, ledger, now)
         except ModelUnavailable as error:
             if error.permanent:
                 log.error("the model endpoint refuses the bot's configuration: %s", error)
-                await self._notify(reply, MISCONFIGURED)
+                await self._notify(reply, ledger, MISCONFIGURED)
                 return AnswerOutcome.MISCONFIGURED
             log.warning("model unavailable: %s", error)
-            await self._notify(reply, MODEL_UNAVAILABLE)
+            await self._notify(reply, ledger, MODEL_UNAVAILABLE)
             return AnswerOutcome.MODEL_UNAVAILABLE
         except Exception:
             log.exception("answering %s failed", message.event_id)
-            await self._notify(reply, SOMETHING_WENT_WRONG)
+            await self._notify(reply, ledger, SOMETHING_WENT_WRONG)
             return AnswerOutcome.FAILED
 
-    async def _answer(self, message: IncomingMessage, reply: Reply, now: datetime) -> AnswerOutcome:
+    async def _answer(
+        self,
+        message: IncomingMessage,
+        question: str,
+        truncated: bool,
+        reply: Reply,
+        ledger: AnswerLedger,
+        now: datetime,
+    ) -> AnswerOutcome:
         await reply.begin()
-        question, truncated = self._question(message)
         if truncated:
             await reply.write(TRUNCATION_NOTE.format(limit=MAX_QUESTION_CHARS))
         recalled = await self._recall(message, question, now)
@@ -221,26 +251,16 @@ class AnswerService:
             conversation, context=context, on_text=show, on_tool=show_tool
         )
         note_turn(self.working_memory, message, question, result, started_at=now)
+        if is_notice(result):
+            # Shown as it streamed, but not an answer: nothing about it stays votable.
+            await ledger.withdraw()
+            await self._show_rest(reply, "".join(streamed), result.text)
+            await reply.finish()
+            return AnswerOutcome.NO_ANSWER
         await self._show_rest(reply, "".join(streamed), result.text)
         timestamps = await reply.finish(FEEDBACK_FOOTERS)
-        exchange = NewExchange(
-            scope=message.scope,
-            requester_id=message.user_id,
-            thread_ts=message.reply_thread_ts,
-            question=question,
-            answer=reply.text,
-            message_ts=timestamps,
-            created_at=now,
-        )
-        try:
-            recorded = await self._memory.record_exchange(exchange)
-        except Exception:
-            # The person has the answer; only the chance to vote on it is lost.
-            log.exception("answer %s shown but not recorded", message.event_id)
-            return AnswerOutcome.FAILED
-        if recorded is None:
-            log.info("answer %s not recorded: its asker was forgotten meanwhile", message.event_id)
-        return AnswerOutcome.ANSWERED
+        await ledger.complete(timestamps, answer=reply.text)
+        return AnswerOutcome.FAILED if ledger.lost else AnswerOutcome.ANSWERED
 
     @staticmethod
     async def _show_rest(reply: Reply, streamed: str, final_text: str) -> None:
@@ -312,7 +332,12 @@ class AnswerService:
         return [Message.system(self._render_experience([], advice.render()))]
 
     @staticmethod
-    async def _notify(reply: Reply, notice: str) -> None:
+    async def _notify(reply: Reply, ledger: AnswerLedger, notice: str) -> None:
+        """End the turn with a notice; whatever was recorded of it is withdrawn first."""
+        try:
+            await ledger.withdraw()
+        except Exception as error:
+            log.error("could not withdraw a failed answer (%s)", type(error).__name__)
         try:
             await reply.fail(notice)
         except SlackApiError as error:

@@ -15,7 +15,9 @@ Two ways of replying, behind one small interface (:class:`Reply`):
   (``message_not_in_streaming_state``): :class:`StreamingReply` switches to it by itself,
   and the streamed message is completed with chat.update, so nothing shown is lost.
 
-Both return the ts of every message part, so the exchange can be recorded in the ledger.
+Both return the ts of every message part, so the exchange can be recorded in the ledger,
+and tell ``on_shown`` each part's ts the moment Slack shows its text, so a part is votable
+while the rest of the answer is still being written.
 ``finish(footers)`` puts blocks (the feedback buttons) under the last part: the first of
 the alternatives Slack accepts, or none when it refuses them all.
 """
@@ -25,7 +27,7 @@ from __future__ import annotations
 import logging
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -43,6 +45,7 @@ __all__ = [
     "THINKING_PLACEHOLDER",
     "THINKING_STATUS",
     "TITLE_LIMIT",
+    "OnShown",
     "PostedReply",
     "Reply",
     "ReplyTarget",
@@ -112,8 +115,24 @@ class TaskUpdate(BaseModel):
     status: Literal["pending", "in_progress", "complete", "error"]
 
 
+OnShown = Callable[[str], Awaitable[None]]
+"""Told the ts of a message part once, as soon as Slack shows it with text."""
+
+
 class Reply(ABC):
     """An answer being shown: ``begin``, ``write`` pieces, then ``finish`` (or ``fail``)."""
+
+    def __init__(self, *, on_shown: OnShown | None = None) -> None:
+        self._on_shown = on_shown
+        self._shown_parts: set[str] = set()
+
+    async def _shown(self, ts: str | None) -> None:
+        """A part's text is on screen: tell ``on_shown``, once per part."""
+        if ts is None or ts in self._shown_parts:
+            return
+        self._shown_parts.add(ts)
+        if self._on_shown is not None:
+            await self._on_shown(ts)
 
     @abstractmethod
     async def begin(self) -> None:
@@ -155,7 +174,9 @@ class PostedReply(Reply):
         text: str = "",
         update_interval: float = 1.5,
         part_limit: int = PART_LIMIT,
+        on_shown: OnShown | None = None,
     ) -> None:
+        super().__init__(on_shown=on_shown)
         self._client = client
         self._target = target
         self._placeholder_ts = placeholder_ts
@@ -188,6 +209,8 @@ class PostedReply(Reply):
             await self._update(shown)
         except SlackApiError as error:
             log.info("progress update failed: %s", error.response.get("error"))
+            return
+        await self._shown(self._placeholder_ts)
 
     async def finish(self, footers: Footers = ()) -> list[str]:
         parts = split_message(self._text.strip() or "…", self._part_limit)
@@ -209,14 +232,16 @@ class PostedReply(Reply):
             try:
                 if first and self._placeholder_ts is not None:
                     await self._update(text, blocks)
-                    return self._placeholder_ts
-                ts = await self._post(text, blocks)
+                    ts = self._placeholder_ts
+                else:
+                    ts = await self._post(text, blocks)
             except SlackApiError as error:
                 if _refused_blocks(error, footer):
                     continue
                 raise
             if first:
                 self._placeholder_ts = ts
+            await self._shown(ts)
             return ts
         raise AssertionError("unreachable: the last attempt has no blocks")
 
@@ -245,9 +270,11 @@ class StreamingReply(Reply):
         *,
         part_limit: int = PART_LIMIT,
         buffer_size: int = 256,
+        on_shown: OnShown | None = None,
     ) -> None:
         if target.thread_ts is None:
             raise ValueError("streaming needs a thread to reply in")
+        super().__init__(on_shown=on_shown)
         self._client = client
         self._target = target
         self._thread_ts = target.thread_ts
@@ -358,6 +385,7 @@ class StreamingReply(Reply):
     async def _forward_text(self, text: str) -> None:
         stream = await self._open_stream()
         await stream.append(markdown_text=text)
+        await self._shown(stream.ts)  # None until the SDK's buffer first flushes
 
     async def _stop_part(self, footers: Footers = ()) -> None:
         """Stop the streamed part, with the first of ``footers`` Slack accepts under it."""
@@ -371,6 +399,7 @@ class StreamingReply(Reply):
                     continue
                 raise
             break
+        await self._shown(self._stream.ts)
         self._done.append(str(self._stream.ts))
         self._stream = None
         self._part = ""
@@ -383,7 +412,11 @@ class StreamingReply(Reply):
         started = self._stream.ts if self._stream is not None else None
         self._stream = None
         self._fallback = PostedReply(
-            self._client, self._target, placeholder_ts=started, text=self._part
+            self._client,
+            self._target,
+            placeholder_ts=started,
+            text=self._part,
+            on_shown=self._shown,
         )
         self._part = ""
         self._sent = 0
@@ -392,9 +425,13 @@ class StreamingReply(Reply):
 
 
 def open_reply(
-    client: AsyncWebClient, target: ReplyTarget, *, part_limit: int = PART_LIMIT
+    client: AsyncWebClient,
+    target: ReplyTarget,
+    *,
+    part_limit: int = PART_LIMIT,
+    on_shown: OnShown | None = None,
 ) -> Reply:
     """Stream into a thread; post and update at the top level of a DM."""
     if target.thread_ts is None:
-        return PostedReply(client, target, part_limit=part_limit)
-    return StreamingReply(client, target, part_limit=part_limit)
+        return PostedReply(client, target, part_limit=part_limit, on_shown=on_shown)
+    return StreamingReply(client, target, part_limit=part_limit, on_shown=on_shown)

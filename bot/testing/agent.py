@@ -181,6 +181,12 @@ class FakeMemory(MemoryStore):
     async def record_exchange(self, exchange: NewExchange) -> Episode | None:
         raise NotImplementedError
 
+    async def extend_exchange(self, episode_id: int, *, message_ts: list[str], answer: str) -> bool:
+        raise NotImplementedError
+
+    async def withdraw_exchange(self, episode_id: int) -> bool:
+        raise NotImplementedError
+
     async def answered_in_thread(self, channel_id: str, thread_ts: str) -> bool:
         raise NotImplementedError
 

@@ -9,13 +9,14 @@ from sqlite_utils import Database
 
 from memory.config import MemoryConfig
 from memory.models import Episode, EpisodeStatus, NewExchange, Scope
-from memory.sqlite.codec import episode_from_row, to_db_time
+from memory.sqlite.codec import episode_from_row, from_db_time, to_db_time
 from memory.sqlite.fence import forgotten_since
 from memory.sqlite.fts import reindex_episode
 
 __all__ = [
     "answered_in_thread",
     "awaiting_reflection",
+    "extend_exchange",
     "list_episodes",
     "purge_expired",
     "record_exchange",
@@ -78,13 +79,41 @@ def record_exchange(db: Database, exchange: NewExchange, config: MemoryConfig) -
                 to_db_time(exchange.created_at),
             ],
         )
-        for message_ts in dict.fromkeys(exchange.message_ts):
-            db.execute(
-                "INSERT OR REPLACE INTO ledger (channel_id, message_ts, episode_id, expires_at)"
-                " VALUES (?, ?, ?, ?)",
-                [exchange.scope.channel_id, message_ts, episode_id, expires_at],
-            )
+        _add_parts(db, exchange.scope.channel_id, exchange.message_ts, episode_id, expires_at)
         return _episode(db, episode_id)
+
+
+def _add_parts(
+    db: Database, channel_id: str, message_ts: list[str], episode_id: int, expires_at: str
+) -> None:
+    for ts in dict.fromkeys(message_ts):
+        db.execute(
+            "INSERT OR REPLACE INTO ledger (channel_id, message_ts, episode_id, expires_at)"
+            " VALUES (?, ?, ?, ?)",
+            [channel_id, ts, episode_id, expires_at],
+        )
+
+
+def extend_exchange(
+    db: Database, episode_id: int, message_ts: list[str], answer: str, config: MemoryConfig
+) -> bool:
+    """Add ledger rows for more parts of a recorded answer and store its text so far;
+    False when the episode is gone (erased, or withdrawn)."""
+    with db.atomic():
+        rows = list(
+            db.query(
+                "SELECT channel_id, status, created_at FROM episodes WHERE id = ?", [episode_id]
+            )
+        )
+        if not rows:
+            return False
+        [row] = rows
+        expires_at = to_db_time(from_db_time(row["created_at"]) + config.ledger_ttl)
+        db.execute("UPDATE episodes SET answer = ? WHERE id = ?", [answer, episode_id])
+        _add_parts(db, row["channel_id"], message_ts, episode_id, expires_at)
+        if row["status"] != EpisodeStatus.PENDING.value:
+            reindex_episode(db, episode_id)
+    return True
 
 
 def answered_in_thread(db: Database, channel_id: str, thread_ts: str) -> bool:

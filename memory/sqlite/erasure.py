@@ -21,7 +21,14 @@ from memory.sqlite.fts import rewrite_index, unindex_episodes
 from memory.sqlite.votes import settle_status
 from memory.sqlite.wisdom import list_wisdom
 
-__all__ = ["export_user", "forget_episode", "forget_user", "forget_wisdom", "scrub"]
+__all__ = [
+    "export_user",
+    "forget_episode",
+    "forget_user",
+    "forget_wisdom",
+    "scrub",
+    "withdraw_exchange",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -94,6 +101,21 @@ def forget_episode(db: Database, user_id: str, episode_id: int) -> bool:
     if deleted:
         scrub(db)
     return bool(deleted)
+
+
+def withdraw_exchange(db: Database, episode_id: int) -> bool:
+    """Delete an exchange that turned out not to be an answer (a notice), with its ledger
+    rows and any votes cast on it meanwhile; True when there was one."""
+    with db.atomic():
+        indexed = db.execute(
+            "SELECT status != 'pending' FROM episodes WHERE id = ?", [episode_id]
+        ).fetchone()
+        db.execute("DELETE FROM episodes WHERE id = ?", [episode_id])
+        if indexed and indexed[0]:
+            unindex_episodes(db, [episode_id])
+    if indexed and indexed[0]:
+        scrub(db)
+    return indexed is not None
 
 
 def forget_wisdom(db: Database, user_id: str, note_id: int) -> bool:

@@ -320,3 +320,24 @@ async def test_a_database_that_cannot_be_opened_raises_the_stores_own_error(
     (tmp_path / "bot.db").mkdir()
     with pytest.raises(StoreUnavailable):
         await open_store(str(tmp_path / "bot.db"), MemoryConfig())
+
+
+async def test_parts_recorded_as_shown_are_votable_and_a_withdrawn_exchange_is_gone(
+    memory: Memory,
+) -> None:
+    store = memory.store
+    episode = await memory.ask("How do the kestrels migrate?", "Part one…")
+    [first] = memory.sent[episode.id]
+    await memory.react(DM, first, "U1", "+1", at=T0 + HOUR)
+
+    assert await store.extend_exchange(episode.id, message_ts=["2001.1"], answer="Part one, two.")
+    outcome = await memory.react(DM, "2001.1", "U1", "-1", at=T0 + 2 * HOUR)
+    assert (outcome.applied, outcome.status) == (True, EpisodeStatus.FAILURE)
+    [stored] = await store.list_episodes("U1")
+    assert stored.answer == "Part one, two."
+
+    assert await store.withdraw_exchange(episode.id)
+    assert await store.list_episodes("U1", statuses=frozenset(EpisodeStatus)) == []
+    assert not (await memory.react(DM, first, "U1", "+1", at=T0 + 3 * HOUR)).applied
+    assert not await store.extend_exchange(episode.id, message_ts=["2002.1"], answer="late")
+    assert await memory.recall("kestrels migrate") == []
