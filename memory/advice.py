@@ -9,7 +9,6 @@ count; a pending exchange is never experience.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 
 from pydantic import BaseModel, Field
 
@@ -17,7 +16,6 @@ from memory.models import (
     Episode,
     EpisodeStatus,
     RecalledEpisode,
-    RecallRequest,
     Scope,
     WisdomNote,
 )
@@ -75,41 +73,22 @@ class Advice(BaseModel):
 
 
 class PlanAdvisor:
-    """Builds :class:`Advice` from :meth:`MemoryStore.recall` and the scope's wisdom notes.
+    """Builds :class:`Advice` from recalled episodes and the scope's wisdom notes.
 
-    Recall already keeps to what the person may see in the scope, within ``limit`` and
-    ``token_budget``; the advisor applies :mod:`memory.visibility` again, so a backend bug
-    cannot turn a pending exchange, someone else's failure or note, into advice.
+    Recall already keeps to what the person may see in the scope; the advisor applies
+    :mod:`memory.visibility` again, so a backend bug cannot turn a pending exchange, someone
+    else's failure or note, into advice.
     """
 
-    def __init__(self, store: MemoryStore, *, limit: int = 5, token_budget: int = 1500) -> None:
+    def __init__(self, store: MemoryStore) -> None:
         self._store = store
-        self._limit = limit
-        self._token_budget = token_budget
-
-    async def advise(
-        self, scope: Scope, user_id: str, question: str, now: datetime
-    ) -> Advice | None:
-        """Advice for ``question``, or None when no validated experience is relevant."""
-        recalled = await self._store.recall(
-            RecallRequest(
-                scope=scope,
-                requester_id=user_id,
-                text=question,
-                limit=self._limit,
-                token_budget=self._token_budget,
-                now=now,
-            )
-        )
-        return await self.advice_from(scope, user_id, recalled)
 
     async def advice_from(
         self, scope: Scope, user_id: str, recalled: Sequence[RecalledEpisode]
     ) -> Advice | None:
-        """Advice from episodes the caller already recalled, plus the scope's wisdom notes.
+        """Advice from episodes the caller recalled, plus the scope's wisdom notes.
 
-        For a caller that recalls anyway (to show the episodes themselves), so the store is
-        not searched twice. Only what :mod:`memory.visibility` lets the person see in
+        Only what :mod:`memory.visibility` lets the person see in
         ``scope`` counts; None when nothing is left and there is no wisdom.
         """
         visibility = self._store.visibility

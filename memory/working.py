@@ -104,15 +104,6 @@ class WorkingMemory:
             notes.facts.popitem(last=False)
         return True
 
-    def get(self, thread: str, key: str, *, user_id: str) -> str | None:
-        """The value of ``key`` noted for ``user_id`` in ``thread``, or None."""
-        notes = self._use(working_notes_owner(thread, user_id))
-        key = shorten(key, self._max_key_chars)
-        if notes is None or key not in notes.facts:
-            return None
-        notes.facts.move_to_end(key)
-        return notes.facts[key]
-
     def facts(self, thread: str, *, user_id: str) -> dict[str, str]:
         """A copy of ``user_id``'s facts in ``thread``, least recently used first."""
         notes = self._use(working_notes_owner(thread, user_id))

@@ -31,21 +31,18 @@ class _State(Enum):
 class DecodeResult(Generic[T]):
     """The outcome of decoding a model's output: exactly one of three states.
 
-    Build one with :meth:`success`, :meth:`feedback` or :meth:`error`; read ``value`` and
-    ``confidence`` only on success, ``message`` only on feedback, ``err`` only on error.
+    Build one with :meth:`success`, :meth:`feedback` or :meth:`error`; read ``value`` only
+    on success, ``message`` only on feedback, ``err`` only on error.
     """
 
     state: _State
     value: T | None = None
-    confidence: float = 0.0
     message: str = ""
     err: BaseException | None = None
 
     @classmethod
-    def success(cls, value: T, confidence: float = 1.0) -> DecodeResult[T]:
-        if not 0.0 <= confidence <= 1.0:
-            raise ValueError("confidence must be between 0 and 1")
-        return cls(state=_State.SUCCESS, value=value, confidence=confidence)
+    def success(cls, value: T) -> DecodeResult[T]:
+        return cls(state=_State.SUCCESS, value=value)
 
     @classmethod
     def feedback(cls, message: str) -> DecodeResult[T]:

@@ -32,7 +32,6 @@ ContextT = TypeVar("ContextT", bound=TurnContext, contravariant=True)
 
 
 class EvaluationDetails(BaseModel):
-    metrics: dict[str, float] = Field(default_factory=dict)
     violations: list[str] = Field(default_factory=list)
     suggestions: list[str] = Field(default_factory=list)
 

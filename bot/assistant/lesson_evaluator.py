@@ -53,8 +53,6 @@ _MAX_CLAUSE_WORDS = 8
 class _Finding:
     episode: Episode
     violations: list[str]
-    overlap: float
-    common_words: int
 
 
 class LessonEvaluator:
@@ -94,10 +92,6 @@ class LessonEvaluator:
             success=False,
             feedback=feedback,
             details=EvaluationDetails(
-                metrics={
-                    "overlap": max(f.overlap for f in findings),
-                    "common_words": float(max(f.common_words for f in findings)),
-                },
                 violations=[violation for f in findings for violation in f.violations],
                 suggestions=lessons or ["Take a different approach from the answer marked 👎."],
             ),
@@ -120,7 +114,7 @@ class LessonEvaluator:
         )
         if not violations:
             return None
-        return _Finding(episode, violations, overlap, run)
+        return _Finding(episode, violations)
 
 
 def _failures(context: AssistantContext) -> list[Episode]:

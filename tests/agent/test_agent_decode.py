@@ -23,21 +23,16 @@ class Buggy(BaseModel):
 
 
 def test_the_three_states_are_exclusive() -> None:
-    success = DecodeResult.success("value", 0.95)
+    success = DecodeResult.success("value")
     feedback: DecodeResult[str] = DecodeResult.feedback("Add more details")
     error: DecodeResult[str] = DecodeResult.error(RuntimeError("parse failed"))
 
     assert (success.is_success, success.is_feedback, success.is_error) == (True, False, False)
     assert (feedback.is_success, feedback.is_feedback, feedback.is_error) == (False, True, False)
     assert (error.is_success, error.is_feedback, error.is_error) == (False, False, True)
-    assert (success.value, success.confidence) == ("value", 0.95)
+    assert success.value == "value"
     assert feedback.message == "Add more details"
     assert isinstance(error.err, RuntimeError)
-
-
-def test_confidence_must_be_a_probability() -> None:
-    with pytest.raises(ValueError):
-        DecodeResult.success("x", 1.5)
 
 
 def test_valid_arguments_decode_to_the_model() -> None:

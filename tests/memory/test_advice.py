@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -14,6 +14,7 @@ from memory import (
     MemoryConfig,
     MemoryStore,
     RecalledEpisode,
+    RecallRequest,
     Scope,
     Vote,
     open_store,
@@ -25,19 +26,35 @@ QUESTION = "How do I deploy the billing service to staging?"
 FOLLOW_UP = "deploying billing on staging again, what's the way?"
 
 
+class Advising(PlanAdvisor):
+    """Recall, then advice from what was recalled: the answering service's path."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        super().__init__(store)
+        self.store = store
+
+    async def advise(
+        self, scope: Scope, user_id: str, question: str, now: datetime
+    ) -> Advice | None:
+        recalled = await self.store.recall(
+            RecallRequest(scope=scope, requester_id=user_id, text=question, now=now)
+        )
+        return await self.advice_from(scope, user_id, recalled)
+
+
 @pytest.fixture
-def advisor(store: MemoryStore) -> PlanAdvisor:
-    return PlanAdvisor(store)
+def advisor(store: MemoryStore) -> Advising:
+    return Advising(store)
 
 
-async def test_no_advice_from_pending_exchanges(memory: Memory, advisor: PlanAdvisor) -> None:
+async def test_no_advice_from_pending_exchanges(memory: Memory, advisor: Advising) -> None:
     await memory.ask(QUESTION, "Run make deploy-prod.", scope=CHANNEL)
 
     assert await advisor.advise(CHANNEL, "U1", FOLLOW_UP, LATER) is None
 
 
 async def test_a_thumbs_down_and_its_lesson_become_advice(
-    store: MemoryStore, memory: Memory, advisor: PlanAdvisor
+    store: MemoryStore, memory: Memory, advisor: Advising
 ) -> None:
     failed = await memory.answered(QUESTION, "Run make deploy-prod.", scope=CHANNEL, vote=Vote.DOWN)
     await store.set_lesson(failed.id, "Staging deploys use make deploy-staging, never prod.")
@@ -54,7 +71,7 @@ async def test_a_thumbs_down_and_its_lesson_become_advice(
     assert "lesson: Staging deploys use make deploy-staging, never prod." in rendered
 
 
-async def test_successes_and_failures_are_told_apart(memory: Memory, advisor: PlanAdvisor) -> None:
+async def test_successes_and_failures_are_told_apart(memory: Memory, advisor: Advising) -> None:
     await memory.answered(QUESTION, "Run make deploy-prod.", scope=CHANNEL, vote=Vote.DOWN)
     worked = await memory.answered(
         "billing staging deploy steps?", "Run make deploy-staging.", scope=CHANNEL, vote=Vote.UP
@@ -70,13 +87,13 @@ async def test_successes_and_failures_are_told_apart(memory: Memory, advisor: Pl
     assert rendered.index("Run make deploy-staging.") > worked_at
 
 
-async def test_no_advice_for_an_unrelated_question(memory: Memory, advisor: PlanAdvisor) -> None:
+async def test_no_advice_for_an_unrelated_question(memory: Memory, advisor: Advising) -> None:
     await memory.answered(QUESTION, "Run make deploy-prod.", scope=CHANNEL, vote=Vote.DOWN)
 
     assert await advisor.advise(CHANNEL, "U1", "Which fonts suit a poster?", LATER) is None
 
 
-async def test_other_people_and_scopes_give_no_advice(memory: Memory, advisor: PlanAdvisor) -> None:
+async def test_other_people_and_scopes_give_no_advice(memory: Memory, advisor: Advising) -> None:
     await memory.answered(QUESTION, "Run make deploy-prod.", scope=CHANNEL, vote=Vote.DOWN)
     await memory.answered(QUESTION, "Run make deploy-prod.", scope=DM, vote=Vote.DOWN)
 
@@ -85,7 +102,7 @@ async def test_other_people_and_scopes_give_no_advice(memory: Memory, advisor: P
 
 
 async def test_wisdom_notes_come_with_the_advice_of_their_scope_only(
-    store: MemoryStore, advisor: PlanAdvisor
+    store: MemoryStore, advisor: Advising
 ) -> None:
     await store.replace_wisdom(
         DM, "U1", ["Prefers answers with a runnable command."], episode_count=4, at=T0
@@ -100,7 +117,7 @@ async def test_wisdom_notes_come_with_the_advice_of_their_scope_only(
     assert await advisor.advise(DM, "U2", "Which fonts suit a poster?", LATER) is None
 
 
-async def test_rendering_shortens_long_texts(memory: Memory, advisor: PlanAdvisor) -> None:
+async def test_rendering_shortens_long_texts(memory: Memory, advisor: Advising) -> None:
     await memory.answered(QUESTION, "Run this. " * 200, scope=CHANNEL, vote=Vote.UP)
 
     advice = await advisor.advise(CHANNEL, "U1", FOLLOW_UP, LATER)

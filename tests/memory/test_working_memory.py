@@ -32,9 +32,9 @@ def test_facts_are_kept_per_thread(clock: Clock) -> None:
     memory.put("C1:100.1", "service", "billing", user_id="U1", started_at=clock.now)
     memory.put("C1:200.2", "service", "search", user_id="U2", started_at=clock.now)
 
-    assert memory.get("C1:100.1", "service", user_id="U1") == "billing"
-    assert memory.get("C1:200.2", "service", user_id="U2") == "search"
-    assert memory.get("C1:300.3", "service", user_id="U1") is None
+    assert memory.facts("C1:100.1", user_id="U1").get("service") == "billing"
+    assert memory.facts("C1:200.2", user_id="U2").get("service") == "search"
+    assert memory.facts("C1:300.3", user_id="U1").get("service") is None
     assert memory.facts("C1:100.1", user_id="U1") == {"service": "billing"}
 
 
@@ -50,7 +50,7 @@ def test_the_least_recently_used_key_makes_room(clock: Clock) -> None:
     memory = WorkingMemory(max_keys_per_thread=2, clock=clock)
     memory.put("t", "a", "1", user_id="U1", started_at=clock.now)
     memory.put("t", "b", "2", user_id="U1", started_at=clock.now)
-    assert memory.get("t", "a", user_id="U1") == "1"  # "b" is now the least recently used
+    memory.put("t", "a", "1", user_id="U1", started_at=clock.now)  # "b" is now the oldest
     memory.put("t", "c", "3", user_id="U1", started_at=clock.now)
 
     assert memory.facts("t", user_id="U1") == {"a": "1", "c": "3"}
@@ -64,9 +64,9 @@ def test_the_least_recently_used_thread_makes_room(clock: Clock) -> None:
     memory.put("t3", "k", "3", user_id="U1", started_at=clock.now)
 
     assert len(memory) == 2
-    assert memory.get("t2", "k", user_id="U1") is None
-    assert memory.get("t1", "k", user_id="U1") == "1"
-    assert memory.get("t3", "k", user_id="U1") == "3"
+    assert memory.facts("t2", user_id="U1").get("k") is None
+    assert memory.facts("t1", user_id="U1").get("k") == "1"
+    assert memory.facts("t3", user_id="U1").get("k") == "3"
 
 
 def test_long_values_and_keys_are_cut(clock: Clock) -> None:
@@ -91,11 +91,11 @@ def test_a_thread_unused_for_the_ttl_expires(clock: Clock) -> None:
     memory.put("quiet", "k", "v", user_id="U1", started_at=clock.now)
     memory.put("busy", "k", "v", user_id="U1", started_at=clock.now)
     clock.advance(timedelta(minutes=20))
-    memory.get("busy", "k", user_id="U1")
+    memory.facts("busy", user_id="U1")
     clock.advance(timedelta(minutes=20))
 
-    assert memory.get("quiet", "k", user_id="U1") is None
-    assert memory.get("busy", "k", user_id="U1") == "v"
+    assert memory.facts("quiet", user_id="U1").get("k") is None
+    assert memory.facts("busy", user_id="U1").get("k") == "v"
     assert len(memory) == 1
 
 
@@ -107,7 +107,7 @@ def test_one_persons_notes_are_never_shown_in_another_persons_turn(clock: Clock)
     memory.put("C1:5.5", "lookup_user", "Carol", user_id="U2", started_at=clock.now)
 
     assert memory.facts("C1:5.5", user_id="U2") == {"lookup_user": "Carol"}
-    assert memory.get("C1:5.5", "recall_my_memories", user_id="U2") is None
+    assert memory.facts("C1:5.5", user_id="U2").get("recall_my_memories") is None
     assert memory.facts("C1:5.5", user_id="U1") == {"recall_my_memories": "Alice's 👎 and lesson"}
 
 
@@ -139,5 +139,5 @@ def test_a_turn_that_started_before_forget_cannot_write_notes_after_it(clock: Cl
 def test_reading_an_unknown_thread_creates_nothing(clock: Clock) -> None:
     memory = WorkingMemory(clock=clock)
     assert memory.facts("nothing", user_id="U1") == {}
-    assert memory.get("nothing", "k", user_id="U1") is None
+    assert memory.facts("nothing", user_id="U1").get("k") is None
     assert len(memory) == 0
