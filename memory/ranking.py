@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from memory.config import RecallWeights
 from memory.models import Episode, RecalledEpisode
+from memory.text import estimate_tokens
 
 __all__ = [
     "UNSCORED_IMPORTANCE",
@@ -92,8 +93,7 @@ def rank(
 
 def token_estimate(episode: Episode) -> int:
     """A rough token count (four characters a token) of what recall puts in a prompt."""
-    text = episode.question + episode.answer + (episode.lesson or "")
-    return len(text) // 4
+    return estimate_tokens(episode.question + episode.answer + (episode.lesson or ""))
 
 
 def fit_budget(

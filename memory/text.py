@@ -1,24 +1,34 @@
-"""Bounding people's text before it goes into a prompt or a note."""
+"""Bounding text before it goes into a prompt, a note or a Slack surface: the one helper."""
 
 from __future__ import annotations
 
-__all__ = ["ELLIPSIS", "shorten"]
+__all__ = ["ELLIPSIS", "estimate_tokens", "shorten"]
 
 ELLIPSIS = "…"
+CHARS_PER_TOKEN = 4
+"""A rough average for English text; enough to keep prompts within a budget."""
 
 
-def shorten(text: str, max_chars: int) -> str:
-    """``text`` on one line, whitespace collapsed, cut at a word to at most ``max_chars``.
+def shorten(text: str, max_chars: int, *, keep_lines: bool = False) -> str:
+    """``text`` cut to at most ``max_chars``, ending in "…" (counted) when cut.
 
-    A cut text ends with "…" (counted in ``max_chars``); a single word longer than the
-    limit is cut inside the word.
+    By default it is put on one line, whitespace collapsed, and cut at a word (a single
+    word longer than the limit is cut inside the word). With ``keep_lines`` it is kept as
+    written (a note, a Block Kit section) and cut exactly at the limit.
     """
     if max_chars < len(ELLIPSIS) + 1:
         raise ValueError("max_chars leaves no room for text")
-    line = " ".join(text.split())
+    line = text if keep_lines else " ".join(text.split())
     if len(line) <= max_chars:
         return line
     cut = line[: max_chars - len(ELLIPSIS)]
+    if keep_lines:
+        return cut.rstrip() + ELLIPSIS
     if " " in cut:
         cut = cut[: cut.rindex(" ")]
     return cut.rstrip(" ,;:-") + ELLIPSIS
+
+
+def estimate_tokens(text: str) -> int:
+    """About how many tokens ``text`` costs a model (at least one)."""
+    return max(1, -(-len(text) // CHARS_PER_TOKEN))

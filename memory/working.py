@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from memory.text import ELLIPSIS, shorten
+from memory.text import shorten
 from memory.visibility import working_notes_owner
 
 __all__ = ["WorkingMemory"]
@@ -98,7 +98,7 @@ class WorkingMemory:
         owner = working_notes_owner(thread, user_id)
         notes = self._use(owner) or self._new(owner)
         key = shorten(key, self._max_key_chars)
-        notes.facts[key] = _truncate(value, self._max_value_chars)
+        notes.facts[key] = shorten(value, self._max_value_chars, keep_lines=True)
         notes.facts.move_to_end(key)
         while len(notes.facts) > self._max_keys:
             notes.facts.popitem(last=False)
@@ -144,10 +144,3 @@ class WorkingMemory:
             self._notes.popitem(last=False)
         for user_id in [user for user, at in self._forgotten.items() if at <= deadline]:
             del self._forgotten[user_id]
-
-
-def _truncate(value: str, max_chars: int) -> str:
-    """``value`` with its line breaks, cut to ``max_chars`` (ending in "…" when cut)."""
-    if len(value) <= max_chars:
-        return value
-    return value[: max_chars - len(ELLIPSIS)] + ELLIPSIS

@@ -10,11 +10,11 @@ from pydantic import BaseModel
 
 from bot.agent.messages import Message
 from bot.slack.streaming import THINKING_PLACEHOLDER
+from memory.text import estimate_tokens
 
 __all__ = [
     "BotIdentity",
     "authors",
-    "estimate_tokens",
     "strip_mention",
     "thread_history",
     "without_erased",
@@ -36,11 +36,6 @@ class BotIdentity(BaseModel):
         return message.get("user") == self.user_id or (
             self.bot_id is not None and message.get("bot_id") == self.bot_id
         )
-
-
-def estimate_tokens(text: str) -> int:
-    """A rough count (four characters a token), enough to keep within a budget."""
-    return len(text) // 4 + 1
 
 
 def strip_mention(text: str, identity: BotIdentity) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memory import EpisodeStatus, RecalledEpisode
+from memory.text import shorten
 
 __all__ = ["EXPERIENCE_HEADING", "SYSTEM_PROMPT", "render_experience"]
 
@@ -29,8 +30,7 @@ _MAX_FIELD_CHARS = 400
 
 
 def _clip(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= _MAX_FIELD_CHARS else flat[: _MAX_FIELD_CHARS - 1] + "…"
+    return shorten(text, _MAX_FIELD_CHARS)
 
 
 def _line(recalled: RecalledEpisode) -> str | None:

@@ -9,6 +9,8 @@ The numbers are Slack's documented maximums (docs.slack.dev/reference/block-kit)
 
 from __future__ import annotations
 
+from memory.text import shorten
+
 __all__ = [
     "ACTION_ID_LIMIT",
     "BLOCKS_PER_SURFACE",
@@ -34,11 +36,7 @@ CONFIRM_TITLE_LIMIT = 100
 CONFIRM_TEXT_LIMIT = 300
 CONFIRM_BUTTON_LIMIT = 30
 
-ELLIPSIS = "…"
-
 
 def clip(text: str, limit: int) -> str:
     """``text`` cut to at most ``limit`` characters (ending in "…" when cut), lines kept."""
-    if len(text) <= limit:
-        return text
-    return text[: limit - len(ELLIPSIS)].rstrip() + ELLIPSIS
+    return shorten(text, limit, keep_lines=True)
