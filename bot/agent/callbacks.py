@@ -56,24 +56,19 @@ class CallbackChain(Callback):
         self._callbacks = list(callbacks)
 
     async def before_loop(self, conversation: Conversation, context: TurnContext) -> None:
-        for callback in self._callbacks:
-            await callback.before_loop(conversation, context)
+        await self._each("before_loop", conversation, context)
 
     async def after_loop(self, result: AgentResult, context: TurnContext) -> None:
-        for callback in self._callbacks:
-            await callback.after_loop(result, context)
+        await self._each("after_loop", result, context)
 
     async def before_llm_call(self, request: CompletionRequest, context: TurnContext) -> None:
-        for callback in self._callbacks:
-            await callback.before_llm_call(request, context)
+        await self._each("before_llm_call", request, context)
 
     async def after_llm_call(self, completion: Completion, context: TurnContext) -> None:
-        for callback in self._callbacks:
-            await callback.after_llm_call(completion, context)
+        await self._each("after_llm_call", completion, context)
 
     async def before_tool_call(self, call: ToolCall, context: TurnContext) -> None:
-        for callback in self._callbacks:
-            await callback.before_tool_call(call, context)
+        await self._each("before_tool_call", call, context)
 
     async def after_tool_call(
         self,
@@ -82,15 +77,17 @@ class CallbackChain(Callback):
         error: ToolError | None,
         context: TurnContext,
     ) -> None:
-        for callback in self._callbacks:
-            try:
-                await callback.after_tool_call(call, result, error, context)
-            except Exception:
-                logger.exception("after_tool_call hook of %s failed", type(callback).__name__)
+        await self._each("after_tool_call", call, result, error, context, best_effort=True)
 
     async def on_evaluator_error(self, error: EvaluatorError, context: TurnContext) -> None:
+        await self._each("on_evaluator_error", error, context, best_effort=True)
+
+    async def _each(self, hook: str, *args: object, best_effort: bool = False) -> None:
+        """Call ``hook`` of every callback; a best-effort hook's failure is only logged."""
         for callback in self._callbacks:
             try:
-                await callback.on_evaluator_error(error, context)
+                await getattr(callback, hook)(*args)
             except Exception:
-                logger.exception("on_evaluator_error hook of %s failed", type(callback).__name__)
+                if not best_effort:
+                    raise
+                logger.exception("%s hook of %s failed", hook, type(callback).__name__)
