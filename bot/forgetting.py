@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.observability import Observer
-from memory import ForgetReport, MemoryStore, WorkingMemory
+from memory import Erasure, ForgetReport, WorkingMemory
 
 __all__ = ["Forgetting"]
 
@@ -13,7 +13,7 @@ class Forgetting:
 
     def __init__(
         self,
-        store: MemoryStore,
+        store: Erasure,
         working_memory: WorkingMemory,
         observer: Observer | None = None,
     ) -> None:

@@ -6,7 +6,7 @@ import logging
 from collections.abc import Callable
 
 from bot.observability import Observer
-from memory import EpisodeStatus, MemoryStore, VoteEvent, VoteOutcome
+from memory import EpisodeStatus, VoteEvent, VoteOutcome, VoteRecorder
 
 __all__ = ["Votes"]
 
@@ -22,7 +22,7 @@ class Votes:
 
     def __init__(
         self,
-        store: MemoryStore,
+        store: VoteRecorder,
         on_validated: Callable[[], None],
         observer: Observer | None = None,
     ) -> None:

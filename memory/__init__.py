@@ -4,6 +4,16 @@ Imports neither Slack nor any LLM client: what it needs from a model it takes as
 small protocol (see :mod:`memory.protocols`).
 """
 
+from memory.access import (
+    AgentMemory,
+    ConsolidationSource,
+    Counting,
+    Erasure,
+    ExchangeLedger,
+    Recall,
+    ReflectionQueue,
+    VoteRecorder,
+)
 from memory.advice import Advice, PlanAdvisor
 from memory.config import MemoryConfig, RecallWeights
 from memory.consolidation import ConsolidationReport, Consolidator
@@ -33,12 +43,17 @@ from memory.working import WorkingMemory
 
 __all__ = [
     "Advice",
+    "AgentMemory",
     "ConsolidationReport",
+    "ConsolidationSource",
     "Consolidator",
     "ConversationKind",
+    "Counting",
     "Episode",
     "EpisodeStatus",
     "EpisodeSummarizer",
+    "Erasure",
+    "ExchangeLedger",
     "FailureReflector",
     "ForgetReport",
     "ImportanceScorer",
@@ -46,9 +61,11 @@ __all__ = [
     "MemoryStore",
     "NewExchange",
     "PlanAdvisor",
+    "Recall",
     "RecallRequest",
     "RecallWeights",
     "RecalledEpisode",
+    "ReflectionQueue",
     "ReflectionReport",
     "ReflectionWorker",
     "Scope",
@@ -61,6 +78,7 @@ __all__ = [
     "Vote",
     "VoteEvent",
     "VoteOutcome",
+    "VoteRecorder",
     "WisdomNote",
     "WorkingMemory",
     "open_store",

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
+from memory.access import Recall
 from memory.models import (
     Episode,
     EpisodeStatus,
@@ -19,7 +20,6 @@ from memory.models import (
     Scope,
     WisdomNote,
 )
-from memory.store import MemoryStore
 from memory.text import shorten
 
 __all__ = ["ADVICE_HEADER", "Advice", "PlanAdvisor"]
@@ -80,7 +80,7 @@ class PlanAdvisor:
     else's failure or note, into advice.
     """
 
-    def __init__(self, store: MemoryStore) -> None:
+    def __init__(self, store: Recall) -> None:
         self._store = store
 
     async def advice_from(

@@ -12,9 +12,9 @@ from datetime import datetime, timedelta
 
 from pydantic import BaseModel
 
+from memory.access import ConsolidationSource
 from memory.models import Scope
 from memory.protocols import EpisodeSummarizer
-from memory.store import MemoryStore
 from memory.text import shorten
 
 __all__ = ["ConsolidationReport", "Consolidator"]
@@ -46,14 +46,14 @@ class Consolidator:
       whitespace collapsed, at most ``max_note_chars`` characters (cut at a word, with
       "…"), empty and duplicate notes dropped.
 
-    Notes are written with :meth:`MemoryStore.replace_wisdom` for exactly the scope and
+    Notes are written with :meth:`ConsolidationSource.replace_wisdom` for exactly the scope and
     person the episodes came from, so they obey the same partitions as recall. When the
     summarizer fails or returns nothing usable, the previous notes are kept.
     """
 
     def __init__(
         self,
-        store: MemoryStore,
+        store: ConsolidationSource,
         summarizer: EpisodeSummarizer,
         *,
         lookback: timedelta,

@@ -15,9 +15,9 @@ from datetime import timedelta
 
 from pydantic import BaseModel
 
+from memory.access import ReflectionQueue
 from memory.models import Episode, EpisodeStatus
 from memory.protocols import FailureReflector, ImportanceScorer
-from memory.store import MemoryStore
 
 __all__ = ["ReflectionReport", "ReflectionWorker"]
 
@@ -46,7 +46,7 @@ class ReflectionWorker:
     """Gives each validated episode what recall needs: a lesson (👎) or an importance (👍).
 
     Each run takes at most ``batch`` episodes from
-    :meth:`MemoryStore.episodes_awaiting_reflection`. When the model fails on one, the
+    :meth:`ReflectionQueue.episodes_awaiting_reflection`. When the model fails on one, the
     vote stays as it is, the episode is deferred (back-off doubling from
     ``retry_interval`` up to ``max_backoff``) and the run stops, since the next call would
     most likely fail too; an outage is logged once at warning, without anyone's text.
@@ -59,7 +59,7 @@ class ReflectionWorker:
 
     def __init__(
         self,
-        store: MemoryStore,
+        store: ReflectionQueue,
         reflector: FailureReflector,
         scorer: ImportanceScorer,
         *,

@@ -13,7 +13,7 @@ import logging
 from datetime import datetime
 
 from bot.answering.incoming import IncomingMessage
-from memory import Episode, MemoryStore, NewExchange
+from memory import Episode, ExchangeLedger, NewExchange
 
 __all__ = ["AnswerLedger"]
 
@@ -24,7 +24,12 @@ class AnswerLedger:
     """The ledger entries of one answer; ``shown`` is the reply's ``on_shown``."""
 
     def __init__(
-        self, memory: MemoryStore, message: IncomingMessage, question: str, *, started_at: datetime
+        self,
+        memory: ExchangeLedger,
+        message: IncomingMessage,
+        question: str,
+        *,
+        started_at: datetime,
     ) -> None:
         self._memory = memory
         self._message = message

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from bot.agent.context import TurnContext
-from memory import MemoryStore, RecalledEpisode, Scope
+from memory import AgentMemory, RecalledEpisode, Scope
 
 __all__ = ["AssistantContext", "SlackDirectory"]
 
@@ -27,7 +27,7 @@ class AssistantContext(TurnContext):
     requester_id: str
     scope: Scope
     thread_ts: str | None
-    memory: MemoryStore
+    memory: AgentMemory
     slack: SlackDirectory
     recalled: list[RecalledEpisode] = field(default_factory=list)
     """Validated episodes recalled for this question (the lesson evaluator uses them)."""

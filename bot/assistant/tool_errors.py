@@ -6,7 +6,7 @@ from bot.agent.callbacks import Callback
 from bot.agent.context import TurnContext
 from bot.agent.messages import ToolCall, ToolResult
 from bot.agent.tools.errors import ToolError
-from memory import MemoryStore
+from memory import Counting
 
 __all__ = ["CountToolErrors"]
 
@@ -14,7 +14,7 @@ __all__ = ["CountToolErrors"]
 class CountToolErrors(Callback):
     """Counts each failed tool call as ``tool_error:<class>:<tool>``."""
 
-    def __init__(self, memory: MemoryStore) -> None:
+    def __init__(self, memory: Counting) -> None:
         self._memory = memory
 
     async def after_tool_call(

@@ -20,20 +20,14 @@ from typing import Any
 from bot.agent.messages import Completion, CompletionRequest, Delta, ToolCall
 from bot.assistant.context import AssistantContext
 from memory import (
+    AgentMemory,
     ConversationKind,
     Episode,
     EpisodeStatus,
-    ForgetReport,
-    MemoryStore,
-    NewExchange,
     RecalledEpisode,
     RecallRequest,
     Scope,
-    StoreStats,
-    UserExport,
     Visibility,
-    VoteEvent,
-    VoteOutcome,
     WisdomNote,
 )
 
@@ -142,15 +136,18 @@ class FakeSlack:
         return {"ok": True, "user": self.users[user_id]}
 
 
-class FakeMemory(MemoryStore):
-    """Recall over a fixed list of episodes (validated, same person, same scope) and counters.
-
-    Only ``recall`` and ``count`` work: the agent uses nothing else."""
+class FakeMemory:
+    """:class:`memory.AgentMemory` over a fixed list of episodes (validated, same person, same
+    scope), with counters: all a turn of the agent may use of memory."""
 
     def __init__(self, episodes: Sequence[Episode] = ()) -> None:
         self.episodes = list(episodes)
         self.recall_requests: list[RecallRequest] = []
         self.counters: Counter[str] = Counter()
+
+    @property
+    def visibility(self) -> Visibility:
+        return Visibility()
 
     async def recall(self, request: RecallRequest) -> list[RecalledEpisode]:
         self.recall_requests.append(request)
@@ -162,93 +159,11 @@ class FakeMemory(MemoryStore):
             and episode.status is not EpisodeStatus.PENDING
         ][: request.limit]
 
+    async def wisdom(self, scope: Scope, user_id: str) -> list[WisdomNote]:
+        return []
+
     async def count(self, counter: str, *, by: int = 1) -> None:
         self.counters[counter] += by
-
-    async def close(self) -> None:
-        return None
-
-    async def ping(self) -> None:
-        return None
-
-    @property
-    def visibility(self) -> Visibility:
-        return Visibility()
-
-    async def claim(self, *keys: str, at: datetime) -> bool:
-        raise NotImplementedError
-
-    async def record_exchange(self, exchange: NewExchange) -> Episode | None:
-        raise NotImplementedError
-
-    async def extend_exchange(self, episode_id: int, *, message_ts: list[str], answer: str) -> bool:
-        raise NotImplementedError
-
-    async def withdraw_exchange(self, episode_id: int) -> bool:
-        raise NotImplementedError
-
-    async def answered_in_thread(self, channel_id: str, thread_ts: str) -> bool:
-        raise NotImplementedError
-
-    async def apply_vote(self, event: VoteEvent) -> VoteOutcome:
-        raise NotImplementedError
-
-    async def episodes_awaiting_reflection(self, *, limit: int) -> list[Episode]:
-        raise NotImplementedError
-
-    async def set_lesson(self, episode_id: int, lesson: str) -> bool:
-        raise NotImplementedError
-
-    async def set_importance(self, episode_id: int, importance: int) -> bool:
-        raise NotImplementedError
-
-    async def purge_expired(self, *, now: datetime) -> int:
-        raise NotImplementedError
-
-    async def replace_wisdom(
-        self, scope: Scope, user_id: str, notes: list[str], *, episode_count: int, at: datetime
-    ) -> list[WisdomNote]:
-        raise NotImplementedError
-
-    async def wisdom(self, scope: Scope, user_id: str) -> list[WisdomNote]:
-        raise NotImplementedError
-
-    async def list_episodes(
-        self,
-        user_id: str,
-        *,
-        scope: Scope | None = None,
-        statuses: frozenset[EpisodeStatus] = frozenset(
-            {EpisodeStatus.SUCCESS, EpisodeStatus.FAILURE}
-        ),
-        since: datetime | None = None,
-        limit: int = 100,
-    ) -> list[Episode]:
-        raise NotImplementedError
-
-    async def list_wisdom(self, user_id: str) -> list[WisdomNote]:
-        raise NotImplementedError
-
-    async def forget_episode(self, user_id: str, episode_id: int) -> bool:
-        raise NotImplementedError
-
-    async def forget_wisdom(self, user_id: str, note_id: int) -> bool:
-        raise NotImplementedError
-
-    async def forget_user(self, user_id: str, *, at: datetime | None = None) -> ForgetReport:
-        raise NotImplementedError
-
-    async def forgotten_at(self, user_ids: Iterable[str]) -> dict[str, datetime]:
-        raise NotImplementedError
-
-    async def export_user(self, user_id: str) -> UserExport:
-        raise NotImplementedError
-
-    async def scopes_with_recent_episodes(self, *, since: datetime) -> list[tuple[Scope, str]]:
-        raise NotImplementedError
-
-    async def stats(self) -> StoreStats:
-        raise NotImplementedError
 
 
 def make_context(
@@ -257,7 +172,7 @@ def make_context(
     scope: Scope | None = None,
     thread_ts: str | None = None,
     now: datetime | None = None,
-    memory: MemoryStore | None = None,
+    memory: AgentMemory | None = None,
     slack: FakeSlack | None = None,
     recalled: Sequence[RecalledEpisode] = (),
 ) -> AssistantContext:

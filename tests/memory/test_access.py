@@ -1,0 +1,44 @@
+"""The small protocols callers depend on: each is a part of what every backend offers."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+from memory import access
+from memory.sqlite import SQLiteMemoryStore
+from memory.store import MemoryStore
+
+PROTOCOLS = [getattr(access, name) for name in access.__all__]
+
+
+def members(protocol: type) -> set[str]:
+    return {
+        name
+        for klass in protocol.__mro__
+        if klass.__module__ == access.__name__
+        for name in vars(klass)
+        if not name.startswith("_")
+    }
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS, ids=lambda p: p.__name__)
+def test_every_protocol_is_a_slice_of_the_store_with_the_same_signatures(protocol: type) -> None:
+    assert members(protocol), "a protocol names what its caller uses"
+    for name in members(protocol):
+        expected = getattr(protocol, name)
+        for backend in (MemoryStore, SQLiteMemoryStore):
+            actual = getattr(backend, name)
+            if isinstance(expected, property):
+                assert isinstance(actual, property), (backend, name)
+                continue
+            assert list(inspect.signature(actual).parameters) == list(
+                inspect.signature(expected).parameters
+            ), (backend, name)
+
+
+def test_no_protocol_is_the_whole_store() -> None:
+    whole = {name for name in vars(MemoryStore) if not name.startswith("_")}
+    for protocol in PROTOCOLS:
+        assert len(members(protocol)) <= len(whole) // 3, protocol.__name__
