@@ -9,12 +9,16 @@ what you do from standard input, one line each::
     thread and on production?                    a follow-up in that thread, without a mention
     +1  /  -1                                    react 👍 / 👎 to the bot's last answer
     unreact +1                                   remove that reaction
+    click +1  /  click -1                        click the answer's feedback buttons instead
     as bob  /  as alice                          who you are
-    memory  /  forget                            the /memory and /forget commands
-    quit
+    memory                                       /memory in the current conversation
+    forget                                       the /forget command
+    home                                         open the bot's Home tab
+    quit                                         (or Ctrl-C, or the end of the input)
 
 Every request reaches the bot signed, over HTTP, exactly as Slack sends it; each answer is
-printed with the Web API calls that delivered it.
+printed with the Web API calls that delivered it and, with the fake model, what memory put
+into the prompt (what the bot recalled and the advice it drew), so you can watch it learn.
 """
 
 from __future__ import annotations
@@ -22,9 +26,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -33,24 +39,50 @@ from bot.config import Settings
 from bot.server import EVENTS_PATH, HttpServer
 from bot.testing import FakeLLMServer
 from bot.testing.fake_slack import FakeMessage, FakeSlackWebAPI
-from bot.testing.slack_people import ALICE, BOB, GENERAL, SIGNING_SECRET, SlackPeople
+from bot.testing.slack_people import (
+    ALICE,
+    BOB,
+    GENERAL,
+    SIGNING_SECRET,
+    SlackPeople,
+    dm_channel,
+)
+from bot.views import FEEDBACK_ACTION_ID
 from memory import EpisodeStatus
 
 __all__ = ["Playground", "main"]
 
 PEOPLE = {"alice": ALICE, "bob": BOB}
 STREAMING_METHODS = ("chat.startStream", "chat.appendStream", "chat.stopStream")
+CLICKS = {"+1": "up", "-1": "down"}
+STOP_GRACE_SECONDS = 1.0
+"""How long an answer in flight may take to finish when the playground stops."""
+HELP = (
+    "Try: dm <text>, mention <text>, thread <text>, +1, -1, unreact +1, click +1, click -1, "
+    "as bob, memory, forget, home, quit."
+)
 
 
 class Playground:
     """One person at a time talking to the bot through :class:`SlackPeople`."""
 
-    def __init__(self, bot: Bot, people: SlackPeople, *, answer_timeout: float) -> None:
+    def __init__(
+        self,
+        bot: Bot,
+        people: SlackPeople,
+        *,
+        answer_timeout: float,
+        model: FakeLLMServer | None = None,
+    ) -> None:
+        """``model``: the fake model, whose requests show what memory put into the prompt."""
         self._bot = bot
         self._people = people
         self._fake = people.fake
         self._timeout = answer_timeout
+        self._model = model
         self.user = ALICE
+        self.channel = dm_channel(ALICE)
+        """The current conversation: the DM, or #general after a mention."""
         self._last_answer: FakeMessage | None = None
         self._last_mention: FakeMessage | None = None
 
@@ -61,36 +93,54 @@ class Playground:
         people, user = self._people, self.user
         match verb.lower():
             case "dm" if rest:
-                _, said = await self._ask(lambda: people.dm(rest, user=user))
+                self.channel = dm_channel(user)
+                _, said = await self._ask(rest, lambda: people.dm(rest, user=user))
                 return said
             case "mention" if rest:
-                self._last_mention, said = await self._ask(lambda: people.mention(rest, user=user))
+                self.channel = GENERAL
+                self._last_mention, said = await self._ask(
+                    rest, lambda: people.mention(rest, user=user)
+                )
                 return said
             case "thread" if rest:
                 mention = self._last_mention
                 if mention is None:
                     return "Mention the bot first: mention <question>"
-                _, said = await self._ask(lambda: people.say(rest, user=user, thread_ts=mention.ts))
+                self.channel = GENERAL
+                _, said = await self._ask(
+                    rest, lambda: people.say(rest, user=user, thread_ts=mention.ts)
+                )
                 return said
             case "+1" | "-1" as reaction:
                 return await self._react(reaction, added=True)
             case "unreact" if rest:
                 return await self._react(rest, added=False)
+            case "click" if rest in CLICKS:
+                return await self._click(CLICKS[rest])
             case "as" if rest.lower() in PEOPLE:
                 self.user = PEOPLE[rest.lower()]
+                if self.channel.startswith("D"):
+                    self.channel = dm_channel(self.user)
                 return f"You are now {rest.lower()} ({self.user})."
-            case "memory" | "forget":
-                return _command_text(await people.command(f"/{verb.lower()}", user=user))
-            case _:
-                return (
-                    "Try: dm <text>, mention <text>, thread <text>, +1, -1, unreact +1, "
-                    "as bob, memory, forget, quit."
+            case "memory":
+                return _command_text(
+                    await people.command("/memory", user=user, channel=self.channel)
                 )
+            case "forget":
+                return _command_text(await people.command("/forget", user=user))
+            case "home":
+                return await self._home()
+            case _:
+                return HELP
 
-    async def _ask(self, send: Callable[[], Awaitable[FakeMessage]]) -> tuple[FakeMessage, str]:
-        """Send a question, wait for its one answer, and describe how it was delivered."""
+    async def _ask(
+        self, text: str, send: Callable[[], Awaitable[FakeMessage]]
+    ) -> tuple[FakeMessage, str]:
+        """Send a question, wait for its one answer, and describe how it was delivered and
+        what memory put into the prompt."""
         answers_before = len(self._fake.final_messages())
         calls_before = len(self._fake.calls)
+        requests_before = len(self._model.requests) if self._model is not None else 0
         question = await send()
         answers = await self._fake.wait_for_final_messages(answers_before + 1, within=self._timeout)
         await self._settled()
@@ -100,7 +150,10 @@ class Playground:
         how = f"streamed in {streamed} calls" if streamed else "posted, then updated"
         where = "in the DM" if self._last_answer.channel.startswith("D") else "in #general"
         where += ", in a thread" if self._last_answer.thread_ts else ""
-        return question, f"bot ({how}, {where}):\n{self._last_answer.text}"
+        said = f"bot ({how}, {where}):\n{self._last_answer.text}"
+        if self._model is not None:
+            said += "\n" + _memory_in_prompt(self._model.requests[requests_before:], text)
+        return question, said
 
     async def _react(self, reaction: str, *, added: bool) -> str:
         if self._last_answer is None:
@@ -108,6 +161,34 @@ class Playground:
         await self._people.react(
             self._last_answer, user=self.user, reaction=reaction.strip(":"), added=added
         )
+        return await self._validated()
+
+    async def _click(self, value: str) -> str:
+        if self._last_answer is None:
+            return "There is no answer to click on yet."
+        response = await self._people.click(
+            self._last_answer,
+            action_id=FEEDBACK_ACTION_ID,
+            value=value,
+            user=self.user,
+            action_type="feedback_buttons",
+        )
+        if response.status_code != 200:
+            return f"The click failed with HTTP {response.status_code}."
+        return await self._validated()
+
+    async def _home(self) -> str:
+        published = len(self._fake.calls_to("views.publish"))
+        await self._people.open_home(user=self.user)
+        await self._fake.wait_for(
+            lambda: len(self._fake.calls_to("views.publish")) > published,
+            what="the Home tab",
+            within=self._timeout,
+        )
+        view = self._fake.calls_to("views.publish")[-1].args.get("view") or {}
+        return "Home tab:\n" + _blocks_text(view.get("blocks", []))
+
+    async def _validated(self) -> str:
         await self._settled()
         services = self._bot.services
         assert services is not None
@@ -122,17 +203,40 @@ class Playground:
             await services.inflight.wait_idle()
 
 
-def _command_text(response: httpx.Response) -> str:
-    if response.status_code != 200:
-        return f"The command failed with HTTP {response.status_code}."
-    body = response.json() if response.content else {}
-    texts = [body.get("text", "")]
-    for block in body.get("blocks", []):
+def _memory_in_prompt(requests: Sequence[Mapping[str, Any]], question: str) -> str:
+    """What memory added to the model request that answered ``question``: its system
+    messages after the first (the instructions)."""
+    for request in requests:
+        messages = [m for m in request.get("messages", []) if isinstance(m, dict)]
+        users = [m.get("content") for m in messages if m.get("role") == "user"]
+        if users and isinstance(users[-1], str) and question in users[-1]:
+            systems = [m.get("content") for m in messages if m.get("role") == "system"][1:]
+            added = [text for text in systems if isinstance(text, str) and text.strip()]
+            if not added:
+                return "memory put nothing into the prompt (nothing relevant is validated yet)"
+            return "memory put into the prompt:\n" + "\n".join(
+                f"  | {line}" for text in added for line in text.splitlines()
+            )
+    return "memory put nothing into the prompt (no model request was seen)"
+
+
+def _blocks_text(blocks: Sequence[Mapping[str, Any]]) -> str:
+    texts: list[str] = []
+    for block in blocks:
         text = block.get("text")
         if isinstance(text, dict):
             texts.append(text.get("text", ""))
         texts.extend(element.get("text", "") for element in block.get("elements", []))
     return "\n".join(text for text in texts if isinstance(text, str) and text)
+
+
+def _command_text(response: httpx.Response) -> str:
+    if response.status_code != 200:
+        return f"The command failed with HTTP {response.status_code}."
+    body = response.json() if response.content else {}
+    return "\n".join(
+        text for text in (body.get("text", ""), _blocks_text(body.get("blocks", []))) if text
+    )
 
 
 @asynccontextmanager
@@ -146,11 +250,14 @@ async def running_playground(args: argparse.Namespace) -> AsyncIterator[Playgrou
             "slack_api_url": fake_slack.base_url,
             "bot_db_path": args.db,
         }
+        fake_llm: FakeLLMServer | None = None
         if not args.real_llm:
             fake_llm = await stack.enter_async_context(FakeLLMServer())
             overrides |= {"llm_base_url": fake_llm.base_url, "llm_model": fake_llm.model}
         settings = Settings(**overrides)  # type: ignore[arg-type]
-        server = HttpServer(Bot(settings), host="127.0.0.1", port=args.port)
+        server = HttpServer(
+            Bot(settings), host="127.0.0.1", port=args.port, grace_seconds=STOP_GRACE_SECONDS
+        )
         await server.start()
         stack.push_async_callback(server.stop)
         http = await stack.enter_async_context(httpx.AsyncClient(timeout=30.0))
@@ -163,12 +270,22 @@ async def running_playground(args: argparse.Namespace) -> AsyncIterator[Playgrou
             f"memory in {settings.bot_db_path}. You are alice; #general is {GENERAL}.",
             flush=True,
         )
-        yield Playground(server.bot, people, answer_timeout=args.answer_timeout)
+        yield Playground(server.bot, people, answer_timeout=args.answer_timeout, model=fake_llm)
 
 
 async def _lines() -> AsyncIterator[str]:
+    """Standard input, line by line, read by a daemon thread: a blocked read never keeps
+    the process from exiting (on Ctrl-C or ``quit``)."""
     loop = asyncio.get_running_loop()
-    while line := await loop.run_in_executor(None, sys.stdin.readline):
+    lines: asyncio.Queue[str] = asyncio.Queue()
+
+    def read() -> None:
+        for line in sys.stdin:
+            loop.call_soon_threadsafe(lines.put_nowait, line)
+        loop.call_soon_threadsafe(lines.put_nowait, "")
+
+    threading.Thread(target=read, name="stdin", daemon=True).start()
+    while line := await lines.get():
         yield line
 
 
@@ -189,7 +306,11 @@ def main(argv: list[str] | None = None) -> None:
         "--real-llm", action="store_true", help="use LLM_BASE_URL/LLM_MODEL/LLM_API_KEY"
     )
     parser.add_argument("--answer-timeout", type=float, default=120.0, help="seconds")
-    asyncio.run(run(parser.parse_args(argv)))
+    try:
+        asyncio.run(run(parser.parse_args(argv)))
+    except KeyboardInterrupt:
+        print("stopped", file=sys.stderr)
+        raise SystemExit(130) from None
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -39,3 +40,87 @@ def test_a_new_user_can_dm_and_mention_the_bot_and_teach_it(tmp_path: Path) -> N
     assert "Your validated memories: 0 👍, 0 👎." in out, "bob's reaction must not count"
     assert "erased everything" in out
     assert "Traceback" not in finished.stderr
+
+
+def play(script: str, db: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bot.playground", "--port", "0", "--db", str(db)],
+        input=script,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        cwd=db.parent,
+    )
+
+
+LEARNING = """\
+dm how do I rotate the staging password?
++1
+dm rotate the staging password again
+memory
+quit
+"""
+
+
+def test_it_works_on_every_run_against_the_same_database(tmp_path: Path) -> None:
+    db = tmp_path / "p.db"
+    first = play(LEARNING, db)
+    second = play(LEARNING, db)
+
+    for run in (first, second):
+        assert run.stdout.count("bot (") == 2, run.stdout + run.stderr
+        assert "Traceback" not in run.stderr
+    assert "Answer: rotate the staging password again" in second.stdout
+    assert "Your validated memories: 2 👍, 0 👎." in second.stdout
+
+
+def test_after_each_answer_it_shows_what_memory_put_into_the_prompt(tmp_path: Path) -> None:
+    out = play(LEARNING, tmp_path / "p.db").stdout
+
+    first, second = out.split("bot (")[1:]
+    assert "memory put nothing into the prompt" in first
+    assert "memory put into the prompt:" in second
+    assert "| - Q: how do I rotate the staging password?" in second
+    assert "What I remember about you here" in second
+
+
+def test_memory_shows_the_current_conversation(tmp_path: Path) -> None:
+    out = play(
+        "dm deploy staging?\n+1\nmention deploy staging?\nmemory\nquit\n", tmp_path / "p.db"
+    ).stdout
+
+    after_mention = out.split("#general, in a thread")[1]
+    assert "I don't remember anything about you in this conversation yet" in after_mention
+
+
+def test_feedback_buttons_and_the_home_tab_have_verbs(tmp_path: Path) -> None:
+    out = play("dm what is our on-call rota?\nclick -1\nhome\nquit\n", tmp_path / "p.db").stdout
+
+    assert "Your validated memories: 0 👍, 1 👎." in out
+    home = out.split("Home tab:")[1]
+    assert "what is our on-call rota?" in home
+
+
+def test_ctrl_c_exits_at_once_without_a_traceback(tmp_path: Path) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bot.playground", "--port", "0", "--db", str(tmp_path / "p.db")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+    )
+    try:
+        assert process.stdout is not None
+        assert "HTTP mode" in process.stdout.readline()
+
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=5)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+    assert process.returncode == 130
+    assert "Traceback" not in stderr
