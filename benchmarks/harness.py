@@ -21,6 +21,7 @@ from typing import Any
 import httpx
 from pydantic import BaseModel
 
+from bot.agent import GuardPolicy
 from bot.app import Bot
 from bot.config import Settings
 from bot.server import HttpServer
@@ -106,7 +107,10 @@ class BotUnderTest:
 
 @asynccontextmanager
 async def bot_under_test(
-    db_file: Path, *, before_start: Callable[[Bot], None] | None = None
+    db_file: Path,
+    *,
+    before_start: Callable[[Bot], None] | None = None,
+    guard: GuardPolicy | None = None,
 ) -> AsyncIterator[BotUnderTest]:
     """Fake Slack, fake LLM, the real bot server on ``db_file``, and a signed client.
 
@@ -127,7 +131,7 @@ async def bot_under_test(
             llm_model=fake_llm.model,
             bot_db_path=db_file,
         )
-        bot = Bot(settings, llm_retry=FAST_RETRIES)
+        bot = Bot(settings, llm_retry=FAST_RETRIES, guard=guard)
         if before_start is not None:
             before_start(bot)
         server = HttpServer(bot, host="127.0.0.1", port=0, grace_seconds=5.0)

@@ -15,6 +15,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 )
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.agent import GuardPolicy
 from bot.answering import BotIdentity, InFlight
 from bot.composition import PURGE_INTERVAL_SECONDS, Components, open_components
 from bot.config import Settings
@@ -37,10 +38,12 @@ class Bot:
         settings: Settings,
         *,
         llm_retry: RetryPolicy | None = None,
+        guard: GuardPolicy | None = None,
         purge_interval_seconds: float = PURGE_INTERVAL_SECONDS,
     ) -> None:
         self.settings = settings
         self._llm_retry = llm_retry
+        self._guard = guard
         self._purge_interval = purge_interval_seconds
         self.app = AsyncApp(
             token=settings.slack_bot_token.get_secret_value(),
@@ -89,6 +92,7 @@ class Bot:
                 open_components(
                     self.settings,
                     llm_retry=self._llm_retry,
+                    guard=self._guard,
                     purge_interval_seconds=self._purge_interval,
                     observer=self.observer,
                 )

@@ -111,14 +111,15 @@ async def open_components(
     settings: AdminSettings,
     *,
     llm_retry: RetryPolicy | None = None,
+    guard: GuardPolicy | None = None,
     purge_interval_seconds: float = PURGE_INTERVAL_SECONDS,
     observer: Observer | None = None,
 ) -> AsyncIterator[Components]:
     """Open the store and the LLM client and build everything on them; close both on exit.
 
-    ``llm_retry`` defaults to retrying within ``LLM_RETRY_BUDGET_SECONDS``. The scheduler
-    is built, not started. ``observer`` (with its metrics) sees every model request, answer,
-    vote and erasure."""
+    ``llm_retry`` defaults to retrying within ``LLM_RETRY_BUDGET_SECONDS``, ``guard`` to
+    every check of the tool guard on. The scheduler is built, not started. ``observer``
+    (with its metrics) sees every model request, answer, vote and erasure."""
     observer = observer or Observer()
     retry = llm_retry or RetryPolicy(total_budget_seconds=settings.llm_retry_budget_seconds)
     async with (
@@ -169,7 +170,9 @@ async def open_components(
             settings=settings,
             store=store,
             provider=provider,
-            agent=build_agent(provider, store, guard=GuardPolicy(), loop_memory=LoopMemory()),
+            agent=build_agent(
+                provider, store, guard=guard or GuardPolicy(), loop_memory=LoopMemory()
+            ),
             working_memory=working_memory,
             advisor=PlanAdvisor(store),
             consolidator=consolidator,

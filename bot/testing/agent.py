@@ -18,7 +18,7 @@ from itertools import count
 from typing import Any
 
 from bot.agent.messages import Completion, CompletionRequest, Delta, ToolCall
-from bot.assistant.context import AssistantContext
+from bot.assistant.context import AssistantContext, SlackDirectory
 from memory import (
     AgentMemory,
     ConversationKind,
@@ -173,7 +173,7 @@ def make_context(
     thread_ts: str | None = None,
     now: datetime | None = None,
     memory: AgentMemory | None = None,
-    slack: FakeSlack | None = None,
+    slack: SlackDirectory | None = None,
     recalled: Sequence[RecalledEpisode] = (),
 ) -> AssistantContext:
     """An AssistantContext for tests: a DM with fake memory and Slack unless told otherwise."""

@@ -9,12 +9,16 @@ from pathlib import Path
 
 import pytest
 from agent_support import DM, T0, episode
+from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.agent import Tool, TurnContext
 from bot.agent.tools import run_tool
 from bot.assistant import default_tools
 from bot.assistant.tools import current_datetime, lookup_user, read_thread, recall_my_memories
+from bot.assistant.tools.lookup_user import LookupUserArgs
+from bot.slack.directory import WebApiDirectory
 from bot.testing.agent import FakeMemory, FakeSlack, make_context
+from bot.testing.fake_slack import FakeSlackWebAPI
 from memory import (
     EpisodeStatus,
     MemoryConfig,
@@ -169,3 +173,30 @@ async def test_current_datetime_gives_iso_utc_and_weekday() -> None:
         "utc": "2026-11-23T09:30:00+00:00",
         "weekday": "Monday",
     }
+
+
+async def test_slack_errors_reach_the_model_as_errors_it_can_act_on() -> None:
+    async with FakeSlackWebAPI() as fake:
+        client = AsyncWebClient(token=fake.token, base_url=fake.base_url)
+        context = make_context(slack=WebApiDirectory(client), thread_ts="100.1")
+        fake.fail("conversations.replies", "thread_not_found")
+        fake.fail("users.info", "ratelimited", times=None, status=429, retry_after=0)
+
+        gone = await run_tool(read_thread, context, read_thread.input_model())
+        busy = await run_tool(lookup_user, context, LookupUserArgs(user_id="U024BE7LH"))
+
+    assert gone.error is not None and not gone.error.retryable
+    assert (gone.error.code, gone.error.tool) == ("thread_not_found", "read_thread")
+    assert busy.error is not None and busy.error.retryable
+
+
+async def test_an_unknown_user_is_an_error_not_worth_repeating() -> None:
+    async with FakeSlackWebAPI() as fake:
+        client = AsyncWebClient(token=fake.token, base_url=fake.base_url)
+        context = make_context(slack=WebApiDirectory(client))
+
+        nobody = await run_tool(lookup_user, context, LookupUserArgs(user_id="U0NOBODY"))
+
+    assert nobody.error is not None and not nobody.error.retryable
+    assert nobody.error.code == "user_not_found"
+    assert "U0NOBODY" in nobody.error.detail

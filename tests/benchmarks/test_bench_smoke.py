@@ -44,7 +44,7 @@ def test_the_quickest_figure_prints_one_well_formed_line_with_its_baseline(
     assert match["name"] == "wasted_llm_calls"
     assert match["unit"] == "calls"
     assert re.search(r"unguarded baseline \d+ calls", match["detail"])
-    assert re.search(r"target <= 2: (met|MISSED)", match["detail"])
+    assert re.search(r"target <= 3: (met|MISSED)", match["detail"])
 
 
 def test_an_unknown_benchmark_name_is_refused_with_the_known_names(tmp_path: Path) -> None:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
+from slack_sdk.errors import SlackApiError
 
 from bot.agent.tools.errors import ToolError
 from bot.agent.tools.registry import tool
 from bot.assistant.context import AssistantContext
+from bot.assistant.tools.slack_errors import slack_tool_error
 
 __all__ = ["ReadThreadArgs", "ThreadMessage", "ThreadMessages", "read_thread"]
 
@@ -34,7 +36,10 @@ async def read_thread(ctx: AssistantContext, args: ReadThreadArgs) -> ThreadMess
             detail="This question was not asked in a thread.",
             hint="Don't call read_thread here; answer from the conversation you have.",
         )
-    raw = await ctx.slack.thread_messages(ctx.scope.channel_id, ctx.thread_ts)
+    try:
+        raw = await ctx.slack.thread_messages(ctx.scope.channel_id, ctx.thread_ts)
+    except SlackApiError as error:
+        return slack_tool_error(error, what="this thread")
     messages = [
         ThreadMessage(
             user=item.get("user") or item.get("bot_id"),
