@@ -4,6 +4,7 @@ cannot connect, and SIGINT/SIGTERM at any stage (exit code, one line, no traceba
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import socket
@@ -99,6 +100,24 @@ async def test_start_up_names_the_model_and_warns_when_the_endpoint_does_not_lis
     [warned] = [line for line in logs.splitlines() if "WARNING" in line]
     assert "ollama pull llama9-unpulled" in warned
     assert "Traceback" not in logs
+
+
+async def test_with_log_format_json_every_line_is_a_json_object(
+    tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
+) -> None:
+    env = bot_env(tmp_path, fake_slack, fake_llm, LOG_FORMAT="json")
+    process = await run_bot(env, tmp_path)
+    await wait_healthy(env["PORT"], process)
+
+    process.send_signal(signal.SIGTERM)
+    logs = await finished(process, 30)
+
+    assert process.returncode == 0, logs
+    entries = [json.loads(line) for line in logs.strip().splitlines()]
+    messages = [entry["message"] for entry in entries]
+    assert any(message.startswith("answering with the model") for message in messages)
+    assert messages[-1] == "stopped"
+    assert {"time", "level", "logger"} <= set(entries[0])
 
 
 async def test_a_refused_app_token_is_one_line_and_exit_2_without_retrying_forever(
