@@ -26,7 +26,6 @@ from bot.agent.messages import (
     Role,
     ToolCall,
     ToolDefinition,
-    ToolResult,
 )
 from bot.agent.provider import ModelUnavailable, Provider
 from bot.agent.result import AgentResult, StopReason
@@ -41,6 +40,7 @@ from bot.agent.tools import (
     ToolRegistry,
     tool,
 )
+from bot.agent.tools.result import ToolResult
 
 __all__ = [
     "EMPTY_REPLY_TEXT",

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from bot.agent.context import TurnContext
 from bot.agent.evaluation import EvaluatorError
-from bot.agent.messages import Completion, CompletionRequest, Conversation, ToolCall, ToolResult
-from bot.agent.tools.errors import ToolError
+from bot.agent.messages import Completion, CompletionRequest, Conversation, ToolCall
+from bot.agent.tools.result import ToolResult
 
 if TYPE_CHECKING:
     from bot.agent.result import AgentResult
@@ -37,14 +37,8 @@ class Callback:
 
     async def before_tool_call(self, call: ToolCall, context: TurnContext) -> None: ...
 
-    async def after_tool_call(
-        self,
-        call: ToolCall,
-        result: ToolResult,
-        error: ToolError | None,
-        context: TurnContext,
-    ) -> None:
-        """``error`` is set when the call failed (it is also in ``AgentResult.tool_errors``)."""
+    async def after_tool_call(self, result: ToolResult, context: TurnContext) -> None:
+        """``result.error`` is set when the call failed (also in ``AgentResult.tool_errors``)."""
 
     async def on_evaluator_error(self, error: EvaluatorError, context: TurnContext) -> None: ...
 
@@ -70,14 +64,8 @@ class CallbackChain(Callback):
     async def before_tool_call(self, call: ToolCall, context: TurnContext) -> None:
         await self._each("before_tool_call", call, context)
 
-    async def after_tool_call(
-        self,
-        call: ToolCall,
-        result: ToolResult,
-        error: ToolError | None,
-        context: TurnContext,
-    ) -> None:
-        await self._each("after_tool_call", call, result, error, context, best_effort=True)
+    async def after_tool_call(self, result: ToolResult, context: TurnContext) -> None:
+        await self._each("after_tool_call", result, context, best_effort=True)
 
     async def on_evaluator_error(self, error: EvaluatorError, context: TurnContext) -> None:
         await self._each("on_evaluator_error", error, context, best_effort=True)

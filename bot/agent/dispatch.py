@@ -16,10 +16,11 @@ from pydantic import BaseModel
 from bot.agent.callbacks import Callback
 from bot.agent.context import TurnContext
 from bot.agent.decode import DecodeResult, decode_arguments
-from bot.agent.messages import ToolCall, ToolResult
+from bot.agent.messages import ToolCall
 from bot.agent.tools.errors import ToolError
 from bot.agent.tools.guard import AdmissionKind, GuardedOutput, ToolGuard
 from bot.agent.tools.registry import Tool, ToolRegistry
+from bot.agent.tools.result import ToolResult
 
 __all__ = ["CallOutcome", "ToolDispatcher"]
 
@@ -43,12 +44,7 @@ class CallOutcome:
 
     @property
     def result(self) -> ToolResult:
-        return ToolResult(
-            call_id=self.call.id,
-            name=self.call.name,
-            content=self.content,
-            is_error=self.error is not None,
-        )
+        return ToolResult(call=self.call, content=self.content, error=self.error)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +135,7 @@ class ToolDispatcher:
             outcome = CallOutcome(call, output.content, output.error)
         if outcome.error is not None:
             logger.info("tool %s: %s/%s", call.name, outcome.error.error_class, outcome.error.code)
-        await self._callbacks.after_tool_call(call, outcome.result, outcome.error, self._context)
+        await self._callbacks.after_tool_call(outcome.result, self._context)
         return outcome
 
 

@@ -16,7 +16,6 @@ __all__ = [
     "Role",
     "ToolCall",
     "ToolDefinition",
-    "ToolResult",
 ]
 
 
@@ -69,13 +68,6 @@ class ToolDefinition(BaseModel):
     name: str
     description: str
     parameters: dict[str, Any]
-
-
-class ToolResult(BaseModel):
-    call_id: str
-    name: str
-    content: str
-    is_error: bool = False
 
 
 class CompletionRequest(BaseModel):

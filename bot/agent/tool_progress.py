@@ -11,8 +11,8 @@ from enum import StrEnum
 
 from bot.agent.callbacks import Callback
 from bot.agent.context import TurnContext
-from bot.agent.messages import ToolCall, ToolResult
-from bot.agent.tools.errors import ToolError
+from bot.agent.messages import ToolCall
+from bot.agent.tools.result import ToolResult
 
 __all__ = ["OnTool", "ReportToolCalls", "ToolStage"]
 
@@ -35,11 +35,6 @@ class ReportToolCalls(Callback):
     async def before_tool_call(self, call: ToolCall, context: TurnContext) -> None:
         await self._on_tool(call, ToolStage.STARTED)
 
-    async def after_tool_call(
-        self,
-        call: ToolCall,
-        result: ToolResult,
-        error: ToolError | None,
-        context: TurnContext,
-    ) -> None:
-        await self._on_tool(call, ToolStage.SUCCEEDED if error is None else ToolStage.FAILED)
+    async def after_tool_call(self, result: ToolResult, context: TurnContext) -> None:
+        stage = ToolStage.SUCCEEDED if result.error is None else ToolStage.FAILED
+        await self._on_tool(result.call, stage)

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from bot.agent.callbacks import Callback
 from bot.agent.context import TurnContext
-from bot.agent.messages import ToolCall, ToolResult
-from bot.agent.tools.errors import ToolError
+from bot.agent.tools.result import ToolResult
 from memory import Counting
 
 __all__ = ["CountToolErrors"]
@@ -17,12 +16,6 @@ class CountToolErrors(Callback):
     def __init__(self, memory: Counting) -> None:
         self._memory = memory
 
-    async def after_tool_call(
-        self,
-        call: ToolCall,
-        result: ToolResult,
-        error: ToolError | None,
-        context: TurnContext,
-    ) -> None:
-        if error is not None:
-            await self._memory.count(error.counter)
+    async def after_tool_call(self, result: ToolResult, context: TurnContext) -> None:
+        if result.error is not None:
+            await self._memory.count(result.error.counter)

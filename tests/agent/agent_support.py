@@ -13,7 +13,6 @@ from bot.agent import (
     EvaluatorError,
     Message,
     ToolCall,
-    ToolError,
     ToolResult,
     TurnContext,
 )
@@ -82,10 +81,9 @@ class Recorder(Callback):
     async def before_tool_call(self, call: ToolCall, context: TurnContext) -> None:
         self.events.append(("before_tool_call", call.name))
 
-    async def after_tool_call(
-        self, call: ToolCall, result: ToolResult, error: ToolError | None, context: TurnContext
-    ) -> None:
-        self.events.append(("after_tool_call", call.name, error.code if error else None))
+    async def after_tool_call(self, result: ToolResult, context: TurnContext) -> None:
+        error = result.error.code if result.error else None
+        self.events.append(("after_tool_call", result.call.name, error))
 
     async def on_evaluator_error(self, error: EvaluatorError, context: TurnContext) -> None:
         self.events.append(("evaluator_error", error.evaluator))

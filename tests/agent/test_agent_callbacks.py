@@ -9,7 +9,6 @@ from bot.agent import (
     Agent,
     Callback,
     ToolCall,
-    ToolError,
     ToolResult,
     ToolStage,
     TurnContext,
@@ -28,9 +27,7 @@ async def now(ctx: TurnContext, args: NoArgs) -> str:
 
 
 class BrokenAfterTool(Callback):
-    async def after_tool_call(
-        self, call: ToolCall, result: ToolResult, error: ToolError | None, context: TurnContext
-    ) -> None:
+    async def after_tool_call(self, result: ToolResult, context: TurnContext) -> None:
         raise RuntimeError("metrics backend down")
 
 
