@@ -31,6 +31,7 @@ from bot.testing.fake_llm_wire import (
     request_problem,
     sse_event,
 )
+from bot.testing.local_server import serve_locally
 
 __all__ = ["FakeLLMServer", "Responder", "ScriptedReply", "echo_last_user_message"]
 
@@ -132,11 +133,8 @@ class FakeLLMServer:
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._chat_completions)
         app.router.add_get("/v1/models", self._models)
-        self._runner = web.AppRunner(app, shutdown_timeout=1.0)
-        await self._runner.setup()
-        await web.TCPSite(self._runner, "127.0.0.1", 0).start()
-        host, port = self._runner.addresses[0][:2]
-        self._base_url = f"http://{host}:{port}/v1"
+        self._runner, root = await serve_locally(app, shutdown_timeout=1.0)
+        self._base_url = f"{root}/v1"
         return self
 
     async def __aexit__(

@@ -24,6 +24,8 @@ from urllib.parse import parse_qsl
 from aiohttp import WSMsgType, web
 from pydantic import BaseModel, Field
 
+from bot.testing.local_server import serve_locally
+
 __all__ = [
     "FakeMessage",
     "FakeSlackWebAPI",
@@ -193,12 +195,8 @@ class FakeSlackWebAPI:
         app.router.add_route("*", "/api/{method}", self._dispatch)
         app.router.add_post("/respond/{id}", self._respond)
         app.router.add_get("/socket", self._socket_session)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        host, port = self._runner.addresses[0][:2]
-        self.base_url = f"http://{host}:{port}/api/"
+        self._runner, root = await serve_locally(app, access_log=None)
+        self.base_url = f"{root}/api/"
         return self
 
     async def __aexit__(
@@ -564,22 +562,23 @@ class FakeSlackWebAPI:
             return {"ok": False, "error": "message_not_in_streaming_state"}
         return message
 
-    async def _append_stream(self, args: dict[str, Any]) -> dict[str, Any]:
+    def _streamed(self, args: dict[str, Any]) -> FakeMessage | dict[str, Any]:
+        """The streaming message with this call's chunks added, or Slack's error."""
         message = self._streaming_message(args)
         if isinstance(message, dict):
             return message
-        error = self._stream_into(message, args)
-        if error is not None:
-            return error
+        return self._stream_into(message, args) or message
+
+    async def _append_stream(self, args: dict[str, Any]) -> dict[str, Any]:
+        message = self._streamed(args)
+        if isinstance(message, dict):
+            return message
         return {"ok": True, "channel": message.channel, "ts": message.ts}
 
     async def _stop_stream(self, args: dict[str, Any]) -> dict[str, Any]:
-        message = self._streaming_message(args)
+        message = self._streamed(args)
         if isinstance(message, dict):
             return message
-        error = self._stream_into(message, args)
-        if error is not None:
-            return error
         message.streaming = False
         message.blocks = _blocks(args.get("blocks"))
         return _message_reply(message)
