@@ -73,6 +73,7 @@ async def _remember(memory: MemoryStore, scope: Scope, corpus: Corpus) -> None:
                 created_at=created_at,
             )
         )
+        assert episode is not None, "nobody here was forgotten"
         failed = index % 4 == 3
         await memory.apply_vote(
             VoteEvent(

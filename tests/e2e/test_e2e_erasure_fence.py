@@ -134,3 +134,37 @@ async def test_a_thread_read_back_for_someone_else_leaves_out_a_forgotten_person
 
     prompt = prompt_for(fake_llm, "bob: what was this thread about?")
     assert "vellichor" not in prompt and "quokka" not in prompt
+
+
+async def test_a_lesson_drawn_while_its_author_was_forgotten_lands_on_nobody(
+    slack: SignedSlack, fake_llm: FakeLLMServer
+) -> None:
+    reflecting_on_alice = asyncio.Event()
+
+    def model(request: dict[str, Any]) -> ScriptedReply:
+        if "Rejected answer" in json.dumps(request["messages"]) and "vellichor" in json.dumps(
+            request["messages"]
+        ):
+            reflecting_on_alice.set()
+            return ScriptedReply.answer("Mention the vellichor vault door first.", delay_seconds=2)
+        return echo_last_user_message(request)
+
+    fake_llm.responder = model
+    root = await slack.mention(SECRET, user=ALICE)
+    [alice_answer] = await slack.answers(1, channel=GENERAL)
+    await slack.react(alice_answer, user=ALICE, reaction="-1")
+    await asyncio.wait_for(reflecting_on_alice.wait(), timeout=5)
+    await forget(slack)
+
+    await slack.mention("bob: how do I reset the lunch rota?", user=BOB, thread_ts=root.ts)
+    bob_answer = (await slack.answers(2, channel=GENERAL))[-1]
+    await slack.react(bob_answer, user=BOB, reaction="-1")
+    memory = memory_of(slack.server)
+    for _ in range(100):  # the worker finishes Alice's lesson, then draws Bob's
+        [bob_episode] = await memory.list_episodes(BOB)
+        if bob_episode.lesson is not None:
+            break
+        await asyncio.sleep(0.05)
+
+    assert bob_episode.lesson is not None
+    assert "vellichor" not in bob_episode.lesson
