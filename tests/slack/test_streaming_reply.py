@@ -259,3 +259,45 @@ async def test_a_posted_reply_ignores_task_updates(
     await reply.task(TaskUpdate(id="call_1", title="Lookup user", status="in_progress"))
 
     assert len(fake.calls) == calls
+
+
+async def test_each_part_is_reported_the_moment_slack_shows_it(
+    fake: FakeSlackWebAPI, client: AsyncWebClient
+) -> None:
+    root = fake.add_user_message(CHANNEL, "question", user="U0000ALICE")
+    shown: list[tuple[str, bool]] = []
+
+    async def on_shown(ts: str) -> None:
+        message = fake.find(CHANNEL, ts)
+        assert message is not None and message.text.strip(), "reported once it has text"
+        shown.append((ts, message.streaming))
+
+    reply = StreamingReply(
+        client, target(fake, thread_ts=root.ts), part_limit=1000, buffer_size=16, on_shown=on_shown
+    )
+    await reply.begin()
+    await write_in_pieces(reply, "A first sentence of the answer. " * 3)
+    assert [streaming for _, streaming in shown] == [True], "part 1, while still streaming"
+    await write_in_pieces(reply, "More of the answer, long enough for a second part. " * 25)
+    parts = await reply.finish()
+
+    assert len(parts) >= 2
+    assert [ts for ts, _ in shown] == parts, "every part, once, in order"
+
+
+async def test_a_posted_reply_reports_its_parts_as_they_appear(
+    fake: FakeSlackWebAPI, client: AsyncWebClient
+) -> None:
+    shown: list[str] = []
+
+    async def on_shown(ts: str) -> None:
+        shown.append(ts)
+
+    reply = PostedReply(client, target(fake, thread_ts=None), part_limit=LIMIT, on_shown=on_shown)
+    await reply.begin()
+    assert shown == [], "the thinking placeholder is not an answer yet"
+    await write_in_pieces(reply, "Word after word of a posted answer. " * 12)
+    parts = await reply.finish()
+
+    assert len(parts) >= 2
+    assert shown == parts
