@@ -18,7 +18,8 @@ from bot.agent.context import TurnContext
 from bot.agent.decode import DecodeResult, decode_arguments
 from bot.agent.messages import ToolCall
 from bot.agent.tools.errors import ToolError
-from bot.agent.tools.guard import AdmissionKind, GuardedOutput, ToolGuard
+from bot.agent.tools.guard import GuardedOutput, ToolGuard
+from bot.agent.tools.loop_detector import Verdict
 from bot.agent.tools.registry import Tool, ToolRegistry
 from bot.agent.tools.result import ToolResult
 
@@ -102,12 +103,12 @@ class ToolDispatcher:
             logger.warning("arguments of %s could not be decoded: %r", call.name, decoded.err)
             return _Plan(outcome=CallOutcome(call, _SKIPPED, stop_text=_cannot_call(call.name)))
         admission = self._guard.admit(tool, decoded.value)
-        if admission.kind is AdmissionKind.RUN:
+        if admission.kind is Verdict.ALLOW:
             return _Plan(tool=tool, args=decoded.value, signature=admission.signature)
         assert admission.error is not None
         error = admission.error
         content = GuardedOutput.failed(error).content
-        if admission.kind is AdmissionKind.STOP:
+        if admission.kind is Verdict.STOP:
             return _Plan(outcome=CallOutcome(call, content, error, stop_text=_gave_up(error)))
         return _Plan(outcome=CallOutcome(call, content, error))
 

@@ -17,7 +17,6 @@ import contextlib
 import itertools
 from collections import deque
 from collections.abc import Callable
-from types import TracebackType
 from typing import Any, Self
 
 from aiohttp import web
@@ -137,12 +136,7 @@ class FakeLLMServer:
         self._base_url = f"{root}/v1"
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         self._closing.set()  # wakes handlers still waiting out a delay
         if self._runner is not None:
             await self._runner.cleanup()

@@ -17,7 +17,6 @@ import itertools
 import json
 import time
 from collections.abc import Awaitable, Callable, Iterable
-from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -199,12 +198,7 @@ class FakeSlackWebAPI:
         self.base_url = f"{root}/api/"
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         if self._socket is not None:
             await self._socket.close()
         if self._runner is not None:

@@ -11,7 +11,6 @@ import asyncio
 import json
 import logging
 from dataclasses import dataclass
-from enum import Enum
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -25,7 +24,6 @@ from bot.agent.tools.registry import Tool
 
 __all__ = [
     "Admission",
-    "AdmissionKind",
     "GuardPolicy",
     "GuardedOutput",
     "ToolGuard",
@@ -122,48 +120,27 @@ async def run_tool(
             return GuardedOutput.failed(output.model_copy(update={"tool": tool.name}))
         return GuardedOutput(content=_to_text(output))
     except TimeoutError:
-        return GuardedOutput.failed(
-            ToolError(
-                error_class="partial_data",
-                code="timeout",
-                detail=f"The tool didn't answer within {tool.timeout_seconds:g} seconds.",
-                hint="Try once more with a narrower request, or answer without it.",
-                tool=tool.name,
-            )
-        )
+        detail = f"The tool didn't answer within {tool.timeout_seconds:g} seconds."
+        hint = "Try once more with a narrower request, or answer without it."
+        code = "timeout"
     except Exception as exc:
         logger.warning("tool %s raised %s", tool.name, type(exc).__name__, exc_info=True)
-        return GuardedOutput.failed(
-            ToolError(
-                error_class="partial_data",
-                code="tool_failed",
-                detail=f"The tool failed unexpectedly ({type(exc).__name__}).",
-                hint="You may retry once; otherwise answer without this tool.",
-                tool=tool.name,
-            )
-        )
-
-
-class AdmissionKind(Enum):
-    RUN = "run"
-    REFUSED = "refused"
-    STOP = "stop"
+        detail = f"The tool failed unexpectedly ({type(exc).__name__})."
+        hint = "You may retry once; otherwise answer without this tool."
+        code = "tool_failed"
+    return GuardedOutput.failed(
+        ToolError(error_class="partial_data", code=code, detail=detail, hint=hint, tool=tool.name)
+    )
 
 
 @dataclass(frozen=True, slots=True)
 class Admission:
     """Whether a decoded call may run; ``error`` explains a refusal or a stop."""
 
-    kind: AdmissionKind
+    kind: Verdict
+    """ALLOW: run it; REFUSE: tell the model why not; STOP: end the turn."""
     signature: str
     error: ToolError | None = None
-
-
-_ADMISSION_OF = {
-    Verdict.ALLOW: AdmissionKind.RUN,
-    Verdict.REFUSE: AdmissionKind.REFUSED,
-    Verdict.STOP: AdmissionKind.STOP,
-}
 
 
 class ToolGuard:
@@ -182,11 +159,10 @@ class ToolGuard:
         if self._loops is not None:
             verdict = self._loops.check(signature)
             if verdict.previous is not None:
-                kind = _ADMISSION_OF[verdict.verdict]
-                return Admission(kind, signature, _repeated(tool, verdict.previous))
+                return Admission(verdict.verdict, signature, _repeated(tool, verdict.previous))
         if not self._budget.spend(signature, side_effects=tool.side_effects):
-            return Admission(AdmissionKind.REFUSED, signature, _over_budget(tool))
-        return Admission(AdmissionKind.RUN, signature)
+            return Admission(Verdict.REFUSE, signature, _over_budget(tool))
+        return Admission(Verdict.ALLOW, signature)
 
     async def run(self, tool: Tool, args: BaseModel) -> GuardedOutput:
         return await run_tool(
