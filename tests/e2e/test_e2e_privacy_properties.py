@@ -8,7 +8,8 @@ Every question carries a token of its own, owned by its asker; the fake model ec
 question, and calls ``recall_my_memories`` when asked to, so tokens travel through answers,
 episodes, lessons, tool results and working notes. After the run, each prompt the fake
 model received for an answer is checked token by token against what its asker may see:
-their own words, and what was said in the same channel thread (visible there to anyone).
+their own words, what was said in the same channel thread (visible there to anyone), and,
+with ``SHARE_CHANNEL_SUCCESSES`` on, channel answers whose asker's latest vote is 👍.
 """
 
 from __future__ import annotations
@@ -16,19 +17,23 @@ from __future__ import annotations
 import itertools
 import json
 import os
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import httpx
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from bot.agent.messages import ToolCall
+from bot.config import Settings
 from bot.testing import FakeLLMServer
 from bot.testing.fake_llm import ScriptedReply, echo_last_user_message
-from bot.testing.fake_slack import FakeMessage
-from bot.testing.harness import GENERAL, SignedSlack, dm_channel
+from bot.testing.fake_slack import FakeMessage, FakeSlackWebAPI
+from bot.testing.harness import GENERAL, SignedSlack, dm_channel, start_bot
 
-EXAMPLES = int(os.environ.get("PRIVACY_EXAMPLES", "20"))
+EXAMPLES = int(os.environ.get("PRIVACY_EXAMPLES", "15"))
 TOPICS = ["deploy billing to staging", "rotate the vault keys", "restart the search cluster"]
 RECALL_WORD = "RECALLPLEASE"
 _serials = itertools.count(1)
@@ -99,12 +104,18 @@ class Run:
     slack: SignedSlack
     fake_llm: FakeLLMServer
     people: list[str]
+    sharing: bool
     said: dict[str, Said] = field(default_factory=dict)
     threads: list[str] = field(default_factory=list)
     dm_events: list[tuple[dict[str, Any], str]] = field(default_factory=list)
     forgotten: dict[str, list[int]] = field(default_factory=dict)
     prompts: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     """(step, request) of every answering request the model received."""
+    asker_votes: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Token -> the asker's reactions still on its answer, each with when it was added."""
+    shared: dict[int, set[str]] = field(default_factory=dict)
+    """Step -> tokens of channel answers their askers had 👍 (shareable) during that step."""
+    _vote_order: itertools.count[int] = field(default_factory=itertools.count)
 
     async def ask(self, step: int, person: str, where: str, pick: int, recall: bool) -> None:
         token = f"zq{next(_serials):06d}x"
@@ -140,6 +151,23 @@ class Run:
         assert answer is not None
         voter = said.author if by_asker else person
         await self.slack.react(answer, user=voter, reaction=emoji, added=added)
+        if voter == said.author:
+            present = self.asker_votes.setdefault(said.token, {})
+            if added:
+                present.setdefault(emoji, next(self._vote_order))
+            else:
+                present.pop(emoji, None)
+
+    def note_shared(self, step: int) -> None:
+        """Which answers a channel's members may be shown now (the asker's latest vote 👍)."""
+        self.shared[step] = {
+            token
+            for token, present in self.asker_votes.items()
+            if present
+            and max(present, key=present.__getitem__) == "+1"
+            and self.said[token].conversation[0] == GENERAL
+            and not self.forgotten.get(self.said[token].author)
+        }
 
     async def forget(self, step: int, person: str) -> None:
         response = await self.slack.command("/forget", user=person, channel=dm_channel(person))
@@ -168,12 +196,32 @@ class Run:
                 assert not self.erased_before(said, step), (
                     f"{token}, said before its author's /forget, reached a later prompt"
                 )
-                assert said.author == asked.author or said.conversation == asked.conversation, (
-                    f"{said.author}'s {token} reached {asked.author}'s prompt elsewhere"
-                )
+                shared = self.sharing and token in self.shared[step]
+                in_channel = asked.conversation[0] == GENERAL
+                assert (
+                    said.author == asked.author
+                    or said.conversation == asked.conversation
+                    or (shared and in_channel)
+                ), f"{said.author}'s {token} reached {asked.author}'s prompt elsewhere"
         for token in self.said:
             answers = [m for m in self.slack.fake.final_messages() if token in m.text]
             assert len(answers) == 1, f"{token} was answered {len(answers)} times"
+
+
+@pytest.fixture(params=[False, True], ids=["private", "sharing"])
+async def shared_slack(
+    request: pytest.FixtureRequest,
+    settings: Settings,
+    fake_slack: FakeSlackWebAPI,
+    http: httpx.AsyncClient,
+) -> AsyncIterator[SignedSlack]:
+    """The bot with ``SHARE_CHANNEL_SUCCESSES`` off, then on (a channel's 👍 answers are then
+    its members' to see too, and nothing else is)."""
+    server = await start_bot(settings.model_copy(update={"share_channel_successes": request.param}))
+    try:
+        yield SignedSlack(server, fake_slack, http)
+    finally:
+        await server.stop()
 
 
 @settings(
@@ -192,13 +240,26 @@ class Run:
         ("ask", 2, "reply", 1, True),
     ]
 )
+@example(  # a channel 👍 reaches others only while sharing is on and it stays a 👍
+    plan=[
+        ("ask", 0, "channel", 0, False),
+        ("vote", 0, 0, "+1", True, True),
+        ("ask", 1, "channel", 0, False),
+        ("vote", 0, 0, "-1", True, True),
+        ("ask", 2, "channel", 0, False),
+    ]
+)
 async def test_no_sequence_lets_one_persons_text_reach_another_persons_prompt(
-    slack: SignedSlack, fake_llm: FakeLLMServer, plan: list[tuple[Any, ...]]
+    shared_slack: SignedSlack, fake_llm: FakeLLMServer, plan: list[tuple[Any, ...]]
 ) -> None:
+    slack = shared_slack
     fake_llm.responder = recalling_model
     serial = next(_serials)
-    run = Run(slack, fake_llm, [f"U0P{serial:05d}{name}" for name in ("A", "B", "C")])
+    sharing = slack.server.bot.settings.share_channel_successes
+    people = [f"U0P{serial:05d}{name}" for name in ("A", "B", "C")]
+    run = Run(slack, fake_llm, people, sharing)
     for step, action in enumerate(plan):
+        run.note_shared(step)
         seen = len(fake_llm.requests)
         match action:
             case ("ask", person, where, pick, recall):
