@@ -87,8 +87,8 @@ class Agent:
         evaluators: Sequence[Evaluator[Any]] = (),
         max_evaluation_rounds: int = 2,
         callbacks: Sequence[Callback] = (),
-        guard: GuardPolicy | None = None,
-        loop_memory: LoopMemory | None = None,
+        guard: GuardPolicy,
+        loop_memory: LoopMemory,
         max_tokens: int | None = None,
         temperature: float | None = None,
         hold_back: int = DEFAULT_HOLD_BACK,
@@ -106,8 +106,8 @@ class Agent:
         self.evaluators = list(evaluators)
         self.max_evaluation_rounds = max_evaluation_rounds
         self.callbacks = CallbackChain(callbacks)
-        self.guard = guard or GuardPolicy()
-        self.loop_memory = loop_memory or LoopMemory()
+        self.guard = guard
+        self.loop_memory = loop_memory
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.hold_back = hold_back

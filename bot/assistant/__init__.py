@@ -30,8 +30,8 @@ def build_agent(
     provider: Provider,
     memory: MemoryStore,
     *,
-    guard: GuardPolicy | None = None,
-    loop_memory: LoopMemory | None = None,
+    guard: GuardPolicy,
+    loop_memory: LoopMemory,
 ) -> Agent:
     """The agent every turn runs: instructions, the assistant's tools, the lesson check, and
     tool failures counted in ``memory``."""

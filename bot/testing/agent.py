@@ -17,7 +17,11 @@ from datetime import UTC, datetime
 from itertools import count
 from typing import Any
 
+from bot.agent.loop import Agent
 from bot.agent.messages import Completion, CompletionRequest, Delta, ToolCall
+from bot.agent.provider import Provider
+from bot.agent.tools.guard import GuardPolicy
+from bot.agent.tools.loop_detector import LoopMemory
 from bot.assistant.context import AssistantContext, SlackDirectory
 from memory import (
     AgentMemory,
@@ -37,6 +41,7 @@ __all__ = [
     "FunctionProvider",
     "ModelFunction",
     "ScriptedProvider",
+    "make_agent",
     "make_context",
     "reply",
     "tool_call",
@@ -164,6 +169,13 @@ class FakeMemory:
 
     async def count(self, counter: str, *, by: int = 1) -> None:
         self.counters[counter] += by
+
+
+def make_agent(provider: Provider, **options: Any) -> Agent:
+    """An Agent for tests: the guard fully on and a loop memory of its own, unless given."""
+    options.setdefault("guard", GuardPolicy())
+    options.setdefault("loop_memory", LoopMemory())
+    return Agent(provider, **options)
 
 
 def make_context(

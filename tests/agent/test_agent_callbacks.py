@@ -6,7 +6,6 @@ from agent_support import Recorder, ask
 from pydantic import BaseModel
 
 from bot.agent import (
-    Agent,
     Callback,
     ToolCall,
     ToolResult,
@@ -14,7 +13,7 @@ from bot.agent import (
     TurnContext,
     tool,
 )
-from bot.testing.agent import ScriptedProvider, reply, tool_call
+from bot.testing.agent import ScriptedProvider, make_agent, reply, tool_call
 
 
 class NoArgs(BaseModel):
@@ -35,7 +34,7 @@ async def test_hooks_fire_in_order(context: TurnContext) -> None:
     recorder = Recorder()
     provider = ScriptedProvider([reply("", tool_call("now"), tool_call("nope")), "It is 09:30."])
 
-    await Agent(provider, tools=[now], instructions="sys", callbacks=[recorder]).run(
+    await make_agent(provider, tools=[now], instructions="sys", callbacks=[recorder]).run(
         ask("time?"), context=context
     )
 
@@ -59,7 +58,7 @@ async def test_a_failing_after_tool_hook_is_logged_not_fatal(context: TurnContex
     recorder = Recorder()
     provider = ScriptedProvider([reply("", tool_call("now")), "It is 09:30."])
 
-    result = await Agent(provider, tools=[now], callbacks=[BrokenAfterTool(), recorder]).run(
+    result = await make_agent(provider, tools=[now], callbacks=[BrokenAfterTool(), recorder]).run(
         ask("time?"), context=context
     )
 
@@ -81,7 +80,7 @@ async def test_on_tool_reports_each_call_starting_then_ending(context: TurnConte
     async def on_tool(call: ToolCall, stage: ToolStage) -> None:
         seen.append((call.name, stage))
 
-    agent = Agent(provider, tools=[now, clock_sync])
+    agent = make_agent(provider, tools=[now, clock_sync])
     result = await agent.run(ask("time?"), context=context, on_tool=on_tool)
 
     assert result.text == "It is 09:30."

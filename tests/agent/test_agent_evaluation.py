@@ -5,7 +5,6 @@ from __future__ import annotations
 from agent_support import Recorder, ask, episode, recalled
 
 from bot.agent import (
-    Agent,
     EvaluationDetails,
     EvaluationResult,
     Role,
@@ -13,7 +12,7 @@ from bot.agent import (
 )
 from bot.assistant import LessonEvaluator
 from bot.assistant.similarity import stem
-from bot.testing.agent import ScriptedProvider, make_context
+from bot.testing.agent import ScriptedProvider, make_agent, make_context
 from memory import EpisodeStatus
 
 
@@ -55,7 +54,7 @@ async def test_a_negative_verdict_sends_the_draft_back_with_its_feedback(
     provider = ScriptedProvider(["Use Java.", "Use Python."])
     collected = Collector()
 
-    result = await Agent(provider, evaluators=[evaluator]).run(
+    result = await make_agent(provider, evaluators=[evaluator]).run(
         ask("Which language?"), context=context, on_text=collected
     )
 
@@ -73,7 +72,7 @@ async def test_a_negative_verdict_sends_the_draft_back_with_its_feedback(
 async def test_after_the_last_round_the_last_draft_is_sent(context: TurnContext) -> None:
     provider = ScriptedProvider(["Java 1.", "Java 2.", "Java 3."])
 
-    result = await Agent(
+    result = await make_agent(
         provider, evaluators=[RejectsMentionsOf("Java")], max_evaluation_rounds=2
     ).run(ask("?"), context=context)
 
@@ -89,7 +88,7 @@ async def test_a_crashing_evaluator_is_reported_and_is_not_a_negative_verdict(
     recorder = Recorder()
     provider = ScriptedProvider(["The draft."])
 
-    result = await Agent(provider, evaluators=[Crashes()], callbacks=[recorder]).run(
+    result = await make_agent(provider, evaluators=[Crashes()], callbacks=[recorder]).run(
         ask("?"), context=context
     )
 
@@ -166,7 +165,7 @@ async def test_the_loop_with_the_lesson_evaluator_does_not_repeat_a_failed_answe
     provider = ScriptedProvider([FAILED_ANSWER, "Check the logs for the failing step first."])
     collected = Collector()
 
-    result = await Agent(provider, evaluators=[LessonEvaluator()]).run(
+    result = await make_agent(provider, evaluators=[LessonEvaluator()]).run(
         ask(FAILED_QUESTION), context=lesson_context(), on_text=collected
     )
 
@@ -180,7 +179,7 @@ async def test_without_recalled_failures_the_lesson_evaluator_lets_the_answer_st
 ) -> None:
     provider = ScriptedProvider([FAILED_ANSWER])
 
-    result = await Agent(provider, evaluators=[LessonEvaluator()], hold_back=0).run(
+    result = await make_agent(provider, evaluators=[LessonEvaluator()], hold_back=0).run(
         ask(FAILED_QUESTION), context=context, on_text=Collector()
     )
 
@@ -191,9 +190,9 @@ async def test_without_recalled_failures_the_lesson_evaluator_lets_the_answer_st
 async def test_a_rejected_draft_stands_when_no_iteration_is_left(context: TurnContext) -> None:
     provider = ScriptedProvider(["Use Java."])
 
-    result = await Agent(provider, evaluators=[RejectsMentionsOf("Java")], max_iterations=1).run(
-        ask("?"), context=context
-    )
+    result = await make_agent(
+        provider, evaluators=[RejectsMentionsOf("Java")], max_iterations=1
+    ).run(ask("?"), context=context)
 
     assert (result.text, result.stop_reason, result.llm_calls) == ("Use Java.", "answer", 1)
 

@@ -12,7 +12,6 @@ from pydantic import BaseModel
 from bot.agent import (
     EMPTY_REPLY_TEXT,
     NARROW_DOWN_TEXT,
-    Agent,
     CompletionRequest,
     Message,
     ModelUnavailable,
@@ -22,7 +21,7 @@ from bot.agent import (
     tool,
 )
 from bot.agent.loop import EMPTY_REPLY_NUDGE
-from bot.testing.agent import FunctionProvider, ScriptedProvider, reply, tool_call
+from bot.testing.agent import FunctionProvider, ScriptedProvider, make_agent, reply, tool_call
 
 
 class EchoArgs(BaseModel):
@@ -55,7 +54,7 @@ async def test_plain_answer_prepends_instructions_and_leaves_the_input_alone(
 ) -> None:
     provider = ScriptedProvider(["Paris is the capital of France."])
     conversation = ask("Capital of France?")
-    agent = Agent(provider, instructions="Be brief.")
+    agent = make_agent(provider, instructions="Be brief.")
 
     result = await agent.run(conversation, context=context)
 
@@ -74,7 +73,7 @@ async def test_plain_answer_prepends_instructions_and_leaves_the_input_alone(
 
 async def test_instructions_come_first_and_are_not_doubled(context: TurnContext) -> None:
     provider = ScriptedProvider(["ok", "ok again"])
-    agent = Agent(provider, instructions="Be brief.")
+    agent = make_agent(provider, instructions="Be brief.")
     conversation = ask("hi")
     conversation.messages.insert(0, Message.system("Past experience: none."))
 
@@ -94,7 +93,7 @@ async def test_streaming_forwards_deltas_in_order(context: TurnContext) -> None:
     provider = ScriptedProvider(["Paris is the capital of France."])
     collected = Collector()
 
-    agent = Agent(provider, hold_back=0)
+    agent = make_agent(provider, hold_back=0)
 
     result = await agent.run(ask("Capital?"), context=context, on_text=collected)
 
@@ -106,7 +105,7 @@ async def test_streaming_forwards_deltas_in_order(context: TurnContext) -> None:
 async def test_a_short_answer_is_held_back_then_shown_once(context: TurnContext) -> None:
     collected = Collector()
 
-    result = await Agent(ScriptedProvider(["Paris."])).run(
+    result = await make_agent(ScriptedProvider(["Paris."])).run(
         ask("Capital?"), context=context, on_text=collected
     )
 
@@ -137,7 +136,7 @@ async def test_tool_calls_are_dispatched_concurrently_and_answered_in_call_order
     first, second = tool_call("rendezvous", {"name": "a"}), tool_call("rendezvous", {"name": "b"})
     provider = ScriptedProvider([reply("", first, second), "Both done."])
 
-    result = await Agent(provider, tools=[rendezvous]).run(ask("go"), context=context)
+    result = await make_agent(provider, tools=[rendezvous]).run(ask("go"), context=context)
 
     assert result.text == "Both done."
     assert result.tool_errors == []
@@ -152,7 +151,7 @@ async def test_a_short_preamble_to_tool_calls_is_never_shown(context: TurnContex
     provider = ScriptedProvider([reply("Let me check.", call), "The word is hi."])
     collected = Collector()
 
-    result = await Agent(provider, tools=[echo]).run(
+    result = await make_agent(provider, tools=[echo]).run(
         ask("word?"), context=context, on_text=collected
     )
 
@@ -170,7 +169,7 @@ async def test_a_long_preamble_already_shown_stays_and_the_answer_follows_it(
     provider = ScriptedProvider([reply("Let me check that word.", call), "The word is hi."])
     collected = Collector()
 
-    result = await Agent(provider, tools=[echo], hold_back=5).run(
+    result = await make_agent(provider, tools=[echo], hold_back=5).run(
         ask("word?"), context=context, on_text=collected
     )
 
@@ -181,7 +180,7 @@ async def test_a_long_preamble_already_shown_stays_and_the_answer_follows_it(
 async def test_empty_reply_is_nudged_then_answered(context: TurnContext) -> None:
     provider = ScriptedProvider(["", "  ", "Here you go."])
 
-    result = await Agent(provider, max_empty_retries=2).run(ask("hi"), context=context)
+    result = await make_agent(provider, max_empty_retries=2).run(ask("hi"), context=context)
 
     assert result.text == "Here you go."
     assert result.llm_calls == 3
@@ -193,7 +192,7 @@ async def test_empty_replies_beyond_the_limit_end_with_an_apology(context: TurnC
     provider = ScriptedProvider(["", "", ""])
     collected = Collector()
 
-    result = await Agent(provider, max_empty_retries=2).run(
+    result = await make_agent(provider, max_empty_retries=2).run(
         ask("hi"), context=context, on_text=collected
     )
 
@@ -213,7 +212,9 @@ async def test_iterations_are_bounded_and_the_person_is_asked_to_narrow_down(
 
     provider = FunctionProvider(always_a_tool)
 
-    result = await Agent(provider, tools=[echo], max_iterations=3).run(ask("x"), context=context)
+    result = await make_agent(provider, tools=[echo], max_iterations=3).run(
+        ask("x"), context=context
+    )
 
     assert result.stop_reason == "max_iterations"
     assert result.llm_calls == 3
@@ -227,7 +228,7 @@ async def test_model_unavailable_propagates(context: TurnContext, streaming: boo
     collected = Collector() if streaming else None
 
     with pytest.raises(ModelUnavailable):
-        await Agent(provider).run(ask("hi"), context=context, on_text=collected)
+        await make_agent(provider).run(ask("hi"), context=context, on_text=collected)
 
 
 async def test_token_usage_is_summed(context: TurnContext) -> None:
@@ -235,7 +236,7 @@ async def test_token_usage_is_summed(context: TurnContext) -> None:
     first = reply("", call).model_copy(update={"input_tokens": 10, "output_tokens": 3})
     second = reply("done").model_copy(update={"input_tokens": 20, "output_tokens": 4})
 
-    result = await Agent(ScriptedProvider([first, second]), tools=[echo]).run(
+    result = await make_agent(ScriptedProvider([first, second]), tools=[echo]).run(
         ask("x"), context=context
     )
 

@@ -11,7 +11,6 @@ from agent_support import ask
 from pydantic import BaseModel
 
 from bot.agent import (
-    Agent,
     CompletionRequest,
     LoopMemory,
     Role,
@@ -24,6 +23,7 @@ from bot.testing.agent import (
     FakeMemory,
     FunctionProvider,
     ScriptedProvider,
+    make_agent,
     make_context,
     tool_call,
 )
@@ -75,7 +75,7 @@ async def test_a_slow_tool_times_out_as_a_tool_error_and_the_turn_goes_on(
         [model_reply("", tool_call("slow", {"city": "Oslo"})), "The lookup timed out."]
     )
 
-    result = await Agent(provider, tools=[slow]).run(ask("weather?"), context=context)
+    result = await make_agent(provider, tools=[slow]).run(ask("weather?"), context=context)
 
     assert result.stop_reason == "answer"
     assert [(e.code, e.error_class, e.tool) for e in result.tool_errors] == [
@@ -98,7 +98,7 @@ async def test_bad_arguments_get_feedback_then_the_corrected_call_runs(
     )
 
     with caplog.at_level(logging.DEBUG):
-        result = await Agent(provider, tools=[weather_tool(runs)]).run(
+        result = await make_agent(provider, tools=[weather_tool(runs)]).run(
             ask("weather?"), context=context
         )
 
@@ -117,7 +117,7 @@ async def test_argument_feedback_is_bounded_then_the_turn_ends_plainly(
     runs = Runs()
     provider = FunctionProvider(lambda request: model_reply("", tool_call("weather", "not json")))
 
-    result = await Agent(provider, tools=[weather_tool(runs)], max_decode_feedback=2).run(
+    result = await make_agent(provider, tools=[weather_tool(runs)], max_decode_feedback=2).run(
         ask("weather?"), context=context
     )
 
@@ -130,7 +130,7 @@ async def test_argument_feedback_is_bounded_then_the_turn_ends_plainly(
 async def test_an_unknown_tool_gets_feedback_naming_the_real_ones(context: TurnContext) -> None:
     provider = ScriptedProvider([model_reply("", tool_call("wether", {"city": "Oslo"})), "Sorry."])
 
-    await Agent(provider, tools=[weather_tool(Runs())]).run(ask("weather?"), context=context)
+    await make_agent(provider, tools=[weather_tool(Runs())]).run(ask("weather?"), context=context)
 
     assert "Available tools: weather" in tool_messages(provider.requests[1])[0]
 
@@ -142,7 +142,7 @@ async def test_identical_read_only_calls_run_three_times_then_are_refused(
     calls = [tool_call("weather", {"city": "Oslo"}) for _ in range(4)]
     provider = ScriptedProvider([model_reply("", *calls), "Done."])
 
-    result = await Agent(provider, tools=[weather_tool(runs)]).run(ask("?"), context=context)
+    result = await make_agent(provider, tools=[weather_tool(runs)]).run(ask("?"), context=context)
 
     assert runs.args == ["Oslo"] * 3
     assert [e.code for e in result.tool_errors] == ["retry_budget_exceeded"]
@@ -162,7 +162,7 @@ async def test_a_call_with_side_effects_runs_once_per_turn(context: TurnContext)
         ]
     )
 
-    result = await Agent(provider, tools=[weather_tool(runs, side_effects=True)]).run(
+    result = await make_agent(provider, tools=[weather_tool(runs, side_effects=True)]).run(
         ask("?"), context=context
     )
 
@@ -176,7 +176,7 @@ async def test_a_tool_returning_raw_json_text_is_validated_against_its_output_mo
     good = weather_tool(Runs(), payload='{"city": "Oslo", "celsius": "21.5"}')
     provider = ScriptedProvider([model_reply("", tool_call("weather", {"city": "Oslo"})), "ok"])
 
-    result = await Agent(provider, tools=[good]).run(ask("?"), context=context)
+    result = await make_agent(provider, tools=[good]).run(ask("?"), context=context)
 
     assert result.tool_errors == []
     assert json.loads(tool_messages(provider.requests[1])[0]) == {"city": "Oslo", "celsius": 21.5}
@@ -192,7 +192,7 @@ async def test_malformed_output_is_a_schema_mismatch(
     broken = weather_tool(Runs(), payload=payload)
     provider = ScriptedProvider([model_reply("", tool_call("weather", {"city": "Oslo"})), "ok"])
 
-    result = await Agent(provider, tools=[broken]).run(ask("?"), context=context)
+    result = await make_agent(provider, tools=[broken]).run(ask("?"), context=context)
 
     [error] = result.tool_errors
     assert (error.error_class, error.code, error.tool) == ("schema_mismatch", code, "weather")
@@ -210,7 +210,7 @@ async def test_an_exception_becomes_a_tool_error_without_a_stack_trace(
 
     provider = ScriptedProvider([model_reply("", tool_call("crash", {"city": "x"})), "Sorry."])
 
-    result = await Agent(provider, tools=[crash]).run(ask("?"), context=context)
+    result = await make_agent(provider, tools=[crash]).run(ask("?"), context=context)
 
     assert [e.code for e in result.tool_errors] == ["tool_failed"]
     content = tool_messages(provider.requests[1])[0]
@@ -257,7 +257,7 @@ async def test_a_repeated_failed_call_is_refused_then_the_loop_stops_plainly(
     collected = Collector()
     provider = FunctionProvider(insistent)
 
-    result = await Agent(provider, tools=[garbage_tool(runs)]).run(
+    result = await make_agent(provider, tools=[garbage_tool(runs)]).run(
         ask("weather?"), context=context, on_text=collected
     )
 
@@ -276,7 +276,9 @@ async def test_a_repeated_failed_call_is_refused_then_the_loop_stops_plainly(
 
 async def test_the_loop_detector_remembers_failures_across_turns_of_a_thread() -> None:
     runs = Runs()
-    agent = Agent(FunctionProvider(insistent), tools=[garbage_tool(runs)], loop_memory=LoopMemory())
+    agent = make_agent(
+        FunctionProvider(insistent), tools=[garbage_tool(runs)], loop_memory=LoopMemory()
+    )
     thread = make_context(thread_ts="1700000000.000100")
 
     await agent.run(ask("weather?"), context=thread)
@@ -307,7 +309,7 @@ async def test_partial_data_is_retryable_within_the_budget(context: TurnContext)
     calls = [model_reply("", tool_call("weather", {"city": "Oslo"})) for _ in range(3)]
     provider = ScriptedProvider([*calls, "Partial answer."])
 
-    result = await Agent(provider, tools=[weather]).run(ask("?"), context=context)
+    result = await make_agent(provider, tools=[weather]).run(ask("?"), context=context)
 
     assert result.text == "Partial answer."
     assert runs.args == ["Oslo"] * 3
@@ -319,7 +321,7 @@ async def test_tool_errors_are_counted_in_memory_by_class_and_tool() -> None:
     broken = weather_tool(Runs(), payload="{")
     provider = ScriptedProvider([model_reply("", tool_call("weather", {"city": "Oslo"})), "ok"])
 
-    await Agent(provider, tools=[broken], callbacks=[CountToolErrors(memory)]).run(
+    await make_agent(provider, tools=[broken], callbacks=[CountToolErrors(memory)]).run(
         ask("?"), context=make_context(memory=memory)
     )
 

@@ -8,11 +8,10 @@ from pathlib import Path
 import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.agent import Agent
 from bot.answering import AnswerOutcome, AnswerService, BotIdentity, IncomingMessage
 from bot.assistant import render_experience
 from bot.slack.directory import WebApiDirectory
-from bot.testing.agent import ScriptedProvider
+from bot.testing.agent import ScriptedProvider, make_agent
 from bot.testing.fake_slack import FakeSlackWebAPI
 from memory import (
     EpisodeStatus,
@@ -47,7 +46,7 @@ def service(fake: FakeSlackWebAPI, store: MemoryStore, *script: str | Exception)
     return AnswerService(
         client=client,
         memory=store,
-        agent=Agent(ScriptedProvider(script)),
+        agent=make_agent(ScriptedProvider(script)),
         directory=WebApiDirectory(client),
         identity=BotIdentity(user_id=fake.bot_user_id, bot_id=fake.bot_id, team_id=fake.team_id),
         render_experience=render_experience,
