@@ -68,6 +68,7 @@ def run_serve(settings: AdminSettings, args: argparse.Namespace) -> int:
     except (StoreError, OSError) as error:
         raise ConfigurationError(
             f"could not start ({error}): check PORT is free and BOT_DB_PATH is writable"
+            " (or BOT_DB_URL reachable)"
         ) from None
     return 0
 

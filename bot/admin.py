@@ -3,8 +3,9 @@
 Each ``run_*`` function takes the :class:`AdminSettings` (no Slack token is needed) and the
 parsed arguments, prints its result to stdout and returns the exit code. They open the same
 database the bot uses (SQLite allows it while the bot runs) and close it before returning.
-They never create a database: a ``BOT_DB_PATH`` that does not exist, is read-only or is not
-a database is a :class:`ConfigurationError` of one line; a command that ran but could not do
+They never create a database file: a ``BOT_DB_PATH`` that does not exist, is read-only or is
+not a database, or a ``BOT_DB_URL`` whose server cannot be used, is a
+:class:`ConfigurationError` of one line; a command that ran but could not do
 its job raises :class:`CommandFailed`.
 """
 
@@ -15,6 +16,7 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
@@ -30,6 +32,7 @@ from bot.llm import (
 from bot.observability import MeasuredProvider
 from memory import (
     ConsolidationReport,
+    MemoryConfig,
     MemoryStore,
     StoreError,
     StoreStats,
@@ -71,25 +74,48 @@ def _unusable(path: Path, error: StoreError | OSError) -> ConfigurationError:
     return ConfigurationError(f"BOT_DB_PATH ({path}) cannot be used: {fix}")
 
 
+def _unreachable(error: StoreError | OSError) -> ConfigurationError:
+    # The URL is not quoted: it may hold a password.
+    return ConfigurationError(
+        f"BOT_DB_URL cannot be used ({error}): check the server is up, and the URL's host, "
+        "port, database and user"
+    )
+
+
+@asynccontextmanager
+async def _opened(
+    url: str, unusable: Callable[[StoreError | OSError], ConfigurationError], config: MemoryConfig
+) -> AsyncIterator[MemoryStore]:
+    try:
+        store = await open_store(url, config)
+    except (StoreError, OSError) as error:
+        raise unusable(error) from None
+    try:
+        yield store
+    except (StoreError, OSError) as error:
+        raise unusable(error) from None
+    finally:
+        await store.close()
+
+
 @asynccontextmanager
 async def opened_store(settings: AdminSettings) -> AsyncIterator[MemoryStore]:
-    """The bot's existing database; never a new one (a mistyped path must not look empty)."""
+    """The bot's existing database; never a new file (a mistyped path must not look empty).
+
+    With ``BOT_DB_URL`` set, the PostgreSQL database it names (migrated if it is new)."""
+    config = settings.memory_config()
+    if settings.bot_db_url is not None:
+        async with _opened(settings.store_url(), _unreachable, config) as store:
+            yield store
+        return
     path = settings.bot_db_path
     if not path.is_file():
         raise ConfigurationError(
             f"BOT_DB_PATH ({path}) does not exist: check the path (the bot creates the "
             "database on its first start; the admin commands never do)"
         )
-    try:
-        store = await open_store(str(path), settings.memory_config())
-    except (StoreError, OSError) as error:
-        raise _unusable(path, error) from None
-    try:
+    async with _opened(str(path), partial(_unusable, path), config) as store:
         yield store
-    except (StoreError, OSError) as error:
-        raise _unusable(path, error) from None
-    finally:
-        await store.close()
 
 
 def _with_store(settings: AdminSettings, use: Callable[[MemoryStore], Awaitable[T]]) -> T:

@@ -98,8 +98,9 @@ class Components:
 
 @asynccontextmanager
 async def open_database(settings: AdminSettings) -> AsyncIterator[MemoryStore]:
-    """The store at ``BOT_DB_PATH``, closed on exit (what the admin commands need)."""
-    store = await open_store(str(settings.bot_db_path), settings.memory_config())
+    """The store at ``BOT_DB_URL`` or ``BOT_DB_PATH``, closed on exit (what the admin
+    commands need)."""
+    store = await open_store(settings.store_url(), settings.memory_config())
     try:
         yield store
     finally:
@@ -146,12 +147,19 @@ async def open_components(
             retry_interval=REFLECTION_RETRY,
         )
 
+        consolidation_every = timedelta(hours=settings.consolidation_interval_hours)
+
+        # Every replica sharing the store schedules these; take_turn lets one run each time.
         async def purge() -> None:
-            purged = await store.purge_expired(now=datetime.now(UTC))
-            log.info("purged %d expired ledger row(s)", purged)
+            if await store.take_turn(
+                "ledger-purge", every=timedelta(seconds=purge_interval_seconds)
+            ):
+                purged = await store.purge_expired(now=datetime.now(UTC))
+                log.info("purged %d expired ledger row(s)", purged)
 
         async def consolidate() -> None:
-            await consolidate_now(consolidator)
+            if await store.take_turn("consolidation", every=consolidation_every):
+                await consolidate_now(consolidator)
 
         scheduler = Scheduler()
         reflection = scheduler.add(
@@ -164,7 +172,7 @@ async def open_components(
         scheduler.add(
             "consolidation",
             consolidate,
-            every_seconds=settings.consolidation_interval_hours * 3600,
+            every_seconds=consolidation_every.total_seconds(),
         )
         yield Components(
             settings=settings,

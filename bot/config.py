@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Literal, TypeVar
+from urllib.parse import urlsplit
 
 from pydantic import (
     AnyHttpUrl,
@@ -82,6 +83,9 @@ class AdminSettings(BaseSettings):
     max_concurrent_llm_calls: int = Field(default=8, ge=1, le=100)
 
     bot_db_path: Path = Path("./bot.db")
+    bot_db_url: SecretStr | None = None
+    """``postgresql://...``: the shared database of several replicas, instead of the file
+    at ``bot_db_path``. Secret: it may hold a password."""
     ledger_ttl_days: int = Field(default=30, ge=1)
     positive_reactions: EmojiNames = frozenset({"+1", "thumbsup"})
     negative_reactions: EmojiNames = frozenset({"-1", "thumbsdown"})
@@ -102,6 +106,18 @@ class AdminSettings(BaseSettings):
     )
     _required_values = field_validator("llm_model", "bot_db_path", mode="before")(_not_empty)
 
+    @field_validator("bot_db_url", mode="before")
+    @classmethod
+    def _database_url(cls, value: object) -> object:
+        """Empty means unset (SQLite at ``BOT_DB_PATH``); anything else must be PostgreSQL."""
+        raw = value.get_secret_value() if isinstance(value, SecretStr) else value
+        if raw is None or (isinstance(raw, str) and not raw.strip()):
+            return None
+        if not isinstance(raw, str) or not raw.startswith(("postgresql://", "postgres://")):
+            # The value is not quoted back: it may hold a password.
+            raise PydanticCustomError("url", "must start with postgresql://")
+        return raw
+
     @field_validator("log_level", "log_format", mode="before")
     @classmethod
     def _case_insensitive(cls, value: object, info: ValidationInfo) -> object:
@@ -110,9 +126,19 @@ class AdminSettings(BaseSettings):
         return value.strip().upper() if info.field_name == "log_level" else value.strip().lower()
 
     def secret_values(self) -> list[str]:
-        """Values the log must never show: the model server's key (and, when serving, the
-        Slack tokens and signing secret)."""
-        return [self.llm_api_key.get_secret_value()] if self.llm_api_key.get_secret_value() else []
+        """Values the log must never show: the model server's key, the database URL and its
+        password (and, when serving, the Slack tokens and signing secret)."""
+        values = [self.llm_api_key.get_secret_value()]
+        if self.bot_db_url is not None:
+            url = self.bot_db_url.get_secret_value()
+            values += [url, urlsplit(url).password or ""]
+        return [value for value in values if value]
+
+    def store_url(self) -> str:
+        """Where the memory store is: ``BOT_DB_URL`` when set, else the file ``BOT_DB_PATH``."""
+        if self.bot_db_url is not None:
+            return self.bot_db_url.get_secret_value()
+        return str(self.bot_db_path)
 
     def memory_config(self) -> MemoryConfig:
         return MemoryConfig(

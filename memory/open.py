@@ -5,12 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from memory.config import MemoryConfig
+from memory.postgres import PostgresMemoryStore
 from memory.sqlite import SQLiteMemoryStore
 from memory.store import MemoryStore
 
 __all__ = ["open_store"]
 
 _SQLITE_PREFIX = "sqlite:///"
+_POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
 
 def _sqlite_path(url: str) -> Path:
@@ -27,5 +29,11 @@ def _sqlite_path(url: str) -> Path:
 
 
 async def open_store(url: str, config: MemoryConfig) -> MemoryStore:
-    """Open the store at ``url``, creating and migrating its database if needed."""
+    """Open the store at ``url``, creating and migrating its database if needed.
+
+    ``postgresql://...`` (libpq's URL: user, password, host, port, database and
+    parameters such as ``options=-csearch_path%3Dbot``) opens the PostgreSQL backend;
+    ``sqlite:///path`` or a plain path, the SQLite one."""
+    if url.startswith(_POSTGRES_SCHEMES):
+        return await PostgresMemoryStore.open(url, config)
     return await SQLiteMemoryStore.open(_sqlite_path(url), config)

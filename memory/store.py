@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from memory.models import (
     Episode,
@@ -153,6 +153,13 @@ class MemoryStore(ABC):
     @abstractmethod
     async def scopes_with_recent_episodes(self, *, since: datetime) -> list[tuple[Scope, str]]:
         """(scope, user) pairs with validated episodes since ``since``, for consolidation."""
+
+    @abstractmethod
+    async def take_turn(self, job: str, *, every: timedelta) -> bool:
+        """Whether this process runs the periodic ``job`` (run every ``every``) now.
+
+        Every process sharing the store schedules the same jobs; True for one of them per
+        interval, so background work is done once, not once per process."""
 
     @abstractmethod
     async def count(self, counter: str, *, by: int = 1) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from bot.testing import FakeLLMServer
+from bot.testing.postgres import create_schema, drop_schema, schema_url
 from memory import ConversationKind, MemoryConfig, NewExchange, Scope, open_store
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -185,3 +186,44 @@ def test_help_documents_the_exit_codes(tmp_path: Path) -> None:
         assert "exit codes:" in finished.stdout
         for code in ("0 ", "1 ", "2 "):
             assert f"\n  {code}" in finished.stdout
+
+
+def test_admin_commands_use_the_postgresql_database_of_bot_db_url(tmp_path: Path) -> None:
+    async def seeded() -> str:
+        schema = await asyncio.to_thread(create_schema)
+        store = await open_store(schema_url(schema), MemoryConfig())
+        await store.record_exchange(
+            NewExchange(
+                scope=Scope(team_id="T1", channel_id="D0ALICE", kind=ConversationKind.DM),
+                requester_id=ALICE,
+                thread_ts=None,
+                question="How do I restart search?",
+                answer="Run the restart script.",
+                message_ts=["1700000001.000001"],
+                created_at=datetime.now(UTC),
+            )
+        )
+        await store.close()
+        return schema
+
+    schema = asyncio.run(seeded())
+    try:
+        url = schema_url(schema)
+        stats = cli("stats", cwd=tmp_path, BOT_DB_URL=url)
+        assert stats.returncode == 0, stats.stderr
+        assert "pending" in stats.stdout and "1" in stats.stdout
+        forgot = cli("forget", ALICE, cwd=tmp_path, BOT_DB_URL=url)
+        assert forgot.returncode == 0, forgot.stderr
+        again = cli("forget", ALICE, cwd=tmp_path, BOT_DB_URL=url)
+        assert again.returncode == 1, "nothing is left to erase"
+        assert not (tmp_path / "bot.db").exists(), "no SQLite file is made beside it"
+    finally:
+        drop_schema(schema)
+
+
+def test_an_unreachable_bot_db_url_is_one_line_without_the_password(tmp_path: Path) -> None:
+    finished = cli("stats", cwd=tmp_path, BOT_DB_URL="postgresql://bot:s3cret@127.0.0.1:1/bot")
+    assert finished.returncode == 2
+    line = one_line(finished.stderr)
+    assert "BOT_DB_URL" in line
+    assert "s3cret" not in finished.stderr + finished.stdout

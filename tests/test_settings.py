@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from bot.config import Settings
+from bot.config import ConfigurationError, Settings, load_settings
 
 ENV_EXAMPLE = Path(__file__).resolve().parents[1] / ".env.example"
 
@@ -72,3 +72,34 @@ def test_secrets_do_not_leak_through_repr(monkeypatch: pytest.MonkeyPatch) -> No
     shown = repr(settings) + str(settings.model_dump())
     for secret in ("xoxb-very-secret-value", "signing-very-secret", "sk-very-secret"):
         assert secret not in shown
+
+
+def test_a_postgresql_url_is_used_instead_of_the_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BOT_DB_URL", "postgresql://bot:s3cret@db:5432/bot")
+    settings = Settings(_env_file=None, slack_bot_token="xoxb-t", slack_signing_secret="s")  # type: ignore[call-arg]
+    assert settings.store_url() == "postgresql://bot:s3cret@db:5432/bot"
+    assert "s3cret" not in repr(settings), "the URL may hold a password: it is a secret"
+    monkeypatch.setenv("BOT_DB_URL", "")
+    settings = Settings(_env_file=None, slack_bot_token="xoxb-t", slack_signing_secret="s")  # type: ignore[call-arg]
+    assert settings.store_url() == str(settings.bot_db_path)
+
+
+def test_a_database_url_that_is_not_postgresql_is_refused_without_echoing_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-test")
+    monkeypatch.setenv("SLACK_SIGNING_SECRET", "secret")
+    monkeypatch.setenv("BOT_DB_URL", "mysql://bot:s3cret@db/bot")
+    with pytest.raises(ConfigurationError) as raised:
+        load_settings(Settings)
+    assert "BOT_DB_URL" in str(raised.value) and "postgresql://" in str(raised.value)
+    assert "s3cret" not in str(raised.value)
+
+
+def test_the_database_url_and_its_password_are_secrets_of_the_log(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("BOT_DB_URL", "postgresql://bot:s3cret@db:5432/bot")
+    settings = Settings(_env_file=None, slack_bot_token="xoxb-t", slack_signing_secret="s")  # type: ignore[call-arg]
+    assert {"s3cret", "postgresql://bot:s3cret@db:5432/bot"} <= set(settings.secret_values())

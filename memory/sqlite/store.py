@@ -7,7 +7,7 @@ database thread and awaits it; the SQL lives in those modules, grouped by concer
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
 
@@ -185,6 +185,10 @@ class SQLiteMemoryStore(MemoryStore):
 
     async def scopes_with_recent_episodes(self, *, since: datetime) -> list[tuple[Scope, str]]:
         return await self._thread.run(partial(episodes.scopes_with_recent_episodes, since=since))
+
+    async def take_turn(self, job: str, *, every: timedelta) -> bool:
+        """Always True: a SQLite file is served by one bot process."""
+        return True
 
     async def count(self, counter: str, *, by: int = 1) -> None:
         await self._thread.run(partial(counters.increment, name=counter, by=by))

@@ -1,14 +1,43 @@
-"""Fixtures for the memory store's tests: a real SQLite file per test."""
+"""Fixtures for the memory store's tests: every test runs on both backends.
+
+``store`` is a real SQLite file per test, or a new PostgreSQL schema per test (dropped
+after); a test that needs SQLite's file itself (it asks for ``db_path``) or is marked
+``sqlite_only`` runs on SQLite alone, one marked ``postgres_only`` on PostgreSQL alone.
+PostgreSQL must be reachable (see :mod:`bot.testing.postgres`): when it is not, its tests
+fail; they never skip.
+"""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from memory_helpers import Memory
+from memory_helpers import FreshStore, Memory
 
+from bot.testing.postgres import create_schema, drop_schema, empty_schema, schema_url
 from memory import MemoryConfig, MemoryStore, open_store
+
+BACKENDS = ("sqlite", "postgres")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "sqlite_only: the test is about SQLite's own files")
+    config.addinivalue_line("markers", "postgres_only: the test is about PostgreSQL itself")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "backend" not in metafunc.fixturenames:
+        return
+    if "db_path" in metafunc.fixturenames or metafunc.definition.get_closest_marker("sqlite_only"):
+        backends: tuple[str, ...] = ("sqlite",)
+    elif metafunc.definition.get_closest_marker("postgres_only"):
+        backends = ("postgres",)
+    else:
+        backends = BACKENDS
+    metafunc.parametrize("backend", backends)
 
 
 @pytest.fixture
@@ -22,10 +51,41 @@ def db_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-async def store(db_path: Path, config: MemoryConfig) -> AsyncIterator[MemoryStore]:
-    store = await open_store(f"sqlite:///{db_path}", config)
-    yield store
-    await store.close()
+def fresh_store(backend: str, tmp_path: Path) -> Iterator[FreshStore]:
+    """Opens a new, empty store on this test's backend (each call its own database).
+
+    On PostgreSQL the test's schema is emptied between calls rather than made anew: the
+    property tests open a store per example, and migrating one is the slow part."""
+    schema = create_schema() if backend == "postgres" else None
+    made = 0
+
+    @asynccontextmanager
+    async def fresh(config: MemoryConfig) -> AsyncIterator[MemoryStore]:
+        nonlocal made
+        made += 1
+        if schema is None:
+            url = f"sqlite:///{tmp_path / ('bot.db' if made == 1 else f'store{made}/bot.db')}"
+        else:
+            if made > 1:
+                await asyncio.to_thread(empty_schema, schema)
+            url = schema_url(schema)
+        store = await open_store(url, config)
+        try:
+            yield store
+        finally:
+            await store.close()
+
+    try:
+        yield fresh
+    finally:
+        if schema is not None:
+            drop_schema(schema)
+
+
+@pytest.fixture
+async def store(fresh_store: FreshStore, config: MemoryConfig) -> AsyncIterator[MemoryStore]:
+    async with fresh_store(config) as opened:
+        yield opened
 
 
 @pytest.fixture

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from memory import (
     ConversationKind,
     Episode,
+    MemoryConfig,
     MemoryStore,
     NewExchange,
     RecalledEpisode,
@@ -18,7 +21,10 @@ from memory import (
     VoteOutcome,
 )
 
-__all__ = ["CHANNEL", "DM", "T0", "Memory"]
+__all__ = ["CHANNEL", "DM", "T0", "FreshStore", "Memory"]
+
+FreshStore = Callable[[MemoryConfig], AbstractAsyncContextManager[MemoryStore]]
+"""Opens a new, empty store on the test's backend (the ``fresh_store`` fixture)."""
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 DM = Scope(team_id="T1", channel_id="D100", kind=ConversationKind.DM)

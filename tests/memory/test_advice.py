@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from pathlib import Path
 
 import pytest
-from memory_helpers import CHANNEL, DM, T0, Memory
+from memory_helpers import CHANNEL, DM, T0, FreshStore, Memory
 
 from memory import (
     Episode,
@@ -17,7 +16,6 @@ from memory import (
     RecallRequest,
     Scope,
     Vote,
-    open_store,
 )
 from memory.advice import ADVICE_HEADER, Advice, PlanAdvisor
 
@@ -130,7 +128,7 @@ async def test_rendering_shortens_long_texts(memory: Memory, advisor: Advising) 
 
 @pytest.mark.parametrize("sharing", [False, True])
 async def test_advice_from_recalled_episodes_keeps_only_what_the_asker_may_see(
-    tmp_path: Path, sharing: bool
+    fresh_store: FreshStore, sharing: bool
 ) -> None:
     def recalled(
         number: int, status: EpisodeStatus, *, user: str = "U1", scope: Scope = CHANNEL
@@ -154,8 +152,7 @@ async def test_advice_from_recalled_episodes_keeps_only_what_the_asker_may_see(
     pending = recalled(5, EpisodeStatus.PENDING)
 
     config = MemoryConfig(share_channel_successes=sharing)
-    store = await open_store(f"sqlite:///{tmp_path / 'bot.db'}", config)
-    try:
+    async with fresh_store(config) as store:
         advisor = PlanAdvisor(store)
         everything = [mine, theirs, shared, elsewhere, pending]
         advice = await advisor.advice_from(CHANNEL, "U1", everything)
@@ -164,5 +161,3 @@ async def test_advice_from_recalled_episodes_keeps_only_what_the_asker_may_see(
         assert [episode.id for episode in advice.failures] == [1], "a failure is never shared"
         assert [episode.id for episode in advice.successes] == ([3] if sharing else [])
         assert await advisor.advice_from(CHANNEL, "U1", [pending, elsewhere]) is None
-    finally:
-        await store.close()

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import tempfile
 from datetime import timedelta
-from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from memory_helpers import T0, Memory
+from memory_helpers import T0, FreshStore, Memory
 
-from memory import ConversationKind, Episode, EpisodeStatus, MemoryConfig, Scope, Vote, open_store
+from memory import ConversationKind, Episode, EpisodeStatus, MemoryConfig, Scope, Vote
 
 WORDS = ["deploy", "billing", "staging", "vpn", "backup", "token", "cache", "runbook"]
 USERS = ["U1", "U2", "U3"]
@@ -47,15 +45,12 @@ def _visible(episode: Episode, user: str, scope: Scope, shared: bool) -> bool:
 
 
 async def _scenario(
-    directory: Path,
+    fresh_store: FreshStore,
     history: list[tuple[str, Scope, list[str], Vote | None]],
     shared: bool,
 ) -> None:
-    store = await open_store(
-        str(directory / "bot.db"), MemoryConfig(share_channel_successes=shared)
-    )
-    memory = Memory(store)
-    try:
+    async with fresh_store(MemoryConfig(share_channel_successes=shared)) as store:
+        memory = Memory(store)
         stored: list[Episode] = []
         for user, scope, words, vote in history:
             if vote is None:
@@ -77,14 +72,15 @@ async def _scenario(
                 got = {item.episode.id for item in recalled}
                 expected = {e.id for e in stored if _visible(e, user, scope, shared)}
                 assert got == expected, (user, scope)
-    finally:
-        await store.close()
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(history=exchanges, shared=st.booleans())
 def test_no_episode_crosses_a_scope(
-    history: list[tuple[str, Scope, list[str], Vote | None]], shared: bool
+    fresh_store: FreshStore, history: list[tuple[str, Scope, list[str], Vote | None]], shared: bool
 ) -> None:
-    with tempfile.TemporaryDirectory() as directory:
-        asyncio.run(_scenario(Path(directory), history, shared))
+    asyncio.run(_scenario(fresh_store, history, shared))

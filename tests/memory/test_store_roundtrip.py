@@ -287,7 +287,7 @@ async def test_open_store_accepts_sqlite_urls_and_paths(tmp_path: Path) -> None:
     assert nested.exists()
 
 
-@pytest.mark.parametrize("url", ["postgres://db/bot", "sqlite:///", ""])
+@pytest.mark.parametrize("url", ["mysql://db/bot", "sqlite:///", ""])
 async def test_open_store_rejects_what_it_cannot_open(url: str) -> None:
     with pytest.raises(ValueError):
         await open_store(url, MemoryConfig())

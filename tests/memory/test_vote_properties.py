@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import tempfile
 from dataclasses import dataclass
 from datetime import timedelta
-from pathlib import Path
 
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from memory_helpers import CHANNEL, T0, Memory
+from memory_helpers import CHANNEL, T0, FreshStore, Memory
 
-from memory import EpisodeStatus, MemoryConfig, Vote, open_store
+from memory import EpisodeStatus, MemoryConfig, Vote
 
 REQUESTER = "U1"
 REACTIONS = {
@@ -69,12 +67,9 @@ def expected_status(history: list[Event], anyone_may_vote: bool) -> EpisodeStatu
     return EpisodeStatus.SUCCESS if latest is Vote.UP else EpisodeStatus.FAILURE
 
 
-async def _scenario(directory: Path, history: list[Event], anyone_may_vote: bool) -> None:
-    store = await open_store(
-        str(directory / "bot.db"), MemoryConfig(anyone_may_vote=anyone_may_vote)
-    )
-    memory = Memory(store)
-    try:
+async def _scenario(fresh_store: FreshStore, history: list[Event], anyone_may_vote: bool) -> None:
+    async with fresh_store(MemoryConfig(anyone_may_vote=anyone_may_vote)) as store:
+        memory = Memory(store)
         episode = await memory.ask(
             "How do I rotate the vault token?", user=REQUESTER, scope=CHANNEL
         )
@@ -94,14 +89,13 @@ async def _scenario(directory: Path, history: list[Event], anyone_may_vote: bool
         assert stored.status is expected
         recalled = await memory.recall("rotate vault token", user=REQUESTER, scope=CHANNEL)
         assert bool(recalled) == (expected is not EpisodeStatus.PENDING)
-    finally:
-        await store.close()
 
 
-@settings(max_examples=60, deadline=None)
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(history=events, anyone_may_vote=st.booleans())
 def test_status_is_always_the_latest_counting_vote(
-    history: list[Event], anyone_may_vote: bool
+    fresh_store: FreshStore, history: list[Event], anyone_may_vote: bool
 ) -> None:
-    with tempfile.TemporaryDirectory() as directory:
-        asyncio.run(_scenario(Path(directory), history, anyone_may_vote))
+    asyncio.run(_scenario(fresh_store, history, anyone_may_vote))

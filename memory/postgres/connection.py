@@ -1,0 +1,115 @@
+"""A pool of connections to one PostgreSQL database, and running transactions on it.
+
+Every store method is one transaction (:meth:`Database.run`). Several bot processes share
+the database, so two transactions may deadlock or fail to serialise; PostgreSQL then
+aborts one of them, and it is run again from the start (at most :data:`ATTEMPTS` times).
+psycopg's errors become :class:`memory.errors.StoreError`, so the bot never sees them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+import psycopg
+from psycopg import AsyncConnection
+from psycopg.rows import DictRow, dict_row
+from psycopg_pool import AsyncConnectionPool, PoolClosed, PoolTimeout
+
+from memory.errors import StoreClosed, StoreError, StoreUnavailable
+from memory.postgres.fence import load_secret
+from memory.postgres.migrations import apply_migrations
+from memory.postgres.session import Session
+
+__all__ = ["ATTEMPTS", "MAX_CONNECTIONS", "Database"]
+
+T = TypeVar("T")
+
+ATTEMPTS = 3
+"""Runs of a transaction that PostgreSQL aborted for a deadlock or a serialisation failure."""
+MAX_CONNECTIONS = 10
+"""Connections one process keeps at most; a replica rarely needs more than a few at once."""
+CONNECT_TIMEOUT = 10
+"""Seconds to wait for the server when opening the store."""
+
+_RETRYABLE = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure)
+
+
+async def _configure(conn: AsyncConnection[DictRow]) -> None:
+    """Times come back in UTC, as the SQLite backend returns them."""
+    await conn.execute("SET TIME ZONE 'UTC'")
+
+
+def _failed(error: psycopg.Error) -> StoreError:
+    # The class and SQLSTATE only: psycopg's message may quote a row, hence people's text.
+    return StoreError(f"the database failed ({type(error).__name__}, SQLSTATE {error.sqlstate})")
+
+
+class Database:
+    """The pool, and this database's digest secret."""
+
+    def __init__(self, pool: AsyncConnectionPool[AsyncConnection[DictRow]], secret: bytes) -> None:
+        self._pool = pool
+        self._secret = secret
+        self._closed = False
+
+    @classmethod
+    async def open(cls, url: str, *, max_size: int = MAX_CONNECTIONS) -> Database:
+        """Connect, migrate to the current schema, read the digest secret, open the pool.
+
+        :class:`StoreUnavailable` at once when the server cannot be reached or refuses us
+        (the first connection is made directly, so its error is not retried for a while
+        as the pool would)."""
+        try:
+            async with await AsyncConnection.connect(
+                url, autocommit=True, row_factory=dict_row, connect_timeout=CONNECT_TIMEOUT
+            ) as conn:
+                await apply_migrations(conn)
+                async with conn.transaction():
+                    secret = await load_secret(conn)
+        except psycopg.Error as error:
+            raise StoreUnavailable(
+                f"cannot use the PostgreSQL database ({type(error).__name__})"
+            ) from error
+        pool: AsyncConnectionPool[AsyncConnection[DictRow]] = AsyncConnectionPool(
+            url,
+            min_size=1,
+            max_size=max_size,
+            kwargs={"row_factory": dict_row, "autocommit": True},
+            configure=_configure,
+            open=False,
+            name="memory",
+        )
+        try:
+            await pool.open(wait=True, timeout=CONNECT_TIMEOUT)
+        except PoolTimeout as error:
+            await pool.close()
+            raise StoreUnavailable("cannot connect to the PostgreSQL database") from error
+        return cls(pool, secret)
+
+    async def run(self, work: Callable[[Session], Awaitable[T]]) -> T:
+        """Run ``work`` in one transaction, again if PostgreSQL aborted it for a conflict."""
+        if self._closed:
+            raise StoreClosed("the memory store is closed")
+        attempt = 1
+        while True:
+            try:
+                async with self._pool.connection() as conn, conn.transaction():
+                    return await work(Session(conn, self._secret))
+            except _RETRYABLE as error:
+                if attempt >= ATTEMPTS:
+                    raise _failed(error) from error
+                attempt += 1
+            except psycopg.Error as error:
+                raise _failed(error) from error
+            except PoolClosed as error:
+                raise StoreClosed("the memory store is closed") from error
+            except PoolTimeout as error:
+                raise StoreError("no database connection became free in time") from error
+
+    async def close(self) -> None:
+        """Close every connection. Safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        await self._pool.close()

@@ -1,0 +1,60 @@
+"""Operational counters and exactly-once claims (keyed hashes, see :mod:`.fence`).
+
+A claim is one ``INSERT ... ON CONFLICT DO NOTHING`` of every key's digest: when two
+processes claim the same message at once (a Slack retry reaching another replica), the
+second waits for the first to commit and then inserts nothing, so exactly one of them
+answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from memory.models import EpisodeStatus, StoreStats
+from memory.postgres.session import Session
+
+__all__ = ["TOOL_ERROR_PREFIX", "claim", "increment", "stats"]
+
+TOOL_ERROR_PREFIX = "tool_error:"
+
+
+async def increment(db: Session, name: str, by: int = 1) -> None:
+    await db.execute(
+        "INSERT INTO counters (name, value) VALUES (%s, %s)"
+        " ON CONFLICT (name) DO UPDATE SET value = counters.value + excluded.value",
+        [name, by],
+    )
+
+
+async def claim(db: Session, keys: Sequence[str], at: datetime) -> bool:
+    """Claim every key in one statement; True when none had been claimed before.
+
+    The digests are inserted in sorted order, so two claims of overlapping keys wait for
+    each other instead of deadlocking."""
+    digests = sorted({db.digest(key) for key in keys})
+    new = await db.execute(
+        "INSERT INTO claims (digest, at) SELECT d, %s FROM unnest(%s::text[]) AS d"
+        " ON CONFLICT (digest) DO NOTHING",
+        [at, digests],
+    )
+    return new == len(digests)
+
+
+async def stats(db: Session) -> StoreStats:
+    by_status = {status.value: 0 for status in EpisodeStatus}
+    for row in await db.rows("SELECT status, count(*) AS n FROM episodes GROUP BY status"):
+        by_status[row["status"]] = row["n"]
+    counters = {row["name"]: row["value"] for row in await db.rows("SELECT * FROM counters")}
+    votes = await db.row("SELECT count(*) AS n FROM votes")
+    assert votes is not None
+    return StoreStats(
+        episodes_by_status=by_status,
+        votes=votes["n"],
+        recalls=counters.get("recalls", 0),
+        tool_errors={
+            name.removeprefix(TOOL_ERROR_PREFIX): value
+            for name, value in counters.items()
+            if name.startswith(TOOL_ERROR_PREFIX)
+        },
+    )

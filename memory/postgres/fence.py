@@ -1,0 +1,77 @@
+"""The erasure fence, and the keyed hashes that let records outlive ``/forget``.
+
+As in the SQLite backend (:mod:`memory.sqlite.fence`): who was forgotten when, and which
+messages were claimed, are kept as HMAC-SHA256 digests under a secret generated for this
+database, so the database holds no user id and no event id in the clear.
+
+Several processes share this database, so the fence also needs a lock: a transaction
+that writes about a person (an exchange, a vote, notes) and one that forgets them take
+the same transaction-level advisory lock (:func:`lock_person`) first. The writer either
+commits before the erasure starts (and is erased with the rest) or sees it (and writes
+nothing); without the lock, both could run at once and the write survive the erasure.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable
+from datetime import datetime
+
+from psycopg import AsyncConnection
+from psycopg.rows import DictRow
+
+from memory.postgres.session import Session
+
+__all__ = ["forgotten_at", "forgotten_since", "load_secret", "lock_person", "record_forgetting"]
+
+_SECRET_NAME = "digests"
+_PERSON_LOCKS = 0x6D656D6F
+"""The first key of every person's advisory lock (``memo``), apart from other locks."""
+
+
+async def load_secret(conn: AsyncConnection[DictRow]) -> bytes:
+    """This database's digest secret, created by the first process that needs it."""
+    await conn.execute(
+        "INSERT INTO secrets (name, value) VALUES (%s, %s) ON CONFLICT (name) DO NOTHING",
+        [_SECRET_NAME, secrets.token_bytes(32)],
+    )
+    cursor = await conn.execute("SELECT value FROM secrets WHERE name = %s", [_SECRET_NAME])
+    row = await cursor.fetchone()
+    assert row is not None
+    return bytes(row["value"])
+
+
+async def lock_person(db: Session, user_id: str) -> None:
+    """Hold the person's lock until the transaction ends (see the module docstring)."""
+    key = int.from_bytes(bytes.fromhex(db.digest(user_id))[:4], "big", signed=True)
+    await db.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_PERSON_LOCKS, key])
+
+
+async def record_forgetting(db: Session, user_id: str, at: datetime) -> None:
+    """Record that the person was forgotten at ``at`` (the latest time wins)."""
+    await db.execute(
+        "INSERT INTO forgotten (person, at) VALUES (%s, %s)"
+        " ON CONFLICT (person) DO UPDATE SET at = greatest(forgotten.at, excluded.at)",
+        [db.digest(user_id), at],
+    )
+
+
+async def forgotten_since(db: Session, user_id: str, started_at: datetime) -> bool:
+    """Whether the person was forgotten at or after ``started_at``: work that began then
+    must not write about them."""
+    row = await db.row(
+        "SELECT 1 FROM forgotten WHERE person = %s AND at >= %s",
+        [db.digest(user_id), started_at],
+    )
+    return row is not None
+
+
+async def forgotten_at(db: Session, user_ids: Iterable[str]) -> dict[str, datetime]:
+    """When each of these people was last forgotten (absent: never)."""
+    by_digest = {db.digest(user_id): user_id for user_id in set(user_ids)}
+    if not by_digest:
+        return {}
+    rows = await db.rows(
+        "SELECT person, at FROM forgotten WHERE person = ANY(%s)", [list(by_digest)]
+    )
+    return {by_digest[row["person"]]: row["at"] for row in rows}

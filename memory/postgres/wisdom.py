@@ -1,0 +1,54 @@
+"""Wisdom notes: what consolidation distilled from one person's episodes in one scope."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from memory.models import Scope, WisdomNote
+from memory.postgres.codec import wisdom_from_row
+from memory.postgres.fence import forgotten_since, lock_person
+from memory.postgres.session import Session
+
+__all__ = ["list_wisdom", "replace_wisdom", "wisdom_for"]
+
+_SCOPE_AND_USER = "team_id = %s AND channel_id = %s AND kind = %s AND user_id = %s"
+
+
+def _params(scope: Scope, user_id: str) -> list[str]:
+    return [scope.team_id, scope.channel_id, scope.kind.value, user_id]
+
+
+async def wisdom_for(db: Session, scope: Scope, user_id: str) -> list[WisdomNote]:
+    rows = await db.rows(
+        f"SELECT * FROM wisdom WHERE {_SCOPE_AND_USER} ORDER BY id", _params(scope, user_id)
+    )
+    return [wisdom_from_row(row) for row in rows]
+
+
+async def replace_wisdom(
+    db: Session,
+    scope: Scope,
+    user_id: str,
+    notes: list[str],
+    *,
+    episode_count: int,
+    at: datetime,
+) -> list[WisdomNote]:
+    """Replace the person's notes in ``scope`` with ``notes``, distilled by work that began
+    at ``at``; nothing is written (and [] returned) when they were forgotten since."""
+    await lock_person(db, user_id)
+    if await forgotten_since(db, user_id, at):
+        return []
+    await db.execute(f"DELETE FROM wisdom WHERE {_SCOPE_AND_USER}", _params(scope, user_id))
+    for text in notes:
+        await db.execute(
+            "INSERT INTO wisdom (team_id, channel_id, kind, user_id, text, episode_count,"
+            " created_at) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+            [*_params(scope, user_id), text, episode_count, at],
+        )
+    return await wisdom_for(db, scope, user_id)
+
+
+async def list_wisdom(db: Session, user_id: str) -> list[WisdomNote]:
+    rows = await db.rows("SELECT * FROM wisdom WHERE user_id = %s ORDER BY id", [user_id])
+    return [wisdom_from_row(row) for row in rows]

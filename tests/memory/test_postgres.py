@@ -1,0 +1,242 @@
+"""What only the PostgreSQL backend has to show: several processes on one database.
+
+Each "replica" here is a store of its own (its own pool) on the test's schema, as each bot
+process has. The tests every backend passes run on PostgreSQL through the ``store``
+fixture; these are about sharing, migrations, erasure's rows and the URL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import timedelta
+
+import psycopg
+import pytest
+from memory_helpers import CHANNEL, DM, T0, Memory
+
+from bot.testing.postgres import scratch_schema
+from memory import (
+    EpisodeStatus,
+    MemoryConfig,
+    MemoryStore,
+    NewExchange,
+    Vote,
+    open_store,
+)
+from memory.errors import StoreError, StoreUnavailable
+from memory.postgres import PostgresMemoryStore
+
+pytestmark = pytest.mark.postgres_only
+
+SECRET = "zanzibarite ossifrage marmalade"
+
+
+@pytest.fixture
+async def url() -> AsyncIterator[str]:
+    async with scratch_schema() as scratch:
+        yield scratch
+
+
+@pytest.fixture
+async def store(url: str, config: MemoryConfig) -> AsyncIterator[MemoryStore]:
+    """The store on this test's schema (so the test can look at the schema itself)."""
+    opened = await open_store(url, config)
+    yield opened
+    await opened.close()
+
+
+@pytest.fixture
+async def replicas(url: str, config: MemoryConfig) -> AsyncIterator[list[MemoryStore]]:
+    """Three stores on one schema, as three bot processes would have."""
+    stores = list(await asyncio.gather(*(open_store(url, config) for _ in range(3))))
+    yield stores
+    for store in stores:
+        await store.close()
+
+
+async def _all_rows_as_text(url: str) -> str:
+    """Every row of every table in the store's schema, as text."""
+    async with await psycopg.AsyncConnection.connect(url) as conn:
+        tables = await (
+            await conn.execute(
+                "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"
+            )
+        ).fetchall()
+        dumped = []
+        for (table,) in tables:
+            cursor = await conn.execute(
+                psycopg.sql.SQL("SELECT t::text FROM {} AS t").format(psycopg.sql.Identifier(table))
+            )
+            dumped += [row[0] for row in await cursor.fetchall()]
+    return "\n".join(dumped)
+
+
+def test_a_postgresql_url_opens_the_postgresql_backend(store: MemoryStore) -> None:
+    assert isinstance(store, PostgresMemoryStore)
+
+
+async def test_replicas_starting_together_migrate_once(
+    replicas: list[MemoryStore], url: str
+) -> None:
+    async with await psycopg.AsyncConnection.connect(url) as conn:
+        cursor = await conn.execute("SELECT name FROM memory_migrations")
+        assert [row[0] for row in await cursor.fetchall()] == ["m001_initial"]
+        cursor = await conn.execute("SELECT count(*) FROM secrets")
+        assert (await cursor.fetchone()) == (1,), "every replica hashes with the same secret"
+
+
+async def test_everything_survives_a_restart(url: str, config: MemoryConfig) -> None:
+    store = await open_store(url, config)
+    memory = Memory(store)
+    episode = await memory.answered("How do I restart the worker pool?", "Use the admin panel.")
+    await store.set_importance(episode.id, 9)
+    await store.claim("Ev01", at=T0)
+    await store.close()
+
+    reopened = await open_store(url, config)
+    try:
+        [recalled] = await Memory(reopened).recall("restarting worker pools")
+        assert recalled.episode.id == episode.id
+        assert recalled.episode.importance == 9
+        assert not await reopened.claim("Ev01", at=T0)
+    finally:
+        await reopened.close()
+
+
+async def test_an_unreachable_server_raises_the_stores_own_error_at_once() -> None:
+    with pytest.raises(StoreUnavailable):
+        await asyncio.wait_for(
+            open_store("postgresql://nobody@127.0.0.1:1/none", MemoryConfig()), timeout=5
+        )
+
+
+async def test_a_failing_database_raises_the_stores_own_error(store: MemoryStore, url: str) -> None:
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+        await conn.execute("DROP TABLE counters")
+    with pytest.raises(StoreError) as raised:
+        await store.count("recalls")
+    assert not isinstance(raised.value, psycopg.Error)
+
+
+async def test_a_message_delivered_to_every_replica_at_once_is_claimed_once(
+    replicas: list[MemoryStore],
+) -> None:
+    claims = [
+        replica.claim("Ev0RETRIED", "D100:1700000000.000100", at=T0)
+        for _ in range(4)
+        for replica in replicas
+    ]
+    assert sorted(await asyncio.gather(*claims)) == [False] * 11 + [True]
+
+
+@pytest.mark.parametrize("config", [MemoryConfig(anyone_may_vote=True)])
+async def test_votes_arriving_at_different_replicas_at_once_are_all_counted(
+    replicas: list[MemoryStore],
+) -> None:
+    memory = Memory(replicas[0])
+    episode = await memory.ask("How do I rotate the vault token?", scope=CHANNEL)
+    ts = memory.sent[episode.id][0]
+    voters = [f"U{n:02d}" for n in range(12)]
+    outcomes = await asyncio.gather(
+        *(
+            Memory(replicas[n % 3]).react(
+                CHANNEL, ts, voter, "+1" if n < 11 else "-1", at=T0 + timedelta(seconds=n)
+            )
+            for n, voter in enumerate(voters)
+        )
+    )
+    assert all(outcome.applied for outcome in outcomes)
+    assert (await replicas[1].stats()).votes == 12
+    [stored] = await replicas[2].list_episodes("U1", scope=CHANNEL)
+    assert stored.status is EpisodeStatus.FAILURE, "the latest vote wins, wherever it arrived"
+
+
+async def test_each_episode_is_reflected_on_by_one_replica(
+    replicas: list[MemoryStore],
+) -> None:
+    memory = Memory(replicas[0])
+    for n in range(6):
+        await memory.answered(f"Question {n}?", vote=Vote.DOWN if n % 2 else Vote.UP)
+
+    taken = await asyncio.gather(
+        *(replica.episodes_awaiting_reflection(limit=4) for replica in replicas)
+    )
+
+    ids = [episode.id for batch in taken for episode in batch]
+    assert sorted(ids) == sorted(set(ids)), "no episode is handed to two replicas"
+    assert len(ids) == 6
+    # a replica sees its own leased episodes again (its back-off decides when to retry)...
+    first = next(batch for batch in taken if batch)
+    again = await replicas[taken.index(first)].episodes_awaiting_reflection(limit=10)
+    assert {episode.id for episode in first} <= {episode.id for episode in again}
+    # ...and a scored episode leaves the queue for everyone
+    for replica, batch in zip(replicas, taken, strict=True):
+        for episode in batch:
+            if episode.status is EpisodeStatus.SUCCESS:
+                assert await replica.set_importance(episode.id, 5)
+            else:
+                assert await replica.set_lesson(episode.id, "A lesson.")
+    for replica in replicas:
+        assert await replica.episodes_awaiting_reflection(limit=10) == []
+
+
+async def test_a_periodic_job_runs_on_one_replica_per_interval(
+    replicas: list[MemoryStore],
+) -> None:
+    every = timedelta(hours=1)
+    first = await asyncio.gather(*(r.take_turn("consolidation", every=every) for r in replicas))
+    assert sorted(first) == [False, False, True]
+    again = await asyncio.gather(*(r.take_turn("consolidation", every=every) for r in replicas))
+    assert again == [False, False, False], "the turn lasts most of the interval"
+    other = await asyncio.gather(*(r.take_turn("ledger-purge", every=every) for r in replicas))
+    assert sorted(other) == [False, False, True], "each job has its own turns"
+
+
+async def test_a_short_turn_passes_to_whoever_asks_next(replicas: list[MemoryStore]) -> None:
+    every = timedelta(milliseconds=100)
+    assert await replicas[0].take_turn("purge", every=every)
+    await asyncio.sleep(0.15)
+    assert await replicas[1].take_turn("purge", every=every)
+
+
+async def test_an_exchange_racing_forget_on_another_replica_never_outlives_it(
+    replicas: list[MemoryStore],
+) -> None:
+    writer, eraser = replicas[0], replicas[1]
+    for round_ in range(8):
+        user = f"U0RACE{round_}"
+        exchange = NewExchange(
+            scope=DM,
+            requester_id=user,
+            thread_ts=None,
+            question=SECRET,
+            answer="An answer.",
+            message_ts=[f"{round_}.000100"],
+            created_at=T0,
+        )
+        recorded, _ = await asyncio.gather(
+            writer.record_exchange(exchange),
+            eraser.forget_user(user, at=T0 + timedelta(hours=1)),
+        )
+        export = await writer.export_user(user)
+        assert export.episodes == [], f"round {round_}: recorded {recorded is not None}"
+
+
+async def test_forget_leaves_no_row_holding_the_person_or_their_words(
+    store: MemoryStore, url: str
+) -> None:
+    memory = Memory(store)
+    await store.claim("Ev0FORGOTTEN", at=T0)
+    episode = await memory.answered(SECRET, "Stir the marmalade.", user="U0FORGOTTEN")
+    await memory.answered("Kept question?", user="U0KEPT")
+    await store.set_importance(episode.id, 7)
+    await store.replace_wisdom(DM, "U0FORGOTTEN", [SECRET], episode_count=1, at=T0)
+    assert "marmalade" in await _all_rows_as_text(url)
+
+    await store.forget_user("U0FORGOTTEN")
+
+    rows = await _all_rows_as_text(url)
+    for trace in ["zanzibarite", "ossifrage", "marmalade", "U0FORGOTTEN", "Ev0FORGOTTEN"]:
+        assert trace not in rows
+    assert "U0KEPT" in rows
