@@ -29,10 +29,15 @@ from memory.models import (
 )
 from memory.postgres import counters, episodes, erasure, fence, jobs, recall, votes, wisdom
 from memory.postgres.connection import Database
+from memory.postgres.session import Session
 from memory.store import MemoryStore
 from memory.visibility import Visibility
 
 __all__ = ["PostgresMemoryStore"]
+
+
+async def _ping(db: Session) -> None:
+    await db.rows("SELECT 1 FROM episodes LIMIT 1")
 
 
 class PostgresMemoryStore(MemoryStore):
@@ -51,6 +56,9 @@ class PostgresMemoryStore(MemoryStore):
 
     async def close(self) -> None:
         await self._db.close()
+
+    async def ping(self) -> None:
+        await self._db.run(_ping)
 
     @property
     def visibility(self) -> Visibility:

@@ -72,8 +72,9 @@ async def _all_rows_as_text(url: str) -> str:
     return "\n".join(dumped)
 
 
-def test_a_postgresql_url_opens_the_postgresql_backend(store: MemoryStore) -> None:
+async def test_a_postgresql_url_opens_the_postgresql_backend(store: MemoryStore) -> None:
     assert isinstance(store, PostgresMemoryStore)
+    await store.ping()
 
 
 async def test_replicas_starting_together_migrate_once(

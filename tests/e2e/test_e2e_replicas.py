@@ -1,0 +1,200 @@
+"""Three bot processes in HTTP mode sharing one PostgreSQL database, as behind a load
+balancer: events go to them round-robin, and Slack's retries reach another replica than
+the first delivery. Exactly one answer per message; votes and forgets hold whichever
+replica gets them; background work runs once, not once per replica."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import sys
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from bot.learning.reflector import REFLECTION_PROMPT
+from bot.server import EVENTS_PATH, HEALTH_PATH
+from bot.testing import FakeLLMServer
+from bot.testing.fake_slack import FakeMessage, FakeSlackWebAPI
+from bot.testing.harness import ALICE, BOB, SIGNING_SECRET, dm_channel
+from bot.testing.postgres import scratch_schema
+from bot.testing.slack_people import SlackPeople
+from memory import EpisodeStatus, MemoryConfig, MemoryStore, open_store
+from tests.e2e.test_e2e_process import bot_env, free_port
+
+REPLICAS = 3
+CONSOLIDATION_SECONDS = 1.5
+
+
+@dataclass
+class Replica:
+    process: asyncio.subprocess.Process
+    url: str
+    log: Path
+
+
+@pytest.fixture
+async def database_url() -> AsyncIterator[str]:
+    async with scratch_schema() as url:
+        yield url
+
+
+async def _start(
+    number: int, database_url: str, tmp_path: Path, fake_slack: FakeSlackWebAPI, llm: FakeLLMServer
+) -> Replica:
+    port = free_port()
+    log = tmp_path / f"replica{number}.log"
+    env = bot_env(
+        SLACK_BOT_TOKEN=fake_slack.token,
+        SLACK_SIGNING_SECRET=SIGNING_SECRET,
+        SLACK_API_URL=fake_slack.base_url,
+        LLM_BASE_URL=llm.base_url,
+        LLM_MODEL=llm.model,
+        BOT_DB_URL=database_url,
+        PORT=str(port),
+        CONSOLIDATION_INTERVAL_HOURS=str(CONSOLIDATION_SECONDS / 3600),
+    )
+    directory = tmp_path / f"replica{number}"
+    directory.mkdir()
+    with log.open("wb") as output:
+        process = await asyncio.create_subprocess_exec(
+            *(sys.executable, "-m", "bot"),
+            env=env,
+            cwd=directory,
+            stdout=output,
+            stderr=output,
+        )
+    return Replica(process, f"http://127.0.0.1:{port}", log)
+
+
+async def _healthy(replica: Replica, http: httpx.AsyncClient) -> None:
+    async with asyncio.timeout(60):
+        while True:
+            assert replica.process.returncode is None, replica.log.read_text()
+            try:
+                if (await http.get(f"{replica.url}{HEALTH_PATH}")).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            await asyncio.sleep(0.1)
+
+
+@pytest.fixture
+async def replicas(
+    database_url: str,
+    tmp_path: Path,
+    fake_slack: FakeSlackWebAPI,
+    fake_llm: FakeLLMServer,
+    http: httpx.AsyncClient,
+) -> AsyncIterator[list[Replica]]:
+    started = [
+        await _start(n, database_url, tmp_path, fake_slack, fake_llm) for n in range(REPLICAS)
+    ]
+    try:
+        await asyncio.gather(*(_healthy(replica, http) for replica in started))
+        yield started
+    finally:
+        for replica in started:
+            if replica.process.returncode is None:
+                replica.process.terminate()
+        for replica in started:
+            await replica.process.wait()
+
+
+@pytest.fixture
+async def store(database_url: str) -> AsyncIterator[MemoryStore]:
+    """The shared database, as an admin command would open it."""
+    opened = await open_store(database_url, MemoryConfig())
+    yield opened
+    await opened.close()
+
+
+class LoadBalancer:
+    """Sends each request to the next replica; a retry to another one than the original."""
+
+    def __init__(self, replicas: list[Replica], fake: FakeSlackWebAPI, http: httpx.AsyncClient):
+        self.people = [SlackPeople(f"{r.url}{EVENTS_PATH}", fake, http) for r in replicas]
+        self._next = itertools.cycle(range(len(replicas)))
+
+    def next(self) -> SlackPeople:
+        return self.people[next(self._next)]
+
+    async def deliver_twice(self, event: dict[str, Any], event_id: str) -> None:
+        """The first delivery and Slack's retry of it, at once, to two different replicas."""
+        first = next(self._next)
+        retry = (first + 1) % len(self.people)
+        body = json.dumps(self.people[first].envelope(event, event_id=event_id))
+        responses = await asyncio.gather(
+            self.people[first].post(body), self.people[retry].post(body, retry_num=1)
+        )
+        assert [response.status_code for response in responses] == [200, 200]
+
+
+def _last_user_text(request: dict[str, Any]) -> str:
+    users = [m["content"] for m in request["messages"] if m["role"] == "user"]
+    return str(users[-1]) if users else ""
+
+
+async def _final(fake: FakeSlackWebAPI, count: int, channel: str) -> list[FakeMessage]:
+    return await fake.wait_for_final_messages(count, channel=channel, within=30)
+
+
+async def test_replicas_answer_once_count_votes_forget_and_share_background_work(
+    replicas: list[Replica],
+    fake_slack: FakeSlackWebAPI,
+    fake_llm: FakeLLMServer,
+    http: httpx.AsyncClient,
+    store: MemoryStore,
+) -> None:
+    balancer = LoadBalancer(replicas, fake_slack, http)
+
+    # Six questions, each delivered twice at once (Slack's retry reaching another replica).
+    for n, user in enumerate([ALICE, BOB] * 3):
+        message = fake_slack.add_user_message(dm_channel(user), f"question {n}?", user=user)
+        event = balancer.next().message_event(message, channel_type="im")
+        await balancer.deliver_twice(event, event_id=f"Ev0REPLICA{n}")
+    alice_answers = await _final(fake_slack, 3, dm_channel(ALICE))
+    bob_answers = await _final(fake_slack, 3, dm_channel(BOB))
+    await asyncio.sleep(1.0)  # a second answer, were there one, would show by now
+    assert len(fake_slack.final_messages(dm_channel(ALICE))) == 3
+    assert len(fake_slack.final_messages(dm_channel(BOB))) == 3
+    asked = [r for r in fake_llm.requests if _last_user_text(r).startswith("question ")]
+    assert len(asked) == 6, "each question reached the model once, across replicas"
+
+    # Votes round-robin: Bob's 👎 on each of his answers, Alice's 👍 on hers.
+    for answer in bob_answers:
+        await balancer.next().react(answer, user=BOB, reaction="-1")
+    for answer in alice_answers:
+        await balancer.next().react(answer, user=ALICE, reaction="+1")
+    bob_episodes = await store.list_episodes(BOB)
+    assert {episode.status for episode in bob_episodes} == {EpisodeStatus.FAILURE}
+    assert len(bob_episodes) == 3
+    assert len(await store.list_episodes(ALICE)) == 3
+
+    # Each 👎 gets one lesson, drawn by one replica (all three were woken or polled).
+    async with asyncio.timeout(30):
+        while True:
+            if all(episode.lesson for episode in await store.list_episodes(BOB)):
+                break
+            await asyncio.sleep(0.2)
+    reflections = [r for r in fake_llm.requests if r["messages"][0]["content"] == REFLECTION_PROMPT]
+    assert len(reflections) == 3
+
+    # /forget at one replica; a vote on an old answer at another changes nothing.
+    response = await balancer.next().command("/forget", user=ALICE, channel=dm_channel(ALICE))
+    assert response.status_code == 200
+    await balancer.next().react(alice_answers[0], user=ALICE, reaction="-1")
+    export = await store.export_user(ALICE)
+    assert (export.episodes, export.ledger_entries, export.votes) == ([], 0, [])
+
+    # Consolidation every 1.5 s on each of three replicas: one run per interval in all.
+    await asyncio.sleep(4 * CONSOLIDATION_SECONDS)
+    runs = sum(replica.log.read_text().count("consolidated") for replica in replicas)
+    assert 1 <= runs <= 5, f"{runs} consolidation runs in 4 intervals on {REPLICAS} replicas"
+    for replica in replicas:
+        assert replica.process.returncode is None, replica.log.read_text()
