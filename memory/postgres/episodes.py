@@ -16,6 +16,7 @@ __all__ = [
     "REFLECTION_LEASE",
     "answered_in_thread",
     "awaiting_reflection",
+    "extend_exchange",
     "list_episodes",
     "purge_expired",
     "record_exchange",
@@ -55,19 +56,45 @@ async def record_exchange(
         ],
     )
     assert row is not None
+    await _add_parts(
+        db,
+        exchange.scope.channel_id,
+        exchange.message_ts,
+        row["id"],
+        exchange.created_at + config.ledger_ttl,
+    )
+    return episode_from_row(row)
+
+
+async def _add_parts(
+    db: Session, channel_id: str, message_ts: list[str], episode_id: int, expires_at: datetime
+) -> None:
     await db.execute(
         "INSERT INTO ledger (channel_id, message_ts, episode_id, expires_at)"
         " SELECT %s, ts, %s, %s FROM unnest(%s::text[]) AS ts"
         " ON CONFLICT (channel_id, message_ts)"
         " DO UPDATE SET episode_id = excluded.episode_id, expires_at = excluded.expires_at",
-        [
-            exchange.scope.channel_id,
-            row["id"],
-            exchange.created_at + config.ledger_ttl,
-            list(dict.fromkeys(exchange.message_ts)),
-        ],
+        [channel_id, episode_id, expires_at, list(dict.fromkeys(message_ts))],
     )
-    return episode_from_row(row)
+
+
+async def extend_exchange(
+    db: Session, episode_id: int, message_ts: list[str], answer: str, config: MemoryConfig
+) -> bool:
+    """Add ledger rows for more parts of a recorded answer and store its text so far;
+    False when the episode is gone (erased, or withdrawn)."""
+    row = await db.row(
+        "UPDATE episodes SET answer = %s WHERE id = %s RETURNING channel_id, status, created_at",
+        [answer, episode_id],
+    )
+    if row is None:
+        return False
+    await _add_parts(
+        db, row["channel_id"], message_ts, episode_id, row["created_at"] + config.ledger_ttl
+    )
+    if row["status"] != EpisodeStatus.PENDING.value:
+        await reindex_episode(db, episode_id)
+    return True
 
 
 async def answered_in_thread(db: Session, channel_id: str, thread_ts: str) -> bool:

@@ -20,7 +20,7 @@ from memory.postgres.session import Session
 from memory.postgres.votes import settle_status
 from memory.postgres.wisdom import list_wisdom
 
-__all__ = ["export_user", "forget_episode", "forget_user", "forget_wisdom"]
+__all__ = ["export_user", "forget_episode", "forget_user", "forget_wisdom", "withdraw_exchange"]
 
 
 async def _count(db: Session, sql: str, params: list[Any]) -> int:
@@ -79,6 +79,12 @@ async def forget_episode(db: Session, user_id: str, episode_id: int) -> bool:
         "DELETE FROM episodes WHERE id = %s AND requester_id = %s", [episode_id, user_id]
     )
     return bool(deleted)
+
+
+async def withdraw_exchange(db: Session, episode_id: int) -> bool:
+    """Delete an exchange that turned out not to be an answer (a notice), with its ledger,
+    index rows and any votes cast on it meanwhile; True when there was one."""
+    return bool(await db.execute("DELETE FROM episodes WHERE id = %s", [episode_id]))
 
 
 async def forget_wisdom(db: Session, user_id: str, note_id: int) -> bool:

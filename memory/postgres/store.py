@@ -72,6 +72,20 @@ class PostgresMemoryStore(MemoryStore):
             partial(episodes.record_exchange, exchange=exchange, config=self._config)
         )
 
+    async def extend_exchange(self, episode_id: int, *, message_ts: list[str], answer: str) -> bool:
+        return await self._db.run(
+            partial(
+                episodes.extend_exchange,
+                episode_id=episode_id,
+                message_ts=message_ts,
+                answer=answer,
+                config=self._config,
+            )
+        )
+
+    async def withdraw_exchange(self, episode_id: int) -> bool:
+        return await self._db.run(partial(erasure.withdraw_exchange, episode_id=episode_id))
+
     async def answered_in_thread(self, channel_id: str, thread_ts: str) -> bool:
         return await self._db.run(
             partial(episodes.answered_in_thread, channel_id=channel_id, thread_ts=thread_ts)
