@@ -20,16 +20,12 @@ from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
-from bot.composition import build_consolidator
+from bot.composition import build_consolidator, open_model
 from bot.config import AdminSettings, ConfigurationError
 from bot.llm import (
-    OpenAICompatibleProvider,
-    RetryPolicy,
-    build_llm_client,
     describe_endpoint,
     probe_model,
 )
-from bot.observability import MeasuredProvider
 from memory import (
     ConsolidationReport,
     MemoryConfig,
@@ -145,29 +141,14 @@ async def consolidate_once(settings: AdminSettings) -> ConsolidationReport:
     Raises :class:`CommandFailed` when a model request failed (the conversations it was
     for keep their previous notes)."""
     endpoint = describe_endpoint(str(settings.llm_base_url))
-    client = build_llm_client(
-        str(settings.llm_base_url),
-        settings.llm_api_key.get_secret_value(),
-        settings.llm_timeout_seconds,
-    )
-    provider = MeasuredProvider(
-        OpenAICompatibleProvider(
-            client,
-            model=settings.llm_model,
-            retry=RetryPolicy(total_budget_seconds=settings.llm_retry_budget_seconds),
-        )
-    )
-    try:
-        async with opened_store(settings) as store:
-            status = await probe_model(client, settings.llm_model)
-            if not status.ok:
-                raise CommandFailed(
-                    f"the model endpoint {endpoint} {status.problem}: nothing was changed"
-                )
-            consolidator = build_consolidator(store, provider, settings)
-            report = await consolidator.consolidate(now=datetime.now(UTC))
-    finally:
-        await client.aclose()
+    async with open_model(settings) as (client, provider), opened_store(settings) as store:
+        status = await probe_model(client, settings.llm_model)
+        if not status.ok:
+            raise CommandFailed(
+                f"the model endpoint {endpoint} {status.problem}: nothing was changed"
+            )
+        consolidator = build_consolidator(store, provider, settings)
+        report = await consolidator.consolidate(now=datetime.now(UTC))
     if provider.last_error is not None:
         raise CommandFailed(
             f"the model {settings.llm_model} at {endpoint} failed ({provider.last_error}); "

@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+import httpx
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.agent import Agent, GuardPolicy, LoopMemory, Provider
@@ -23,7 +24,7 @@ from bot.forgetting import Forgetting
 from bot.learning import LLMEpisodeSummarizer, LLMFailureReflector, LLMImportanceScorer
 from bot.llm import OpenAICompatibleProvider, RetryPolicy, build_llm_client
 from bot.llm.concurrency import BoundedProvider
-from bot.observability import MeasuredProvider, Observer
+from bot.observability import BotMetrics, MeasuredProvider, Observer
 from bot.scheduler import Job, JobRun, Scheduler
 from bot.slack.directory import WebApiDirectory
 from bot.votes import Votes
@@ -44,6 +45,7 @@ __all__ = [
     "consolidate_now",
     "open_components",
     "open_database",
+    "open_model",
     "reflection_run",
 ]
 
@@ -108,6 +110,26 @@ async def open_database(settings: AdminSettings) -> AsyncIterator[MemoryStore]:
 
 
 @asynccontextmanager
+async def open_model(
+    settings: AdminSettings,
+    *,
+    llm_retry: RetryPolicy | None = None,
+    metrics: BotMetrics | None = None,
+) -> AsyncIterator[tuple[httpx.AsyncClient, MeasuredProvider]]:
+    """The LLM client for ``LLM_BASE_URL`` and the provider over it, each request measured;
+    the client is closed on exit. ``llm_retry`` defaults to retrying within
+    ``LLM_RETRY_BUDGET_SECONDS``."""
+    retry = llm_retry or RetryPolicy(total_budget_seconds=settings.llm_retry_budget_seconds)
+    async with build_llm_client(
+        str(settings.llm_base_url),
+        settings.llm_api_key.get_secret_value(),
+        settings.llm_timeout_seconds,
+    ) as client:
+        provider = OpenAICompatibleProvider(client, model=settings.llm_model, retry=retry)
+        yield client, MeasuredProvider(provider, metrics)
+
+
+@asynccontextmanager
 async def open_components(
     settings: AdminSettings,
     *,
@@ -122,22 +144,11 @@ async def open_components(
     every check of the tool guard on. The scheduler is built, not started. ``observer``
     (with its metrics) sees every model request, answer, vote and erasure."""
     observer = observer or Observer()
-    retry = llm_retry or RetryPolicy(total_budget_seconds=settings.llm_retry_budget_seconds)
     async with (
         open_database(settings) as store,
-        build_llm_client(
-            str(settings.llm_base_url),
-            settings.llm_api_key.get_secret_value(),
-            settings.llm_timeout_seconds,
-        ) as llm_client,
+        open_model(settings, llm_retry=llm_retry, metrics=observer.metrics) as (_, measured),
     ):
-        provider = BoundedProvider(
-            MeasuredProvider(
-                OpenAICompatibleProvider(llm_client, model=settings.llm_model, retry=retry),
-                observer.metrics,
-            ),
-            settings.max_concurrent_llm_calls,
-        )
+        provider = BoundedProvider(measured, settings.max_concurrent_llm_calls)
         working_memory = build_working_memory()
         consolidator = build_consolidator(store, provider, settings)
         worker = ReflectionWorker(
