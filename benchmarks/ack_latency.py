@@ -70,7 +70,8 @@ async def _measure(events: int) -> tuple[LoadResult, LoadResult, int, int]:
     """The opening questions' and the measured events' results, how many answers were in
     flight when measuring began, and how many of them had finished when it ended."""
     with tempfile.TemporaryDirectory(prefix="bench-acks-") as directory:
-        async with bot_under_test(Path(directory) / "bot.db") as bench:
+        bounds = {"max_concurrent_answers": IN_FLIGHT, "max_concurrent_llm_calls": IN_FLIGHT}
+        async with bot_under_test(Path(directory) / "bot.db", settings=bounds) as bench:
             services = bench.server.bot.services
             assert services is not None, "the bot is not running"
             ledger = await record_answers(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import tempfile
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -111,17 +111,19 @@ async def bot_under_test(
     *,
     before_start: Callable[[Bot], None] | None = None,
     guard: GuardPolicy | None = None,
+    settings: Mapping[str, Any] | None = None,
 ) -> AsyncIterator[BotUnderTest]:
     """Fake Slack, fake LLM, the real bot server on ``db_file``, and a signed client.
 
     ``before_start`` may register listeners ahead of the bot's own (Bolt runs the first
-    listener that matches), as :func:`bot.testing.harness.start_bot` builds the server."""
+    listener that matches), as :func:`bot.testing.harness.start_bot` builds the server.
+    ``guard`` replaces the bot's tool guard policy; ``settings`` overrides settings."""
     async with (
         FakeSlackWebAPI(placeholder_texts={THINKING_PLACEHOLDER}) as fake_slack,
         FakeLLMServer() as fake_llm,
         httpx.AsyncClient(timeout=30.0) as http,
     ):
-        settings = Settings(
+        configured = Settings(
             _env_file=None,
             slack_bot_token=fake_slack.token,
             slack_signing_secret=SIGNING_SECRET,
@@ -130,8 +132,9 @@ async def bot_under_test(
             llm_api_key="bench-llm-key",
             llm_model=fake_llm.model,
             bot_db_path=db_file,
+            **(settings or {}),
         )
-        bot = Bot(settings, llm_retry=FAST_RETRIES, guard=guard)
+        bot = Bot(configured, llm_retry=FAST_RETRIES, guard=guard)
         if before_start is not None:
             before_start(bot)
         server = HttpServer(bot, host="127.0.0.1", port=0, grace_seconds=5.0)
