@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 __all__ = ["INTERACTIVE_TYPES", "payload_kind", "payload_problem", "signature_headers_problem"]
 
@@ -135,6 +135,13 @@ class _Interactive(_Ids):
     view: _View | None = None
     callback_id: str | None = None
     response_urls: list[_Model] | None = None
+
+    @field_validator("view", mode="before")
+    @classmethod
+    def _view_is_an_object(cls, value: object) -> object:
+        if value is None:  # Bolt looks inside a view whenever the key is there
+            raise ValueError("a view, when given, is an object")
+        return value
 
 
 class _BlockActions(_Interactive):

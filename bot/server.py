@@ -22,6 +22,7 @@ from slack_sdk.signature import SignatureVerifier
 
 from bot.app import Bot
 from bot.config import Settings
+from bot.logging_setup import exception_summary
 from bot.observability.routes import add_operator_routes
 from bot.observability.startup import announce_model
 from bot.request_gate import payload_problem, signature_headers_problem
@@ -97,7 +98,7 @@ def build_web_app(bot: Bot) -> web.Application:
         try:
             response = await bot.app.async_dispatch(bolt_request)
         except Exception as error:
-            return _reject(400, f"payload could not be handled ({type(error).__name__})")
+            return _reject(400, f"payload could not be handled ({exception_summary(error)})")
         return await to_aiohttp_response(response)
 
     web_app = web.Application(client_max_size=1024**2)
@@ -108,8 +109,11 @@ def build_web_app(bot: Bot) -> web.Application:
 
 
 def _signed(verifier: SignatureVerifier, body: str, request: web.Request) -> bool:
-    timestamp = request.headers.get("X-Slack-Request-Timestamp")
-    signature = request.headers.get("X-Slack-Signature")
+    timestamps = request.headers.getall("X-Slack-Request-Timestamp", [])
+    signatures = request.headers.getall("X-Slack-Signature", [])
+    if len(timestamps) != 1 or len(signatures) != 1:  # Bolt would check another copy
+        return False
+    timestamp, signature = timestamps[0], signatures[0]
     if signature_headers_problem(timestamp, signature) is not None:
         return False
     return verifier.is_valid(body=body, timestamp=timestamp, signature=signature)

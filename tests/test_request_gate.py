@@ -74,6 +74,10 @@ def test_what_slack_sends_passes(body: dict[str, Any]) -> None:
         ),
         (block_actions(view=TEXT), "malformed block_actions payload (view)"),
         (
+            {"type": "view_submission", "user": {"id": "U1"}, "view": None},
+            "malformed view_submission payload (view)",
+        ),
+        (
             {"command": "/memory", "user_id": "U1", "channel_id": "D1", "text": TEXT},
             "malformed slash command payload (team_id)",
         ),
@@ -87,6 +91,7 @@ def test_what_slack_sends_passes(body: dict[str, Any]) -> None:
         "action-null",
         "no-action-id",
         "view-string",
+        "view-null",
         "no-team",
     ],
 )
@@ -98,6 +103,7 @@ def test_anything_else_is_named_by_its_fields_never_its_content(body: object, pr
         "unknown",
         "event_callback",
         "block_actions",
+        "view_submission",
         "slash command",
     }
 

@@ -232,3 +232,19 @@ async def test_a_non_ascii_signature_gets_401(slack: SignedSlack, http: httpx.As
     response = await http.post(f"{slack.server.url}{EVENTS_PATH}", content=body, headers=headers)
 
     assert response.status_code == 401
+
+
+async def test_a_second_signature_header_gets_401(
+    slack: SignedSlack, http: httpx.AsyncClient
+) -> None:
+    body = dm_body(slack, "signed twice")
+    signed = sign(body)
+    headers = [
+        ("Content-Type", JSON),
+        *signed.items(),
+        ("X-Slack-Signature", "v0=" + "0" * 64),
+    ]
+
+    response = await http.post(f"{slack.server.url}{EVENTS_PATH}", content=body, headers=headers)
+
+    assert response.status_code == 401
