@@ -3,6 +3,10 @@
 sqlite-utils is synchronous, so every database call runs on a single worker thread that
 owns the connection; the store's async methods await it. One thread also serialises the
 writes, so concurrent votes queue up instead of failing with ``database is locked``.
+
+The SQLite library is the one sqlite-utils runs on: ``pysqlite3`` (a current SQLite,
+installed with the bot on Linux) when present, else Python's own ``sqlite3``. The full-text
+index needs SQLite 3.43 or later (:data:`MIN_SQLITE`); an older one is refused in one line.
 """
 
 from __future__ import annotations
@@ -15,15 +19,32 @@ from pathlib import Path
 from typing import TypeVar
 
 from sqlite_utils import Database
+from sqlite_utils.utils import sqlite3 as engine
 
 from memory.errors import StoreClosed, StoreError, StoreUnavailable
 from memory.sqlite.migrations import apply_migrations
 
-__all__ = ["DatabaseThread", "connect"]
+__all__ = ["MIN_SQLITE", "DatabaseThread", "check_version", "connect"]
 
 T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 5000
+MIN_SQLITE = (3, 43, 0)
+"""Contentless full-text tables that rows can be deleted from (``contentless_delete``) and
+FTS5's ``secure-delete`` are both new in 3.43."""
+
+_ERRORS = (sqlite3.Error, engine.Error)
+"""The errors of whichever library runs the database (the same class when it is Python's)."""
+
+
+def check_version() -> None:
+    """:class:`StoreUnavailable` when the SQLite library is older than :data:`MIN_SQLITE`."""
+    if engine.sqlite_version_info < MIN_SQLITE:
+        needed = ".".join(map(str, MIN_SQLITE))
+        raise StoreUnavailable(
+            f"SQLite {engine.sqlite_version} is too old: the bot needs {needed} or later"
+            " (install pysqlite3-binary, or use a Python built with a newer SQLite)"
+        )
 
 
 def connect(path: Path) -> Database:
@@ -32,6 +53,7 @@ def connect(path: Path) -> Database:
     ``secure_delete`` makes SQLite overwrite deleted content with zeros, which forgetting
     a person relies on.
     """
+    check_version()
     path.parent.mkdir(parents=True, exist_ok=True)
     db = Database(path, execute_plugins=False)
     db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -57,7 +79,7 @@ class DatabaseThread:
         executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-db")
         try:
             db = await asyncio.get_running_loop().run_in_executor(executor, connect, path)
-        except (sqlite3.Error, OSError) as error:
+        except (*_ERRORS, OSError) as error:
             executor.shutdown(wait=False)
             raise StoreUnavailable(f"cannot open the database at {path}: {error}") from error
         except BaseException:
@@ -71,7 +93,7 @@ class DatabaseThread:
             raise StoreClosed("the memory store is closed")
         try:
             return await asyncio.get_running_loop().run_in_executor(self._executor, work, self._db)
-        except sqlite3.Error as error:
+        except _ERRORS as error:
             raise StoreError(f"the database failed ({type(error).__name__}: {error})") from error
 
     async def close(self, last: Callable[[Database], None]) -> None:

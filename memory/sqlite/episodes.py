@@ -14,6 +14,7 @@ from memory.sqlite.fence import forgotten_since
 from memory.sqlite.fts import reindex_episode
 
 __all__ = [
+    "AWAITING_REFLECTION_SQL",
     "answered_in_thread",
     "awaiting_reflection",
     "extend_exchange",
@@ -128,14 +129,19 @@ def answered_in_thread(db: Database, channel_id: str, thread_ts: str) -> bool:
     return bool(row["answered"])
 
 
+AWAITING_REFLECTION_SQL = (
+    "SELECT * FROM episodes INDEXED BY episodes_awaiting_reflection"
+    " WHERE (status = 'failure' AND lesson IS NULL)"
+    " OR (status = 'success' AND importance IS NULL)"
+    " ORDER BY validated_at, id LIMIT ?"
+)
+"""The reflection queue, read from its own partial index: only the episodes waiting, in
+order, however many validated episodes the store holds (the planner, left to itself,
+would read every failure and success through the status index)."""
+
+
 def awaiting_reflection(db: Database, limit: int) -> list[Episode]:
-    rows = db.query(
-        "SELECT * FROM episodes"
-        " WHERE (status = 'failure' AND lesson IS NULL)"
-        " OR (status = 'success' AND importance IS NULL)"
-        " ORDER BY validated_at, id LIMIT ?",
-        [limit],
-    )
+    rows = db.query(AWAITING_REFLECTION_SQL, [limit])
     return [episode_from_row(row) for row in rows]
 
 

@@ -1,9 +1,10 @@
 """Showing a person everything kept about them, and erasing it without a trace.
 
-Deleting rows is not enough to forget: SQLite keeps deleted text in free pages, the
-full-text index keeps it in old segments, and the write-ahead log keeps old page images.
-So every erasure ends with :func:`scrub`, relying on ``secure_delete`` (set on connect)
-to zero what is freed.
+Deleting rows is not enough to forget: SQLite keeps deleted text in free pages, and the
+write-ahead log keeps old page images. ``secure_delete`` (set on connect) zeroes what a
+delete frees, the full-text index removes a deleted row's postings in place (FTS5's
+``secure-delete``, see :mod:`memory.sqlite.fts`), and every erasure ends with
+:func:`scrub`, which empties the write-ahead log into the zeroed file.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from memory.config import MemoryConfig
 from memory.models import ForgetReport, UserExport
 from memory.sqlite.codec import episode_from_row, from_db_time
 from memory.sqlite.fence import record_forgetting
-from memory.sqlite.fts import rewrite_index, unindex_episodes
+from memory.sqlite.fts import unindex_episodes
 from memory.sqlite.votes import settle_status
 from memory.sqlite.wisdom import list_wisdom
 
@@ -34,8 +35,7 @@ logger = logging.getLogger(__name__)
 
 
 def scrub(db: Database) -> None:
-    """Rewrite the full-text index and empty the write-ahead log into the zeroed file."""
-    rewrite_index(db)
+    """Empty the write-ahead log into the zeroed file."""
     busy, _, _ = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
     if busy:
         # Another connection (say, a CLI next to the running bot) is mid-read; the rows

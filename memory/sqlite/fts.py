@@ -3,6 +3,12 @@
 Each validated episode has one row per partition it belongs to (see
 :mod:`memory.sqlite.scope_tokens`): ``rowid = id`` in its asker's partition and, a channel
 success, ``rowid = -id`` in its channel's. Pending episodes have none.
+
+With FTS5's ``secure-delete`` (:func:`create_index`), deleting a row removes its postings
+from the segments that held them at once, so an erasure rewrites only those pages, never
+the whole index (an ``optimize`` took 11-16 s at a million episodes). The index keeps its
+own copy of the partitioned text: a contentless table with ``contentless_delete`` would
+not, but it deletes by tombstone, leaving the postings on disk until a merge.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ __all__ = [
     "TOKENIZE",
     "partitioned",
     "reindex_episode",
-    "rewrite_index",
+    "secure_delete",
     "unindex_episodes",
 ]
 
@@ -72,6 +78,6 @@ def reindex_episode(db: Database, episode_id: int) -> None:
         )
 
 
-def rewrite_index(db: Database) -> None:
-    """Merge the index into one fresh segment, so no old segment keeps deleted text."""
-    db.execute("INSERT INTO episodes_fts (episodes_fts) VALUES ('optimize')")
+def secure_delete(db: Database) -> None:
+    """Make the index remove a deleted row's postings in place (a persistent setting)."""
+    db.execute("INSERT INTO episodes_fts (episodes_fts, rank) VALUES ('secure-delete', 1)")

@@ -6,7 +6,7 @@ from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
 from memory.sqlite.fence import create_secret, digest
-from memory.sqlite.fts import TOKENIZE, reindex_episode
+from memory.sqlite.fts import TOKENIZE, reindex_episode, secure_delete
 
 __all__ = ["apply_migrations", "migrations"]
 
@@ -128,6 +128,20 @@ def m004_erasure_fence(db: Database) -> None:
         )
     db.execute("DROP TABLE claims")
     db.execute("ALTER TABLE claimed RENAME TO claims")
+
+
+@migrations()
+def m005_erase_in_place(db: Database) -> None:
+    """The full-text index deletes in place (FTS5 ``secure-delete``), so an erasure rewrites
+    only the pages that held the person's words, not the whole index (see
+    :mod:`memory.sqlite.fts`); and the reflection queue is indexed (it was a scan of every
+    validated episode after each vote)."""
+    secure_delete(db)
+    db.execute(
+        "CREATE INDEX episodes_awaiting_reflection ON episodes (validated_at, id)"
+        " WHERE (status = 'failure' AND lesson IS NULL)"
+        " OR (status = 'success' AND importance IS NULL)"
+    )
 
 
 def apply_migrations(db: Database) -> None:

@@ -1,0 +1,53 @@
+"""The SQLite library the store runs on, and what the lean index relies on from it."""
+
+from __future__ import annotations
+
+import platform
+import sys
+from pathlib import Path
+
+import pytest
+import sqlite_utils
+from memory_helpers import T0, Memory
+
+from memory import MemoryConfig, MemoryStore, Vote, open_store
+from memory.errors import StoreUnavailable
+from memory.sqlite import connection
+from memory.sqlite.episodes import AWAITING_REFLECTION_SQL
+
+
+def test_the_store_runs_on_a_current_sqlite() -> None:
+    assert connection.engine.sqlite_version_info >= connection.MIN_SQLITE
+    if sys.platform == "linux" and platform.machine() == "x86_64":
+        assert connection.engine.__name__ == "pysqlite3", "pysqlite3-binary is installed"
+
+
+async def test_an_old_sqlite_is_refused_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(connection.engine, "sqlite_version_info", (3, 40, 1))
+    monkeypatch.setattr(connection.engine, "sqlite_version", "3.40.1")
+    with pytest.raises(StoreUnavailable) as raised:
+        await open_store(str(tmp_path / "bot.db"), MemoryConfig())
+    message = str(raised.value)
+    assert "3.40.1" in message and "3.43" in message and "\n" not in message
+    assert not (tmp_path / "bot.db").exists(), "nothing is created with an old SQLite"
+
+
+async def test_the_index_deletes_in_place_and_the_reflection_queue_is_indexed(
+    store: MemoryStore, db_path: Path
+) -> None:
+    memory = Memory(store)
+    await memory.answered("How do I rotate the vault token?", vote=Vote.DOWN, at=T0)
+    db = sqlite_utils.Database(db_path)
+    try:
+        [secure] = db.query("SELECT v FROM episodes_fts_config WHERE k = 'secure-delete'")
+        assert secure["v"] == 1
+        plan = " ".join(
+            row["detail"] for row in db.query(f"EXPLAIN QUERY PLAN {AWAITING_REFLECTION_SQL}", [20])
+        )
+    finally:
+        db.close()
+    assert "USING INDEX episodes_awaiting_reflection" in plan, plan
+    assert "TEMP B-TREE" not in plan, "read in order from the index, not sorted"
+    assert [e.id for e in await store.episodes_awaiting_reflection(limit=5)] == [1]
