@@ -23,6 +23,7 @@ if str(ROOT) not in sys.path:  # run as a script: make the project importable
 from benchmarks import (  # noqa: E402
     ack_latency,
     agent_overhead,
+    backends,
     ingest,
     reaction_throughput,
     recall,
@@ -39,6 +40,7 @@ BENCHMARKS: tuple[ModuleType, ...] = (
     reaction_throughput,
     ack_latency,
     ingest,
+    backends,
     recall_quality,
     recall,
 )
