@@ -23,18 +23,22 @@ JobRun = Callable[[], Awaitable[bool | None]]
 
 
 def describe_failure(error: BaseException) -> str:
-    """The traceback of ``error`` and its causes, each exception's message withheld."""
+    """The traceback of ``error`` and of its causes, on one line (the log's rule), each
+    exception's message withheld: every frame's file, line, function and code."""
     parts: list[str] = []
     seen: set[int] = set()
     current: BaseException | None = error
     while current is not None and id(current) not in seen:
         seen.add(id(current))
-        frames = "".join(traceback.format_list(traceback.extract_tb(current.__traceback__)))
-        parts.append(f"Traceback (most recent call last):\n{frames}{_name(current)}")
+        frames = [
+            f"{frame.filename}:{frame.lineno} in {frame.name}: `{(frame.line or '').strip()}`"
+            for frame in traceback.extract_tb(current.__traceback__)
+        ]
+        parts.append(" -> ".join(["Traceback (most recent call last)", *frames, _name(current)]))
         current = current.__cause__ or (
             None if current.__suppress_context__ else current.__context__
         )
-    return "\n\nwhile handling it, or caused by:\n".join(reversed(parts))
+    return " | which caused | ".join(reversed(parts))
 
 
 def _name(error: BaseException) -> str:
@@ -106,7 +110,7 @@ class Scheduler:
                 again = await job.run()
             except Exception as error:
                 log.error(
-                    "background job %s failed; it runs again within %gs\n%s",
+                    "background job %s failed; it runs again within %gs: %s",
                     job.name,
                     job.every_seconds,
                     describe_failure(error),

@@ -106,3 +106,13 @@ def test_a_failure_s_causes_are_described_too_each_without_its_message() -> None
     assert described.index("ValueError") < described.index("RuntimeError")
     assert "parse_the_answer" in described
     assert SECRET not in described
+
+
+def test_a_failure_is_described_on_one_line() -> None:
+    try:
+        parse_the_answer(SECRET)
+    except ValueError as error:
+        described = describe_failure(error)
+
+    assert "\n" not in described
+    assert "test_scheduler.py" in described and "in parse_the_answer" in described
