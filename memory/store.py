@@ -143,6 +143,15 @@ class MemoryStore(ABC):
         The fence keeps a keyed hash of their id and the time, nothing they said."""
 
     @abstractmethod
+    async def erase_replies(self, channel_id: str, message_ts: list[str]) -> None:
+        """Record that these messages of the bot answered someone since forgotten (an answer
+        in flight at ``/forget``); kept as keyed hashes, like the fence."""
+
+    @abstractmethod
+    async def erased_replies(self, channel_id: str, message_ts: Iterable[str]) -> set[str]:
+        """Which of these messages of the bot answered someone since forgotten."""
+
+    @abstractmethod
     async def forgotten_at(self, user_ids: Iterable[str]) -> dict[str, datetime]:
         """When each of these people was last forgotten (absent when never)."""
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -60,15 +60,17 @@ def without_erased(
     *,
     identity: BotIdentity,
     forgotten: Mapping[str, datetime],
+    erased_replies: Collection[str],
 ) -> list[dict[str, Any]]:
     """The messages, oldest first, minus what people said before they were forgotten
-    (``forgotten``: person -> when) and the bot's replies to those messages, whenever
-    posted (an answer in flight at ``/forget`` is posted after it)."""
+    (``forgotten``: person -> when) and the bot's replies to them, whenever posted: the
+    replies the store knows answered someone forgotten (``erased_replies``, their ts), and
+    any bot message right after an erased message."""
     kept: list[dict[str, Any]] = []
     answering_erased = False
     for message in sorted(messages, key=_ts):
         if identity.wrote(message):
-            if not answering_erased:
+            if not answering_erased and str(message.get("ts")) not in erased_replies:
                 kept.append(message)
             continue
         erased_at = forgotten.get(str(message.get("user")))
@@ -86,13 +88,16 @@ def thread_history(
     before_ts: str,
     token_budget: int,
     forgotten: Mapping[str, datetime],
+    erased_replies: Collection[str],
 ) -> list[Message]:
     """The thread's messages before ``before_ts``, newest kept first within ``token_budget``,
     without what :func:`without_erased` leaves out.
 
     The bot's own messages become assistant turns; other people's are prefixed with their
     mention so the model can tell voices apart."""
-    visible = without_erased(messages, identity=identity, forgotten=forgotten)
+    visible = without_erased(
+        messages, identity=identity, forgotten=forgotten, erased_replies=erased_replies
+    )
     earlier = [m for m in visible if _ts(m) < float(before_ts)]
     kept: list[Message] = []
     spent = 0

@@ -37,11 +37,16 @@ class AnswerLedger:
         self._started_at = started_at
         self._episode: Episode | None = None
         self._open = True
+        self._erasing = False
+        """The asker was forgotten since the answer began: its parts are marked erased."""
         self.lost = False
         """The store failed: the answer was shown but cannot be voted on."""
 
     async def shown(self, ts: str, *, answer: str) -> None:
         """A part of the answer is on screen: make it votable now."""
+        if self._erasing:
+            await self._erase([ts])
+            return
         if not self._open:
             return
         try:
@@ -58,11 +63,11 @@ class AnswerLedger:
                     )
                 )
                 if self._episode is None:
-                    self._refused()
+                    await self._refused([ts])
             elif not await self._memory.extend_exchange(
                 self._episode.id, message_ts=[ts], answer=answer
             ):
-                self._refused()
+                await self._refused([ts])
         except Exception as error:
             # The person has the answer; only the chance to vote on it is lost.
             log.error("answer part shown but not recorded (%s)", type(error).__name__)
@@ -71,6 +76,9 @@ class AnswerLedger:
 
     async def complete(self, message_ts: list[str], *, answer: str) -> bool:
         """The answer is done: store its whole text and every part; whether it is recorded."""
+        if self._erasing:
+            await self._erase(message_ts)
+            return False
         if not self._open or self._episode is None:
             return False
         self._open = False
@@ -90,8 +98,17 @@ class AnswerLedger:
         if episode is not None:
             await self._memory.withdraw_exchange(episode.id)
 
-    def _refused(self) -> None:
-        """The asker was forgotten since the answer began (or it was erased): stop."""
+    async def _refused(self, message_ts: list[str]) -> None:
+        """The asker was forgotten since the answer began (or it was erased): record no
+        more, and mark its parts as replies to someone forgotten, for history to leave out."""
         log.info("answer not recorded: its asker was forgotten meanwhile")
         self._open = False
         self._episode = None
+        self._erasing = True
+        await self._erase(message_ts)
+
+    async def _erase(self, message_ts: list[str]) -> None:
+        try:
+            await self._memory.erase_replies(self._message.channel_id, message_ts)
+        except Exception as error:
+            log.error("could not mark a reply as erased (%s)", type(error).__name__)

@@ -302,6 +302,9 @@ class AnswerService:
             before_ts=message.ts,
             token_budget=self._history_token_budget,
             forgotten=await self._memory.forgotten_at(authors(earlier, self.identity)),
+            erased_replies=await self._memory.erased_replies(
+                message.channel_id, [str(m.get("ts")) for m in earlier if self.identity.wrote(m)]
+            ),
         )
 
     async def _recall(

@@ -15,7 +15,7 @@ from typing import Any
 from memory.config import MemoryConfig
 from memory.models import ForgetReport, UserExport
 from memory.postgres.codec import episode_from_row
-from memory.postgres.fence import lock_person, record_forgetting
+from memory.postgres.fence import erase_replies, lock_person, record_forgetting
 from memory.postgres.session import Session
 from memory.postgres.votes import settle_status
 from memory.postgres.wisdom import list_wisdom
@@ -64,6 +64,10 @@ async def forget_user(
             [user_id, user_id],
         )
     ]
+    for row in await db.rows(
+        f"SELECT channel_id, message_ts FROM ledger WHERE episode_id IN ({own_filter})", [user_id]
+    ):
+        await erase_replies(db, row["channel_id"], [row["message_ts"]])
     await db.execute("DELETE FROM episodes WHERE requester_id = %s", [user_id])
     await db.execute("DELETE FROM votes WHERE voter_id = %s", [user_id])
     await db.execute("DELETE FROM wisdom WHERE user_id = %s", [user_id])

@@ -22,7 +22,15 @@ from psycopg.rows import DictRow
 
 from memory.postgres.session import Session
 
-__all__ = ["forgotten_at", "forgotten_since", "load_secret", "lock_person", "record_forgetting"]
+__all__ = [
+    "erase_replies",
+    "erased_replies",
+    "forgotten_at",
+    "forgotten_since",
+    "load_secret",
+    "lock_person",
+    "record_forgetting",
+]
 
 _SECRET_NAME = "digests"
 _PERSON_LOCKS = 0x6D656D6F
@@ -54,6 +62,30 @@ async def record_forgetting(db: Session, user_id: str, at: datetime) -> None:
         " ON CONFLICT (person) DO UPDATE SET at = greatest(forgotten.at, excluded.at)",
         [db.digest(user_id), at],
     )
+
+
+def _message_key(channel_id: str, ts: str) -> str:
+    return f"{channel_id}:{ts}"
+
+
+async def erase_replies(db: Session, channel_id: str, message_ts: Iterable[str]) -> None:
+    """Record that these messages of the bot answered someone since forgotten."""
+    for ts in message_ts:
+        await db.execute(
+            "INSERT INTO erased_replies (digest) VALUES (%s) ON CONFLICT (digest) DO NOTHING",
+            [db.digest(_message_key(channel_id, ts))],
+        )
+
+
+async def erased_replies(db: Session, channel_id: str, message_ts: Iterable[str]) -> set[str]:
+    """Which of these messages of the bot answered someone since forgotten."""
+    by_digest = {db.digest(_message_key(channel_id, ts)): ts for ts in set(message_ts)}
+    if not by_digest:
+        return set()
+    rows = await db.rows(
+        "SELECT digest FROM erased_replies WHERE digest = ANY(%s)", [list(by_digest)]
+    )
+    return {by_digest[row["digest"]] for row in rows}
 
 
 async def forgotten_since(db: Session, user_id: str, started_at: datetime) -> bool:

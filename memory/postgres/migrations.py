@@ -114,7 +114,15 @@ CREATE TABLE episode_terms (
 CREATE INDEX episode_terms_doc ON episode_terms USING gin (doc);
 """
 
-MIGRATIONS: list[tuple[str, str]] = [("m001_initial", M001_INITIAL)]
+M002_ERASED_REPLIES = """
+-- The bot's replies to people later forgotten, as keyed hashes of channel:ts.
+CREATE TABLE erased_replies (digest text PRIMARY KEY);
+"""
+
+MIGRATIONS: list[tuple[str, str]] = [
+    ("m001_initial", M001_INITIAL),
+    ("m002_erased_replies", M002_ERASED_REPLIES),
+]
 """(name, SQL) in the order they apply; a name, once released, never changes."""
 
 

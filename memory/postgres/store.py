@@ -175,6 +175,16 @@ class PostgresMemoryStore(MemoryStore):
             )
         )
 
+    async def erase_replies(self, channel_id: str, message_ts: list[str]) -> None:
+        await self._db.run(
+            partial(fence.erase_replies, channel_id=channel_id, message_ts=message_ts)
+        )
+
+    async def erased_replies(self, channel_id: str, message_ts: Iterable[str]) -> set[str]:
+        return await self._db.run(
+            partial(fence.erased_replies, channel_id=channel_id, message_ts=list(message_ts))
+        )
+
     async def forgotten_at(self, user_ids: Iterable[str]) -> dict[str, datetime]:
         return await self._db.run(partial(fence.forgotten_at, user_ids=list(user_ids)))
 

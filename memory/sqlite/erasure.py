@@ -17,7 +17,7 @@ from sqlite_utils import Database
 from memory.config import MemoryConfig
 from memory.models import ForgetReport, UserExport
 from memory.sqlite.codec import episode_from_row, from_db_time
-from memory.sqlite.fence import record_forgetting
+from memory.sqlite.fence import erase_replies, record_forgetting
 from memory.sqlite.fts import unindex_episodes
 from memory.sqlite.votes import settle_status
 from memory.sqlite.wisdom import list_wisdom
@@ -69,6 +69,13 @@ def forget_user(db: Database, user_id: str, at: datetime, config: MemoryConfig) 
             ),
             "wisdom": _count(db, "SELECT 1 FROM wisdom WHERE user_id = ?", [user_id]),
         }
+        for row in list(
+            db.query(
+                f"SELECT channel_id, message_ts FROM ledger WHERE episode_id IN ({own_filter})",
+                [user_id],
+            )
+        ):
+            erase_replies(db, row["channel_id"], [row["message_ts"]])
         # Votes they cast on other people's exchanges decided those statuses too.
         others_voted = [
             row["episode_id"]

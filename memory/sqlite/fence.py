@@ -5,7 +5,9 @@ Forgetting a person deletes everything about them, but two facts must outlive it
 - *that* they were forgotten, and when, so work that started before (an answer being
   written, a consolidation) cannot write about them afterwards, and so conversation
   history read back from Slack can leave out what they said before;
-- which messages were already answered, so a Slack retry is not answered again.
+- which messages were already answered, so a Slack retry is not answered again;
+- which of the bot's messages answered them, so history read back from Slack leaves those
+  out too (whoever asks next in the thread, whenever the reply was posted).
 
 Both are kept as HMAC-SHA256 digests under a secret generated for this database (the
 ``secrets`` table): the file holds no user id and no event id in the clear, and a digest
@@ -24,7 +26,15 @@ from sqlite_utils import Database
 
 from memory.sqlite.codec import from_db_time, to_db_time
 
-__all__ = ["create_secret", "digest", "forgotten_at", "forgotten_since", "record_forgetting"]
+__all__ = [
+    "create_secret",
+    "digest",
+    "erase_replies",
+    "erased_replies",
+    "forgotten_at",
+    "forgotten_since",
+    "record_forgetting",
+]
 
 _SECRET_NAME = "digests"
 
@@ -50,6 +60,29 @@ def record_forgetting(db: Database, user_id: str, at: datetime) -> None:
         " ON CONFLICT (person) DO UPDATE SET at = max(at, excluded.at)",
         [digest(db, user_id), to_db_time(at)],
     )
+
+
+def _message_key(channel_id: str, ts: str) -> str:
+    return f"{channel_id}:{ts}"
+
+
+def erase_replies(db: Database, channel_id: str, message_ts: Iterable[str]) -> None:
+    """Record that these messages of the bot answered someone since forgotten."""
+    for ts in message_ts:
+        db.execute(
+            "INSERT OR IGNORE INTO erased_replies (digest) VALUES (?)",
+            [digest(db, _message_key(channel_id, ts))],
+        )
+
+
+def erased_replies(db: Database, channel_id: str, message_ts: Iterable[str]) -> set[str]:
+    """Which of these messages of the bot answered someone since forgotten."""
+    by_digest = {digest(db, _message_key(channel_id, ts)): ts for ts in set(message_ts)}
+    if not by_digest:
+        return set()
+    marks = ", ".join("?" for _ in by_digest)
+    rows = db.query(f"SELECT digest FROM erased_replies WHERE digest IN ({marks})", list(by_digest))
+    return {by_digest[row["digest"]] for row in rows}
 
 
 def forgotten_since(db: Database, user_id: str, started_at: datetime) -> bool:

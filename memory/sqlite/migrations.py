@@ -144,5 +144,12 @@ def m005_erase_in_place(db: Database) -> None:
     )
 
 
+@migrations()
+def m006_erased_replies(db: Database) -> None:
+    """The bot's replies to people later forgotten, as keyed hashes of ``channel:ts``, so
+    history read back from Slack leaves them out (see :mod:`memory.sqlite.fence`)."""
+    db.execute("CREATE TABLE erased_replies (digest TEXT PRIMARY KEY)")
+
+
 def apply_migrations(db: Database) -> None:
     migrations.apply(db)

@@ -168,3 +168,29 @@ async def test_a_lesson_drawn_while_its_author_was_forgotten_lands_on_nobody(
 
     assert bob_episode.lesson is not None
     assert "vellichor" not in bob_episode.lesson
+
+
+async def test_an_answer_in_flight_at_forget_is_left_out_of_the_thread_for_everyone_after(
+    slack: SignedSlack, fake_llm: FakeLLMServer
+) -> None:
+    def model(request: dict[str, Any]) -> ScriptedReply:
+        last = request["messages"][-1]
+        if request.get("tools") and "vellichor" in str(last.get("content")):
+            return ScriptedReply.answer(f"Answer: {last['content']}", delay_seconds=2.0)
+        return echo_last_user_message(request)
+
+    fake_llm.responder = model
+    root = await slack.mention(SECRET, user=ALICE)
+    await fake_llm.wait_for_requests(1)
+    await slack.mention("bob: and the lunch rota?", user=BOB, thread_ts=root.ts)
+    await slack.answers(1, channel=GENERAL)
+    await forget(slack)
+    [*_, alice_answer] = await slack.answers(2, channel=GENERAL)
+    assert "vellichor" in alice_answer.text, "posted after Bob's answer, after /forget"
+
+    await slack.mention("carol: what was said here?", user="U0000CAROL", thread_ts=root.ts)
+    await slack.answers(3, channel=GENERAL)
+
+    prompt = prompt_for(fake_llm, "carol: what was said here?")
+    assert "lunch rota" in prompt, "the rest of the thread is history as usual"
+    assert "vellichor" not in prompt and "quokka" not in prompt

@@ -214,3 +214,19 @@ async def test_a_vote_cast_before_the_voter_was_forgotten_is_refused_after(
     assert not outcome.applied
     [kept] = await memory.store.list_episodes(KEPT)
     assert kept.status is EpisodeStatus.SUCCESS
+
+
+async def test_the_bots_replies_to_a_forgotten_person_stay_known_as_erased_without_text(
+    memory: Memory,
+) -> None:
+    store = memory.store
+    mine = await memory.ask(SECRET_QUESTION, user=FORGOTTEN, parts=2)
+    theirs = await memory.ask(SURVIVOR_QUESTION, user=KEPT)
+    await store.forget_user(FORGOTTEN)
+    await store.erase_replies(DM.channel_id, ["7777.000100"])  # one posted after /forget
+
+    sent = [*memory.sent[mine.id], *memory.sent[theirs.id], "7777.000100"]
+    erased = await store.erased_replies(DM.channel_id, sent)
+
+    assert erased == {*memory.sent[mine.id], "7777.000100"}
+    assert await store.erased_replies("C0OTHER", sent) == set()

@@ -26,6 +26,7 @@ from memory import (
 )
 from memory.errors import StoreError, StoreUnavailable
 from memory.postgres import PostgresMemoryStore
+from memory.postgres.migrations import MIGRATIONS
 
 pytestmark = pytest.mark.postgres_only
 
@@ -82,7 +83,7 @@ async def test_replicas_starting_together_migrate_once(
 ) -> None:
     async with await psycopg.AsyncConnection.connect(url) as conn:
         cursor = await conn.execute("SELECT name FROM memory_migrations")
-        assert [row[0] for row in await cursor.fetchall()] == ["m001_initial"]
+        assert [row[0] for row in await cursor.fetchall()] == [name for name, _ in MIGRATIONS]
         cursor = await conn.execute("SELECT count(*) FROM secrets")
         assert (await cursor.fetchone()) == (1,), "every replica hashes with the same secret"
 

@@ -24,7 +24,13 @@ def test_the_bots_messages_are_assistant_turns_and_others_are_named() -> None:
     ]
 
     turns = thread_history(
-        thread, identity=BOT, requester_id="U1", before_ts="4.0", token_budget=1000, forgotten={}
+        thread,
+        identity=BOT,
+        requester_id="U1",
+        before_ts="4.0",
+        token_budget=1000,
+        forgotten={},
+        erased_replies=(),
     )
 
     assert [(t.role, t.content) for t in turns] == [
@@ -43,7 +49,13 @@ def test_placeholders_empty_and_later_messages_are_left_out() -> None:
     ]
 
     turns = thread_history(
-        thread, identity=BOT, requester_id="U1", before_ts="4.0", token_budget=1000, forgotten={}
+        thread,
+        identity=BOT,
+        requester_id="U1",
+        before_ts="4.0",
+        token_budget=1000,
+        forgotten={},
+        erased_replies=(),
     )
 
     assert [t.content for t in turns] == ["question"]
@@ -53,7 +65,13 @@ def test_the_most_recent_messages_are_kept_within_the_budget() -> None:
     thread = [msg(f"{n}.0", f"message {n} " + "x" * 36) for n in range(1, 11)]
 
     turns = thread_history(
-        thread, identity=BOT, requester_id="U1", before_ts="11.0", token_budget=36, forgotten={}
+        thread,
+        identity=BOT,
+        requester_id="U1",
+        before_ts="11.0",
+        token_budget=36,
+        forgotten={},
+        erased_replies=(),
     )
 
     assert [t.content.split()[1] for t in turns] == ["8", "9", "10"]
@@ -83,6 +101,7 @@ def test_what_a_forgotten_person_said_before_forget_and_the_replies_to_it_are_le
         before_ts="10.0",
         token_budget=1000,
         forgotten={"U1": at(6.0)},
+        erased_replies=(),
     )
 
     assert [t.content for t in turns] == [
@@ -92,3 +111,24 @@ def test_what_a_forgotten_person_said_before_forget_and_the_replies_to_it_are_le
         "answered after /forget",
     ]
     assert "secret" not in " ".join(t.content for t in turns)
+
+
+def test_a_reply_the_store_knows_answered_someone_forgotten_is_left_out_wherever_it_is() -> None:
+    thread = [
+        msg("1.0", "<@U0000BOT> Alice's secret question"),
+        msg("2.0", "Bob asks too", user="U2"),
+        msg("3.0", "the answer to Alice, quoting it", user="U0000BOT", bot_id="B0000BOT"),
+        msg("4.0", "the answer to Bob", user="U0000BOT", bot_id="B0000BOT"),
+    ]
+
+    turns = thread_history(
+        thread,
+        identity=BOT,
+        requester_id="U3",
+        before_ts="9.0",
+        token_budget=1000,
+        forgotten={"U1": at(5.0)},
+        erased_replies={"3.0"},
+    )
+
+    assert [t.content for t in turns] == ["<@U2>: Bob asks too", "the answer to Bob"]
