@@ -80,6 +80,14 @@ def _own(name: str) -> bool:
     return name.split(".", 1)[0] in OWN_LOGGERS
 
 
+def _message(record: logging.LogRecord) -> str:
+    """The record's message; a filter must not raise, even on a library's bad arguments."""
+    try:
+        return record.getMessage()
+    except (TypeError, ValueError):
+        return str(record.msg)
+
+
 class LogHygiene(logging.Filter):
     """Keeps third-party chatter and exception details out of the log (see the module)."""
 
@@ -95,7 +103,7 @@ class LogHygiene(logging.Filter):
                 )
                 record.levelno, record.levelname = logging.WARNING, "WARNING"
             else:
-                record.msg = f"{record.getMessage()} ({exception_summary(error)})"
+                record.msg = f"{_message(record)} ({exception_summary(error)})"
                 record.args = None
         record.exc_info = None
         record.exc_text = None

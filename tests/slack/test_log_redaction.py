@@ -117,3 +117,15 @@ def test_configured_secrets_are_redacted_but_not_short_words(logged: Callable[[]
     output = logged()
     assert "the-signing-secret" not in output
     assert "[redacted], in short" in output
+
+
+def test_a_record_whose_arguments_do_not_fit_its_message_is_still_one_line(
+    logged: Callable[[], str],
+) -> None:
+    try:
+        raise OSError("connection reset")
+    except OSError:
+        logging.getLogger("asyncio").error("Task %s failed: %s", "only-one", exc_info=True)
+
+    [line] = logged().splitlines()
+    assert "Task %s failed: %s (OSError at tests/slack/test_log_redaction.py:" in line
