@@ -164,7 +164,9 @@ async def test_a_signal_while_slack_does_not_answer_at_start_up_stops_the_bot(
     held = fake_slack.hold("auth.test")
     process = await run_bot(bot_env(tmp_path, fake_slack, fake_llm), tmp_path)
     try:
-        await fake_slack.wait_for(lambda: bool(fake_slack.calls_to("auth.test")), what="auth.test")
+        await fake_slack.wait_for(
+            lambda: bool(fake_slack.calls_to("auth.test")), within=60, what="auth.test"
+        )
 
         process.send_signal(signum)
         logs = await finished(process, STOP_WITHIN_SECONDS)
