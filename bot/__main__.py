@@ -90,8 +90,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve_parser.add_argument(
         "--grace",
         type=float,
-        default=8.0,
-        help="seconds answers in flight get to finish on SIGTERM (default: 8)",
+        default=6.0,
+        help="seconds answers in flight get to finish on SIGTERM (default: 6)",
     )
     serve_parser.set_defaults(run=run_serve, settings=Settings)
     admin: list[tuple[str, str, Command, bool]] = [
@@ -122,7 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
         if takes_user:
             _with_user_id(command)
         command.set_defaults(run=run, settings=AdminSettings)
-    parser.set_defaults(run=run_serve, settings=Settings, grace=8.0)
+    parser.set_defaults(run=run_serve, settings=Settings, grace=6.0)
     return parser
 
 

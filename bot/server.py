@@ -237,7 +237,7 @@ class SocketModeServer:
         await self.stop()
 
 
-async def serve(settings: Settings, *, grace_seconds: float = 8.0) -> None:
+async def serve(settings: Settings, *, grace_seconds: float = 6.0) -> None:
     """Run until SIGTERM or SIGINT: Socket Mode with an app token, else HTTP on ``$PORT``.
 
     A signal during start-up abandons it at once (what was opened is closed); after it, answers

@@ -21,7 +21,14 @@ from bot.config import ConfigurationError
 from bot.socket_mode import connect_socket_mode
 from bot.testing import FakeLLMServer
 from bot.testing.fake_slack import FakeSlackWebAPI
-from bot.testing.harness import SIGNING_SECRET
+from bot.testing.harness import (
+    ALICE,
+    SIGNING_SECRET,
+    dm_channel,
+    event_envelope,
+    message_event,
+    sign,
+)
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 STOP_WITHIN_SECONDS = 10.0
@@ -192,3 +199,35 @@ async def test_a_signal_while_serving_stops_the_bot_cleanly(
     assert process.returncode == 0, logs
     assert "Traceback" not in logs
     assert logs.strip().splitlines()[-1].endswith("stopped")
+
+
+async def test_sigterm_with_a_slow_answer_in_flight_still_stops_within_10_seconds(
+    tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
+) -> None:
+    fake_llm.latency_seconds = 60.0
+    env = bot_env(tmp_path, fake_slack, fake_llm)
+    process = await run_bot(env, tmp_path)
+    await wait_healthy(env["PORT"], process)
+    message = fake_slack.add_user_message(dm_channel(ALICE), "a slow one", user=ALICE)
+    body = json.dumps(
+        event_envelope(
+            fake_slack, message_event(fake_slack, message, channel_type="im"), event_id="EvSlow"
+        )
+    )
+    async with httpx.AsyncClient() as http:
+        response = await http.post(
+            f"http://127.0.0.1:{env['PORT']}/slack/events",
+            content=body,
+            headers={"Content-Type": "application/json", **sign(body)},
+        )
+    assert response.status_code == 200
+    await asyncio.wait_for(fake_llm.wait_for_requests(1), 10)
+
+    started = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    logs = await finished(process, STOP_WITHIN_SECONDS)
+
+    elapsed = time.monotonic() - started
+    assert elapsed < STOP_WITHIN_SECONDS
+    assert process.returncode == 0, logs
+    assert "Traceback" not in logs
