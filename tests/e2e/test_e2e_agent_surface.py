@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from bot.agent import ToolCall
 from bot.testing import FakeLLMServer
 from bot.testing.fake_llm import ScriptedReply
@@ -141,8 +143,8 @@ async def test_a_context_change_is_acknowledged_and_changes_nothing(
     assert [prompts.channel_id for prompts in fake_slack.suggested_prompts] == [dm_channel(BOB)]
 
 
-async def test_malformed_agent_surface_events_get_no_error_and_no_call(
-    slack: SignedSlack, fake_slack: FakeSlackWebAPI
+async def test_malformed_agent_surface_events_get_no_5xx_and_no_call(
+    slack: SignedSlack, fake_slack: FakeSlackWebAPI, caplog: pytest.LogCaptureFixture
 ) -> None:
     for event in (
         {"type": "assistant_thread_started", "event_ts": "1.0"},
@@ -150,15 +152,19 @@ async def test_malformed_agent_surface_events_get_no_error_and_no_call(
         {"type": "app_home_opened", "tab": "messages", "event_ts": "1.0"},
         {"type": "app_home_opened", "user": ALICE, "tab": "messages", "event_ts": "1.0"},
         {"type": "app_home_opened", "user": ALICE, "channel": "D1", "tab": "?", "event_ts": "1"},
+        {"type": "app_home_opened", "user": ["U1"], "channel": 7, "tab": "messages"},
+        {"type": "assistant_thread_started", "assistant_thread": "not an object"},
+        {"type": "assistant_thread_started", "assistant_thread": {"user_id": 1, "thread_ts": []}},
     ):
-        response = await slack.send_event(event)
-        assert response.status_code == 200
+        response = await slack.post(json.dumps(slack.envelope(event)))
+        assert response.status_code in (200, 400), (event, response.text)  # never a 5xx
     await slack.open_home(user=BOB, tab="messages")  # a marker: handled after the others
     await prompts_after(fake_slack, 1)
 
     calls = [call.method for call in fake_slack.calls if call.method != "auth.test"]
     assert calls == ["assistant.threads.setSuggestedPrompts"]
     assert fake_slack.suggested_prompts[0].channel_id == dm_channel(BOB)
+    assert [r.getMessage() for r in caplog.records if r.exc_info or r.levelname == "ERROR"] == []
 
 
 # -- answers on the agent surface -------------------------------------------------------------

@@ -4,8 +4,9 @@ the Messages tab (the agent experience's DM) gets suggested prompts from their o
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Literal
 
+from pydantic import BaseModel, Field, ValidationError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.listeners.services import Services
@@ -19,6 +20,19 @@ HOME_EPISODES = 300
 """Rated answers read for the Home tab; the view shows what fits and counts the rest."""
 
 
+class _Opened(BaseModel):
+    user: str = Field(min_length=1)
+    tab: Literal["home", "messages"]
+    channel: str | None = Field(default=None, min_length=1)
+
+
+class _HomeOpened(BaseModel):
+    """The parts of the event callback the listener uses (anything else is ignored)."""
+
+    team_id: str | None = None
+    event: _Opened
+
+
 async def publish_home(client: AsyncWebClient, memory: MemoryStore, user_id: str) -> None:
     """(Re)publish ``user_id``'s Home tab from their own memories only."""
     episodes = await memory.list_episodes(user_id, limit=HOME_EPISODES)
@@ -28,22 +42,22 @@ async def publish_home(client: AsyncWebClient, memory: MemoryStore, user_id: str
 
 def app_home_opened_callback(
     services: Services,
-) -> Callable[[dict[str, Any], dict[str, Any], AsyncWebClient], Awaitable[None]]:
-    async def on_app_home_opened(
-        body: dict[str, Any], event: dict[str, Any], client: AsyncWebClient
-    ) -> None:
-        user = event.get("user")
-        if not user:
+) -> Callable[[dict[str, Any], AsyncWebClient], Awaitable[None]]:
+    async def on_app_home_opened(body: dict[str, Any], client: AsyncWebClient) -> None:
+        try:
+            opened = _HomeOpened.model_validate(body)
+        except ValidationError:
             return
-        if event.get("tab") == "home":
-            await publish_home(client, services.memory, user)
-        elif event.get("tab") == "messages" and event.get("channel") and body.get("team_id"):
+        event = opened.event
+        if event.tab == "home":
+            await publish_home(client, services.memory, event.user)
+        elif event.channel and opened.team_id:
             await suggest_prompts(
                 client,
                 services.memory,
-                team_id=str(body["team_id"]),
-                channel_id=str(event["channel"]),
-                user_id=str(user),
+                team_id=opened.team_id,
+                channel_id=event.channel,
+                user_id=event.user,
             )
 
     return on_app_home_opened

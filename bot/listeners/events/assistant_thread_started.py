@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from pydantic import BaseModel, Field, ValidationError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.listeners.services import Services
@@ -14,24 +15,40 @@ from bot.slack.assistant import greet, suggest_prompts
 __all__ = ["assistant_thread_started_callback"]
 
 
+class _AssistantThread(BaseModel):
+    user_id: str = Field(min_length=1)
+    channel_id: str = Field(min_length=1)
+    thread_ts: str = Field(min_length=1)
+
+
+class _Event(BaseModel):
+    assistant_thread: _AssistantThread
+
+
+class _ThreadStarted(BaseModel):
+    """The parts of the event callback the listener uses (anything else is ignored)."""
+
+    team_id: str = Field(min_length=1)
+    event: _Event
+
+
 def assistant_thread_started_callback(
     services: Services,
-) -> Callable[[dict[str, Any], dict[str, Any], AsyncWebClient], Awaitable[None]]:
-    async def on_thread_started(
-        body: dict[str, Any], event: dict[str, Any], client: AsyncWebClient
-    ) -> None:
-        thread = event.get("assistant_thread") or {}
-        channel, thread_ts, user = (thread.get(k) for k in ("channel_id", "thread_ts", "user_id"))
-        if not (channel and thread_ts and user and body.get("team_id")):
+) -> Callable[[dict[str, Any], AsyncWebClient], Awaitable[None]]:
+    async def on_thread_started(body: dict[str, Any], client: AsyncWebClient) -> None:
+        try:
+            started = _ThreadStarted.model_validate(body)
+        except ValidationError:
             return
-        await greet(client, channel_id=str(channel), thread_ts=str(thread_ts))
+        thread = started.event.assistant_thread
+        await greet(client, channel_id=thread.channel_id, thread_ts=thread.thread_ts)
         await suggest_prompts(
             client,
             services.memory,
-            team_id=str(body["team_id"]),
-            channel_id=str(channel),
-            user_id=str(user),
-            thread_ts=str(thread_ts),
+            team_id=started.team_id,
+            channel_id=thread.channel_id,
+            user_id=thread.user_id,
+            thread_ts=thread.thread_ts,
         )
 
     return on_thread_started
