@@ -79,12 +79,16 @@ def indexed_words(text: str) -> list[str]:
 
 
 def _words(text: str) -> list[str]:
-    """Every word of ``text``, lowercased; an identifier, then each of its parts."""
+    """Every word of ``text``, lowercased; an identifier, then each of its parts.
+
+    A stopword's parts are left out with it: the index holds whole words only, so a part
+    alone (``hy`` of ``wHY``) would ask for a word the text never had."""
     words: list[str] = []
     for word in _WORD.findall(text):
-        words.append(word.lower())
+        lowered = word.lower()
+        words.append(lowered)
         parts = identifier_parts(word)
-        if len(parts) > 1:
+        if len(parts) > 1 and lowered not in STOPWORDS:
             words.extend(parts)
     return words
 

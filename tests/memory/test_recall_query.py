@@ -6,7 +6,7 @@ import sqlite3
 from contextlib import closing
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from memory.recall_query import (
@@ -115,6 +115,7 @@ def test_question_match_is_the_match_of_the_questions_terms() -> None:
     assert question_match("how do I?", ["u1"]) is None
 
 
+@example(text="wHY")
 @given(text=st.text(max_size=200))
 def test_any_text_makes_a_valid_query_that_finds_that_text_in_its_partition_only(
     text: str,
