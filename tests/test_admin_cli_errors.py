@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from bot.testing import FakeLLMServer
-from bot.testing.postgres import create_schema, drop_schema, schema_url
 from memory import ConversationKind, MemoryConfig, NewExchange, Scope, open_store
+from memory.postgres.scratch import create_schema, drop_schema, schema_url
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 ALICE = "U0ALICE"

@@ -3,7 +3,7 @@
 ``store`` is a real SQLite file per test, or a new PostgreSQL schema per test (dropped
 after); a test that needs SQLite's file itself (it asks for ``db_path``) or is marked
 ``sqlite_only`` runs on SQLite alone, one marked ``postgres_only`` on PostgreSQL alone.
-PostgreSQL must be reachable (see :mod:`bot.testing.postgres`): when it is not, its tests
+PostgreSQL must be reachable (see :mod:`memory.postgres.scratch`): when it is not, its tests
 fail; they never skip.
 """
 
@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from memory_helpers import FreshStore, Memory
 
-from bot.testing.postgres import create_schema, drop_schema, empty_schema, schema_url
 from memory import MemoryConfig, MemoryStore, open_store
+from memory.postgres.scratch import create_schema, drop_schema, empty_schema, schema_url
 
 BACKENDS = ("sqlite", "postgres")
 

@@ -15,7 +15,6 @@ import psycopg
 import pytest
 from memory_helpers import CHANNEL, DM, T0, Memory
 
-from bot.testing.postgres import scratch_schema
 from memory import (
     EpisodeStatus,
     MemoryConfig,
@@ -27,6 +26,7 @@ from memory import (
 from memory.errors import StoreError, StoreUnavailable
 from memory.postgres import PostgresMemoryStore
 from memory.postgres.migrations import MIGRATIONS
+from memory.postgres.scratch import scratch_schema
 
 pytestmark = pytest.mark.postgres_only
 
