@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
-import socket
-import sys
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bot.server import EVENTS_PATH, HEALTH_PATH
+from bot.server import EVENTS_PATH
 from bot.testing import FakeLLMServer
 from bot.testing.fake_slack import FakeSlackWebAPI
 from bot.testing.harness import (
@@ -26,34 +23,10 @@ from bot.testing.harness import (
     message_event,
     sign,
 )
+from bot.testing.process import bot_env, free_port, run_bot, wait_until_healthy
 from memory import ConversationKind, MemoryConfig, NewExchange, Scope, open_store
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 LLM_KEY = "sk-test-llm-key-never-logged"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def bot_env(**values: str) -> dict[str, str]:
-    """A clean environment: nothing from the developer's shell or .env leaks in."""
-    return {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(PROJECT_ROOT), **values}
-
-
-async def run_bot(*args: str, env: dict[str, str], cwd: Path) -> asyncio.subprocess.Process:
-    return await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        *args,
-        env=env,
-        cwd=cwd,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
 
 
 async def test_a_missing_setting_stops_the_bot_with_one_line_and_exit_code_2(
@@ -104,18 +77,6 @@ async def served(
         if process.returncode is None:
             process.kill()
             await process.wait()
-
-
-async def wait_until_healthy(url: str, process: asyncio.subprocess.Process) -> None:
-    async with httpx.AsyncClient() as http, asyncio.timeout(30):
-        while True:
-            assert process.returncode is None, "the bot exited during start-up"
-            try:
-                if (await http.get(f"{url}{HEALTH_PATH}")).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            await asyncio.sleep(0.05)
 
 
 async def test_sigterm_lets_the_answer_in_flight_finish_then_exits_cleanly(

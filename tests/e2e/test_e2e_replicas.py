@@ -22,10 +22,10 @@ from bot.server import EVENTS_PATH, HEALTH_PATH
 from bot.testing import FakeLLMServer
 from bot.testing.fake_slack import FakeMessage, FakeSlackWebAPI
 from bot.testing.harness import ALICE, BOB, SIGNING_SECRET, dm_channel
+from bot.testing.process import bot_env, free_port
 from bot.testing.slack_people import SlackPeople
 from memory import EpisodeStatus, MemoryConfig, MemoryStore, open_store
 from memory.postgres.scratch import scratch_schema
-from tests.e2e.test_e2e_process import bot_env, free_port
 
 REPLICAS = 3
 CONSOLIDATION_SECONDS = 1.5

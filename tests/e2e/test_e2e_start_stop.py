@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
-import socket
-import sys
 import time
 from pathlib import Path
 
@@ -29,23 +26,17 @@ from bot.testing.harness import (
     message_event,
     sign,
 )
+from bot.testing.process import bot_env as clean_env
+from bot.testing.process import free_port, run_bot, wait_until_healthy
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 STOP_WITHIN_SECONDS = 10.0
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def bot_env(
     tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer, **values: str
 ) -> dict[str, str]:
-    return {
-        "PATH": os.environ.get("PATH", ""),
-        "PYTHONPATH": str(PROJECT_ROOT),
+    """The clean environment of :func:`bot.testing.process.bot_env`, wired to the fakes."""
+    settings = {
         "SLACK_BOT_TOKEN": fake_slack.token,
         "SLACK_SIGNING_SECRET": SIGNING_SECRET,
         "SLACK_API_URL": fake_slack.base_url,
@@ -53,20 +44,8 @@ def bot_env(
         "LLM_MODEL": fake_llm.model,
         "BOT_DB_PATH": str(tmp_path / "bot.db"),
         "PORT": str(free_port()),
-        **values,
     }
-
-
-async def run_bot(env: dict[str, str], cwd: Path) -> asyncio.subprocess.Process:
-    return await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        env=env,
-        cwd=cwd,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    return clean_env(**(settings | values))
 
 
 async def finished(process: asyncio.subprocess.Process, within: float) -> str:
@@ -79,24 +58,12 @@ async def finished(process: asyncio.subprocess.Process, within: float) -> str:
     return stderr.decode()
 
 
-async def wait_healthy(port: str, process: asyncio.subprocess.Process) -> None:
-    async with httpx.AsyncClient() as http, asyncio.timeout(30):
-        while True:
-            assert process.returncode is None, "the bot exited during start-up"
-            try:
-                if (await http.get(f"http://127.0.0.1:{port}/healthz")).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            await asyncio.sleep(0.05)
-
-
 async def test_start_up_names_the_model_and_warns_when_the_endpoint_does_not_list_it(
     tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
 ) -> None:
     env = bot_env(tmp_path, fake_slack, fake_llm, LLM_MODEL="llama9-unpulled")
-    process = await run_bot(env, tmp_path)
-    await wait_healthy(env["PORT"], process)
+    process = await run_bot(env=env, cwd=tmp_path)
+    await wait_until_healthy(f"http://127.0.0.1:{env['PORT']}", process)
 
     process.send_signal(signal.SIGTERM)
     logs = await finished(process, 30)
@@ -113,8 +80,8 @@ async def test_with_log_format_json_every_line_is_a_json_object(
     tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
 ) -> None:
     env = bot_env(tmp_path, fake_slack, fake_llm, LOG_FORMAT="json")
-    process = await run_bot(env, tmp_path)
-    await wait_healthy(env["PORT"], process)
+    process = await run_bot(env=env, cwd=tmp_path)
+    await wait_until_healthy(f"http://127.0.0.1:{env['PORT']}", process)
 
     process.send_signal(signal.SIGTERM)
     logs = await finished(process, 30)
@@ -132,7 +99,7 @@ async def test_a_refused_app_token_is_one_line_and_exit_2_without_retrying_forev
 ) -> None:
     env = bot_env(tmp_path, fake_slack, fake_llm, SLACK_APP_TOKEN="xapp-wrong", LOG_LEVEL="ERROR")
     started = time.monotonic()
-    process = await run_bot(env, tmp_path)
+    process = await run_bot(env=env, cwd=tmp_path)
 
     logs = await finished(process, 30)
 
@@ -169,7 +136,7 @@ async def test_a_signal_while_slack_does_not_answer_at_start_up_stops_the_bot(
     tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer, signum: int
 ) -> None:
     held = fake_slack.hold("auth.test")
-    process = await run_bot(bot_env(tmp_path, fake_slack, fake_llm), tmp_path)
+    process = await run_bot(env=bot_env(tmp_path, fake_slack, fake_llm), cwd=tmp_path)
     try:
         await fake_slack.wait_for(
             lambda: bool(fake_slack.calls_to("auth.test")), within=60, what="auth.test"
@@ -190,8 +157,8 @@ async def test_a_signal_while_serving_stops_the_bot_cleanly(
     tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer, signum: int
 ) -> None:
     env = bot_env(tmp_path, fake_slack, fake_llm)
-    process = await run_bot(env, tmp_path)
-    await wait_healthy(env["PORT"], process)
+    process = await run_bot(env=env, cwd=tmp_path)
+    await wait_until_healthy(f"http://127.0.0.1:{env['PORT']}", process)
 
     process.send_signal(signum)
     logs = await finished(process, STOP_WITHIN_SECONDS)
@@ -206,8 +173,8 @@ async def test_sigterm_with_a_slow_answer_in_flight_still_stops_within_10_second
 ) -> None:
     fake_llm.latency_seconds = 60.0
     env = bot_env(tmp_path, fake_slack, fake_llm)
-    process = await run_bot(env, tmp_path)
-    await wait_healthy(env["PORT"], process)
+    process = await run_bot(env=env, cwd=tmp_path)
+    await wait_until_healthy(f"http://127.0.0.1:{env['PORT']}", process)
     message = fake_slack.add_user_message(dm_channel(ALICE), "a slow one", user=ALICE)
     body = json.dumps(
         event_envelope(
