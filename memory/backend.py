@@ -1,0 +1,196 @@
+"""The method layer the SQL backends share: each verb of :class:`memory.MemoryStore` runs
+one function of the backend's modules, in one unit of work of the backend's runner.
+
+A backend supplies only what really differs: its modules (the SQL, grouped by concern),
+its runner (SQLite's database thread, PostgreSQL's pooled transactions), and opening,
+closing, pinging and taking turns at background jobs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import partial
+from types import ModuleType
+from typing import Any, Protocol
+
+from memory import models
+from memory.config import MemoryConfig
+from memory.store import MemoryStore
+from memory.visibility import Visibility
+
+__all__ = ["BackendModules", "BackendStore", "Runner"]
+
+
+class Runner(Protocol):
+    """Runs one function of a backend's modules against its database, as one unit of work
+    (the function may be synchronous or a coroutine function, as the backend's are)."""
+
+    async def run(self, work: Callable[[Any], Any]) -> Any: ...
+
+
+@dataclass(frozen=True)
+class BackendModules:
+    """A backend's modules, one per concern, each with the same functions as the other
+    backend's (same names, same keyword arguments, the database handle first)."""
+
+    counters: ModuleType
+    episodes: ModuleType
+    erasure: ModuleType
+    fence: ModuleType
+    recall: ModuleType
+    votes: ModuleType
+    wisdom: ModuleType
+
+
+class BackendStore(MemoryStore):
+    """A :class:`MemoryStore` whose verbs are functions of :class:`BackendModules`."""
+
+    def __init__(self, runner: Runner, modules: BackendModules, config: MemoryConfig) -> None:
+        self._runner = runner
+        self._modules = modules
+        self._config = config
+
+    async def _call(self, function: Callable[..., Any], /, **arguments: Any) -> Any:
+        return await self._runner.run(partial(function, **arguments))
+
+    @property
+    def visibility(self) -> Visibility:
+        return self._config.visibility
+
+    async def claim(self, *keys: str, at: datetime) -> bool:
+        return await self._call(self._modules.counters.claim, keys=keys, at=at)
+
+    async def record_exchange(self, exchange: models.NewExchange) -> models.Episode | None:
+        return await self._call(
+            self._modules.episodes.record_exchange, exchange=exchange, config=self._config
+        )
+
+    async def extend_exchange(self, episode_id: int, *, message_ts: list[str], answer: str) -> bool:
+        return await self._call(
+            self._modules.episodes.extend_exchange,
+            episode_id=episode_id,
+            message_ts=message_ts,
+            answer=answer,
+            config=self._config,
+        )
+
+    async def withdraw_exchange(self, episode_id: int) -> bool:
+        return await self._call(self._modules.erasure.withdraw_exchange, episode_id=episode_id)
+
+    async def answered_in_thread(self, channel_id: str, thread_ts: str) -> bool:
+        return await self._call(
+            self._modules.episodes.answered_in_thread, channel_id=channel_id, thread_ts=thread_ts
+        )
+
+    async def apply_vote(self, event: models.VoteEvent) -> models.VoteOutcome:
+        return await self._call(self._modules.votes.apply_vote, event=event, config=self._config)
+
+    async def episodes_awaiting_reflection(self, *, limit: int) -> list[models.Episode]:
+        return await self._call(self._modules.episodes.awaiting_reflection, limit=limit)
+
+    async def set_lesson(self, episode_id: int, lesson: str) -> bool:
+        return await self._call(
+            self._modules.episodes.set_lesson, episode_id=episode_id, lesson=lesson
+        )
+
+    async def set_importance(self, episode_id: int, importance: int) -> bool:
+        return await self._call(
+            self._modules.episodes.set_importance, episode_id=episode_id, importance=importance
+        )
+
+    async def purge_expired(self, *, now: datetime) -> int:
+        return await self._call(self._modules.episodes.purge_expired, now=now, config=self._config)
+
+    async def recall(self, request: models.RecallRequest) -> list[models.RecalledEpisode]:
+        return await self._call(self._modules.recall.recall, request=request, config=self._config)
+
+    async def replace_wisdom(
+        self,
+        scope: models.Scope,
+        user_id: str,
+        notes: list[str],
+        *,
+        episode_count: int,
+        at: datetime,
+    ) -> list[models.WisdomNote]:
+        return await self._call(
+            self._modules.wisdom.replace_wisdom,
+            scope=scope,
+            user_id=user_id,
+            notes=notes,
+            episode_count=episode_count,
+            at=at,
+        )
+
+    async def wisdom(self, scope: models.Scope, user_id: str) -> list[models.WisdomNote]:
+        return await self._call(self._modules.wisdom.wisdom_for, scope=scope, user_id=user_id)
+
+    async def list_episodes(
+        self,
+        user_id: str,
+        *,
+        scope: models.Scope | None = None,
+        statuses: frozenset[models.EpisodeStatus] = frozenset(
+            {models.EpisodeStatus.SUCCESS, models.EpisodeStatus.FAILURE}
+        ),
+        since: datetime | None = None,
+        limit: int = 100,
+    ) -> list[models.Episode]:
+        return await self._call(
+            self._modules.episodes.list_episodes,
+            user_id=user_id,
+            scope=scope,
+            statuses=statuses,
+            since=since,
+            limit=limit,
+        )
+
+    async def list_wisdom(self, user_id: str) -> list[models.WisdomNote]:
+        return await self._call(self._modules.wisdom.list_wisdom, user_id=user_id)
+
+    async def forget_episode(self, user_id: str, episode_id: int) -> bool:
+        return await self._call(
+            self._modules.erasure.forget_episode, user_id=user_id, episode_id=episode_id
+        )
+
+    async def forget_wisdom(self, user_id: str, note_id: int) -> bool:
+        return await self._call(
+            self._modules.erasure.forget_wisdom, user_id=user_id, note_id=note_id
+        )
+
+    async def forget_user(self, user_id: str, *, at: datetime | None = None) -> models.ForgetReport:
+        return await self._call(
+            self._modules.erasure.forget_user,
+            user_id=user_id,
+            at=at or datetime.now(UTC),
+            config=self._config,
+        )
+
+    async def erase_replies(self, channel_id: str, message_ts: list[str]) -> None:
+        await self._call(
+            self._modules.fence.erase_replies, channel_id=channel_id, message_ts=message_ts
+        )
+
+    async def erased_replies(self, channel_id: str, message_ts: Iterable[str]) -> set[str]:
+        return await self._call(
+            self._modules.fence.erased_replies, channel_id=channel_id, message_ts=list(message_ts)
+        )
+
+    async def forgotten_at(self, user_ids: Iterable[str]) -> dict[str, datetime]:
+        return await self._call(self._modules.fence.forgotten_at, user_ids=list(user_ids))
+
+    async def export_user(self, user_id: str) -> models.UserExport:
+        return await self._call(self._modules.erasure.export_user, user_id=user_id)
+
+    async def scopes_with_recent_episodes(
+        self, *, since: datetime
+    ) -> list[tuple[models.Scope, str]]:
+        return await self._call(self._modules.episodes.scopes_with_recent_episodes, since=since)
+
+    async def count(self, counter: str, *, by: int = 1) -> None:
+        await self._call(self._modules.counters.increment, name=counter, by=by)
+
+    async def stats(self) -> models.StoreStats:
+        return await self._call(self._modules.counters.stats)
