@@ -11,7 +11,7 @@ from memory.config import MemoryConfig
 from memory.models import Episode, EpisodeStatus, NewExchange, Scope
 from memory.sqlite.codec import episode_from_row, from_db_time, to_db_time
 from memory.sqlite.fence import forgotten_since
-from memory.sqlite.fts import reindex_episode
+from memory.sqlite.fts import reindexing
 
 __all__ = [
     "AWAITING_REFLECTION_SQL",
@@ -110,10 +110,9 @@ def extend_exchange(
             return False
         [row] = rows
         expires_at = to_db_time(from_db_time(row["created_at"]) + config.ledger_ttl)
-        db.execute("UPDATE episodes SET answer = ? WHERE id = ?", [answer, episode_id])
+        with reindexing(db, episode_id):
+            db.execute("UPDATE episodes SET answer = ? WHERE id = ?", [answer, episode_id])
         _add_parts(db, row["channel_id"], message_ts, episode_id, expires_at)
-        if row["status"] != EpisodeStatus.PENDING.value:
-            reindex_episode(db, episode_id)
     return True
 
 
@@ -150,14 +149,12 @@ def set_lesson(db: Database, episode_id: int, lesson: str) -> bool:
 
     The check and the write are one statement, so a vote that changed the status while the
     model was reflecting can never receive a stale lesson."""
-    with db.atomic():
+    with db.atomic(), reindexing(db, episode_id):
         cursor = db.execute(
             "UPDATE episodes SET lesson = ? WHERE id = ? AND status = ?",
             [lesson, episode_id, EpisodeStatus.FAILURE.value],
         )
-        if cursor.rowcount:
-            reindex_episode(db, episode_id)
-        return bool(cursor.rowcount)
+    return bool(cursor.rowcount)
 
 
 def set_importance(db: Database, episode_id: int, importance: int) -> bool:

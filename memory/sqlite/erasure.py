@@ -100,14 +100,18 @@ def forget_user(db: Database, user_id: str, at: datetime, config: MemoryConfig) 
 def forget_episode(db: Database, user_id: str, episode_id: int) -> bool:
     """Erase one of the person's own episodes (with its votes and ledger rows)."""
     with db.atomic():
-        deleted = db.execute(
-            "DELETE FROM episodes WHERE id = ? AND requester_id = ?", [episode_id, user_id]
-        ).rowcount
-        if deleted:
+        owned = (
+            db.execute(
+                "SELECT 1 FROM episodes WHERE id = ? AND requester_id = ?", [episode_id, user_id]
+            ).fetchone()
+            is not None
+        )
+        if owned:
             unindex_episodes(db, [episode_id])
-    if deleted:
+            db.execute("DELETE FROM episodes WHERE id = ?", [episode_id])
+    if owned:
         scrub(db)
-    return bool(deleted)
+    return owned
 
 
 def withdraw_exchange(db: Database, episode_id: int) -> bool:
@@ -117,9 +121,8 @@ def withdraw_exchange(db: Database, episode_id: int) -> bool:
         indexed = db.execute(
             "SELECT status != 'pending' FROM episodes WHERE id = ?", [episode_id]
         ).fetchone()
+        unindex_episodes(db, [episode_id])
         db.execute("DELETE FROM episodes WHERE id = ?", [episode_id])
-        if indexed and indexed[0]:
-            unindex_episodes(db, [episode_id])
     if indexed and indexed[0]:
         scrub(db)
     return indexed is not None

@@ -4,16 +4,26 @@ Each validated episode has one row per partition it belongs to (see
 :mod:`memory.sqlite.scope_tokens`): ``rowid = id`` in its asker's partition and, a channel
 success, ``rowid = -id`` in its channel's. Pending episodes have none.
 
-With FTS5's ``secure-delete`` (:func:`create_index`), deleting a row removes its postings
-from the segments that held them at once, so an erasure rewrites only those pages, never
-the whole index (an ``optimize`` took 11-16 s at a million episodes). The index keeps its
-own copy of the partitioned text: a contentless table with ``contentless_delete`` would
-not, but it deletes by tombstone, leaving the postings on disk until a merge.
+The index is *contentless* (``content=''``): it holds the postings and nothing else, no
+second copy of the partition-keyed text (that copy was two thirds of the file). Recall
+reads only the postings, ``bm25()`` and the rowid. Such a table forgets a row only when
+told the exact text it indexed, so the index's entries are always a function of the
+episode's row (:func:`_entries`): every change to an indexed row goes through
+:func:`reindexing`, which takes the entries out with the row's text *before* the change
+and files them again after; a change to how words are indexed (:func:`partitioned`, the
+partition keys) needs a migration that rebuilds the index.
+
+With FTS5's ``secure-delete`` (:func:`secure_delete`), taking a row out removes its
+postings from the segments that held them at once, so an erasure rewrites only those
+pages, never the whole index, and leaves none of the words in the file. (A contentless
+table with ``contentless_delete=1`` would take rows out by rowid alone, but by tombstone:
+their postings stay on disk until a merge reaches them.)
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 
 from sqlite_utils import Database
 
@@ -26,8 +36,10 @@ from memory.visibility import Visibility
 __all__ = [
     "BM25_WEIGHTS",
     "TOKENIZE",
+    "create_index",
+    "index_episode",
     "partitioned",
-    "reindex_episode",
+    "reindexing",
     "secure_delete",
     "unindex_episodes",
 ]
@@ -38,46 +50,89 @@ BM25_WEIGHTS = "2.0, 1.0, 1.0"
 TOKENIZE = "porter unicode61 remove_diacritics 2 tokenchars '_'"
 """Porter stemming; ``_`` joins a partition key to its word in one token."""
 
+_Entry = tuple[int, str, str, str]
+"""One row of the index: rowid, then the question, answer and lesson as indexed."""
+
 
 def partitioned(key: str, text: str) -> str:
     """``text`` as the index holds it for partition ``key``: ``<key>_<word>`` each word."""
     return " ".join(f"{key}_{word}" for word in indexed_words(text))
 
 
-def unindex_episodes(db: Database, episode_ids: Iterable[int]) -> None:
-    for episode_id in episode_ids:
-        db.execute("DELETE FROM episodes_fts WHERE rowid IN (?, ?)", [episode_id, -episode_id])
-
-
-def _partitions(episode: Episode) -> list[tuple[int, str]]:
-    """(rowid, key) of each partition the validated episode is recalled from."""
-    partitions = [(episode.id, personal_key(episode.scope, episode.requester_id))]
-    if Visibility.shareable(episode):
-        partitions.append((-episode.id, channel_key(episode.scope)))
-    return partitions
-
-
-def reindex_episode(db: Database, episode_id: int) -> None:
-    """Make the index agree with the episode: indexed exactly while it is validated."""
-    unindex_episodes(db, [episode_id])
-    rows = list(db.query("SELECT * FROM episodes WHERE id = ?", [episode_id]))
-    if not rows:
-        return
-    episode = episode_from_row(rows[0])
-    if episode.status is EpisodeStatus.PENDING:
-        return
-    for rowid, key in _partitions(episode):
-        db.execute(
-            "INSERT INTO episodes_fts (rowid, question, answer, lesson) VALUES (?, ?, ?, ?)",
-            [
-                rowid,
-                partitioned(key, episode.question),
-                partitioned(key, episode.answer),
-                partitioned(key, episode.lesson or ""),
-            ],
-        )
+def create_index(db: Database) -> None:
+    """Create the (empty) contentless index, deleting in place."""
+    db.execute(
+        "CREATE VIRTUAL TABLE episodes_fts USING fts5"
+        f" (question, answer, lesson, content = '', tokenize = \"{TOKENIZE}\")"
+    )
+    secure_delete(db)
 
 
 def secure_delete(db: Database) -> None:
     """Make the index remove a deleted row's postings in place (a persistent setting)."""
     db.execute("INSERT INTO episodes_fts (episodes_fts, rank) VALUES ('secure-delete', 1)")
+
+
+def _entries(episode: Episode) -> list[_Entry]:
+    """The index rows of the episode as it is now: one per partition it is recalled from
+    while validated, none while pending."""
+    if episode.status is EpisodeStatus.PENDING:
+        return []
+    keys = [(episode.id, personal_key(episode.scope, episode.requester_id))]
+    if Visibility.shareable(episode):
+        keys.append((-episode.id, channel_key(episode.scope)))
+    return [
+        (
+            rowid,
+            partitioned(key, episode.question),
+            partitioned(key, episode.answer),
+            partitioned(key, episode.lesson or ""),
+        )
+        for rowid, key in keys
+    ]
+
+
+def _episode(db: Database, episode_id: int) -> Episode | None:
+    rows = list(db.query("SELECT * FROM episodes WHERE id = ?", [episode_id]))
+    return episode_from_row(rows[0]) if rows else None
+
+
+def index_episode(db: Database, episode_id: int) -> None:
+    """File the episode's entries (it must have none yet)."""
+    episode = _episode(db, episode_id)
+    if episode is None:
+        return
+    db.conn.executemany(
+        "INSERT INTO episodes_fts (rowid, question, answer, lesson) VALUES (?, ?, ?, ?)",
+        _entries(episode),
+    )
+
+
+def unindex_episodes(db: Database, episode_ids: Iterable[int]) -> None:
+    """Take the episodes' entries out, with the text their rows hold now (call it before
+    the rows change or go). Only rows the index holds are named: a 'delete' of a row it
+    does not hold would corrupt it."""
+    for episode_id in episode_ids:
+        episode = _episode(db, episode_id)
+        if episode is None:
+            continue
+        held = {
+            row[0]
+            for row in db.execute(
+                "SELECT rowid FROM episodes_fts WHERE rowid IN (?, ?)", [episode_id, -episode_id]
+            )
+        }
+        db.conn.executemany(
+            "INSERT INTO episodes_fts (episodes_fts, rowid, question, answer, lesson)"
+            " VALUES ('delete', ?, ?, ?, ?)",
+            [entry for entry in _entries(episode) if entry[0] in held],
+        )
+
+
+@contextmanager
+def reindexing(db: Database, episode_id: int) -> Iterator[None]:
+    """Keep the index agreeing with the episode across a change to its row, made inside
+    the ``with``: indexed exactly while it is validated, with its text as it is then."""
+    unindex_episodes(db, [episode_id])
+    yield
+    index_episode(db, episode_id)

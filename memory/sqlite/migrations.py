@@ -6,7 +6,7 @@ from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
 from memory.sqlite.fence import create_secret, digest
-from memory.sqlite.fts import TOKENIZE, reindex_episode, secure_delete
+from memory.sqlite.fts import TOKENIZE, create_index, index_episode, secure_delete
 
 __all__ = ["apply_migrations", "migrations"]
 
@@ -102,9 +102,7 @@ def m002_partitioned_index(db: Database) -> None:
         "CREATE VIRTUAL TABLE episodes_fts USING fts5"
         f' (question, answer, lesson, tokenize = "{TOKENIZE}")'
     )
-    validated = db.query("SELECT id FROM episodes WHERE status IN ('success', 'failure')")
-    for row in list(validated):
-        reindex_episode(db, row["id"])
+    _index_validated(db)
 
 
 @migrations()
@@ -149,6 +147,23 @@ def m006_erased_replies(db: Database) -> None:
     """The bot's replies to people later forgotten, as keyed hashes of ``channel:ts``, so
     history read back from Slack leaves them out (see :mod:`memory.sqlite.fence`)."""
     db.execute("CREATE TABLE erased_replies (digest TEXT PRIMARY KEY)")
+
+
+@migrations()
+def m007_contentless_index(db: Database) -> None:
+    """The full-text index keeps no copy of the text it indexes (a contentless FTS5 table,
+    see :mod:`memory.sqlite.fts`), still deleting in place. The old table's pages are
+    zeroed as they are freed (``secure_delete``); ``VACUUM`` returns them to the disk."""
+    db.execute("DROP TABLE episodes_fts")
+    create_index(db)
+    _index_validated(db)
+
+
+def _index_validated(db: Database) -> None:
+    """File every validated episode in a new, empty index."""
+    validated = db.query("SELECT id FROM episodes WHERE status IN ('success', 'failure')")
+    for row in list(validated):
+        index_episode(db, row["id"])
 
 
 def apply_migrations(db: Database) -> None:

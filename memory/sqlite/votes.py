@@ -16,7 +16,7 @@ from memory.models import EpisodeStatus, Vote, VoteEvent, VoteOutcome
 from memory.reactions import BUTTON, Ballot, ballot_for, status_for
 from memory.sqlite.codec import to_db_time
 from memory.sqlite.fence import forgotten_since
-from memory.sqlite.fts import reindex_episode
+from memory.sqlite.fts import reindexing
 
 __all__ = ["apply_vote", "settle_status"]
 
@@ -42,12 +42,12 @@ def settle_status(db: Database, episode_id: int, config: MemoryConfig) -> Episod
     )
     status = status_for(Vote(latest["vote"]) if latest else None)
     if status != episode["status"]:
-        db.execute(
-            "UPDATE episodes SET status = ?, validated_at = ?, lesson = NULL,"
-            " importance = NULL WHERE id = ?",
-            [status.value, latest["at"] if latest else None, episode_id],
-        )
-        reindex_episode(db, episode_id)
+        with reindexing(db, episode_id):
+            db.execute(
+                "UPDATE episodes SET status = ?, validated_at = ?, lesson = NULL,"
+                " importance = NULL WHERE id = ?",
+                [status.value, latest["at"] if latest else None, episode_id],
+            )
     return status
 
 

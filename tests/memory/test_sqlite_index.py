@@ -1,0 +1,124 @@
+"""The contentless full-text index: no copy of the text, entries that follow every change
+to an episode, and the migration that converts a store built before it."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import sqlite_utils
+from memory_helpers import CHANNEL, DM, T0, Memory
+
+from memory import MemoryConfig, MemoryStore, NewExchange, Vote, VoteEvent, open_store
+from memory.sqlite import episodes, votes
+from memory.sqlite.migrations import migrations
+
+OLD_QUESTION = "Which flugelhorn valve oil does the quartermaster recommend?"
+
+
+def _index(db_path: Path) -> tuple[set[int], set[str]]:
+    """The rowids the index holds (after FTS5's own integrity check), and the tables."""
+    db = sqlite_utils.Database(db_path)
+    try:
+        db.execute("INSERT INTO episodes_fts (episodes_fts, rank) VALUES ('integrity-check', 0)")
+        rowids = {row["id"] for row in db.query("SELECT id FROM episodes_fts_docsize")}
+        return rowids, set(db.table_names())
+    finally:
+        db.close()
+
+
+async def test_the_index_keeps_no_copy_of_the_text(memory: Memory, db_path: Path) -> None:
+    episode = await memory.answered("How do I descale the espresso machine?")
+    rowids, tables = _index(db_path)
+    assert rowids == {episode.id}
+    assert "episodes_fts_content" not in tables
+    [recalled] = await memory.recall("descaling espresso")
+    assert recalled.episode.id == episode.id
+
+
+async def test_index_entries_follow_every_change_of_an_episode(
+    memory: Memory, db_path: Path
+) -> None:
+    store = memory.store
+    shared = await memory.answered("Where is the staging kubeconfig?", scope=CHANNEL)
+    flipped = await memory.answered("Who owns the billing cron?", vote=Vote.DOWN)
+    withdrawn = await memory.answered("What is the wifi password?")
+    erased = await memory.answered("How do I rotate the vault token?")
+    pending = await memory.ask("Is the cafeteria open?")
+    assert _index(db_path)[0] == {shared.id, -shared.id, flipped.id, withdrawn.id, erased.id}
+
+    assert await store.set_lesson(flipped.id, "Check the billing runbook owners table.")
+    later = T0 + timedelta(hours=1)
+    await memory.react(DM, memory.sent[flipped.id][0], "U1", "+1", at=later)
+    await memory.react(CHANNEL, memory.sent[shared.id][0], "U1", "-1", at=later)
+    assert await store.extend_exchange(
+        erased.id, message_ts=[memory.new_ts()], answer="Run vault token rotate, then deploy."
+    )
+    assert await store.withdraw_exchange(withdrawn.id)
+    assert await store.forget_episode("U1", erased.id)
+    assert _index(db_path)[0] == {shared.id, flipped.id}
+    assert pending.id not in _index(db_path)[0]
+
+    assert [r.episode.id for r in await memory.recall("billing cron owner")] == [flipped.id]
+    assert await memory.recall("vault token rotate") == []
+    await store.forget_user("U1")
+    assert _index(db_path)[0] == set()
+
+
+def _build_before_contentless_index(path: Path, config: MemoryConfig) -> None:
+    """A store as the bot left it before migration 7: the index with its own copy."""
+    db = sqlite_utils.Database(path)
+    db.execute("PRAGMA secure_delete = ON")
+    migrations.apply(db, stop_before="m007_contentless_index")
+    for index, (user, scope) in enumerate([("UOLD", DM), ("UOLD", CHANNEL), ("UKEEP", DM)]):
+        ts = f"1700000000.00010{index}"
+        episodes.record_exchange(
+            db,
+            NewExchange(
+                scope=scope,
+                requester_id=user,
+                thread_ts=None,
+                question=OLD_QUESTION if user == "UOLD" else "Where do the spare badges live?",
+                answer="The quartermaster keeps it." if user == "UOLD" else "In the lobby.",
+                message_ts=[ts],
+                created_at=T0,
+            ),
+            config,
+        )
+        event = VoteEvent(
+            channel_id=scope.channel_id,
+            message_ts=ts,
+            voter_id=user,
+            reaction="+1",
+            added=True,
+            at=T0 + timedelta(minutes=1),
+        )
+        assert votes.apply_vote(db, event, config).applied
+    db.close()
+
+
+async def test_a_store_built_before_the_contentless_index_is_converted(db_path: Path) -> None:
+    config = MemoryConfig(share_channel_successes=True)
+    _build_before_contentless_index(db_path, config)
+    assert "episodes_fts_content" in _index(db_path)[1]
+
+    store: MemoryStore = await open_store(f"sqlite:///{db_path}", config)
+    try:
+        rowids, tables = _index(db_path)
+        assert rowids == {1, 2, -2, 3}
+        assert "episodes_fts_content" not in tables
+        memory = Memory(store)
+        [recalled] = await memory.recall("flugelhorn valve oil", user="UOLD")
+        assert recalled.episode.question == OLD_QUESTION
+        assert [r.episode.id for r in await memory.recall("spare badges", user="UKEEP")] == [3]
+
+        await store.forget_user("UOLD")
+    finally:
+        await store.close()
+    data = b"".join(
+        path.read_bytes()
+        for suffix in ("", "-wal")
+        if (path := db_path.with_name(db_path.name + suffix)).exists()
+    )
+    assert b"flugel" not in data and b"quarte" not in data, "the old copy's pages are zeroed"
+    assert b"badges" in data
