@@ -109,6 +109,7 @@ class Bot:
             votes=components.votes,
             forgetting=components.forgetting,
             inflight=InFlight(),
+            observer=self.observer,
         )
         register(self.app, services)
         components.scheduler.start()

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from bot.answering import AnswerService, BotIdentity, InFlight
 from bot.forgetting import Forgetting
+from bot.observability import Observer
 from bot.votes import Votes
 from memory import MemoryStore
 
@@ -20,3 +21,5 @@ class Services:
     votes: Votes
     forgetting: Forgetting
     inflight: InFlight
+    observer: Observer
+    """Logs one line per handled event (the answering, votes and forgetting log theirs)."""

@@ -2,26 +2,56 @@
 
 from __future__ import annotations
 
+import re
+from enum import StrEnum
 from typing import Any
 
 from bot.answering import BotIdentity, IncomingMessage
 from memory import MemoryStore
 
-__all__ = ["ANSWERED_SUBTYPES", "from_app_mention", "from_message"]
+__all__ = ["ANSWERED_SUBTYPES", "Ignored", "from_app_mention", "from_message", "ignored_reason"]
 
 ANSWERED_SUBTYPES = frozenset({"thread_broadcast", "file_share"})
 """Message subtypes written by a person; every other subtype (edits, deletions, joins,
 bot messages...) is ignored."""
+_SUBTYPE_NAME = re.compile(r"[a-z_]{1,40}")
 
 
-def _written_by_a_person(event: dict[str, Any], identity: BotIdentity) -> bool:
+class Ignored(StrEnum):
+    """Why a message event is deliberately not answered."""
+
+    BOT = "bot"
+    """Written by a bot (another app, or a bot message)."""
+    OWN = "own_message"
+    SUBTYPE = "subtype"
+    """Not a new message by a person: an edit, a deletion, a join..."""
+    MALFORMED = "malformed"
+    """No author, timestamp or channel."""
+    NOT_ADDRESSED = "not_addressed"
+    """A channel message that neither mentions the bot nor follows up one of its threads."""
+
+
+def ignored_reason(event: dict[str, Any], ignored: Ignored) -> str:
+    """The log line's ``reason``: Slack's subtype name for :attr:`Ignored.SUBTYPE` (such as
+    ``message_changed``), else the reason itself."""
     subtype = event.get("subtype")
-    if subtype is not None and subtype not in ANSWERED_SUBTYPES:
-        return False
-    if event.get("bot_id") or event.get("bot_profile"):
-        return False
+    if ignored is Ignored.SUBTYPE and isinstance(subtype, str) and _SUBTYPE_NAME.fullmatch(subtype):
+        return subtype
+    return ignored.value
+
+
+def _not_by_a_person(event: dict[str, Any], identity: BotIdentity) -> Ignored | None:
     user = event.get("user")
-    return bool(user) and user != identity.user_id and bool(event.get("ts"))
+    if user and user == identity.user_id:
+        return Ignored.OWN
+    subtype = event.get("subtype")
+    if event.get("bot_id") or event.get("bot_profile") or subtype == "bot_message":
+        return Ignored.BOT
+    if subtype is not None and subtype not in ANSWERED_SUBTYPES:
+        return Ignored.SUBTYPE
+    if not (user and event.get("ts") and event.get("channel")):
+        return Ignored.MALFORMED
+    return None
 
 
 def _incoming(
@@ -50,15 +80,15 @@ def _incoming(
 
 async def from_message(
     body: dict[str, Any], identity: BotIdentity, memory: MemoryStore
-) -> IncomingMessage | None:
+) -> IncomingMessage | Ignored:
     """A ``message`` event to answer: a DM, a mention, or a follow-up in a thread we're in.
 
     A DM is answered in the thread under it, as the agent experience shows a conversation
     (and streaming needs a thread); a top-level DM, or the first answered message of a DM
     thread (a new assistant thread), starts a conversation."""
     event = body.get("event") or {}
-    if not _written_by_a_person(event, identity) or not event.get("channel"):
-        return None
+    if (ignored := _not_by_a_person(event, identity)) is not None:
+        return ignored
     thread_ts = event.get("thread_ts")
     if event.get("channel_type") == "im":
         new = thread_ts is None or not await memory.answered_in_thread(event["channel"], thread_ts)
@@ -66,12 +96,12 @@ async def from_message(
     mentioned = identity.mention in str(event.get("text") or "")
     if mentioned or (thread_ts and await memory.answered_in_thread(event["channel"], thread_ts)):
         return _incoming(body, event, is_dm=False, reply_in_thread=True)
-    return None
+    return Ignored.NOT_ADDRESSED
 
 
-def from_app_mention(body: dict[str, Any], identity: BotIdentity) -> IncomingMessage | None:
+def from_app_mention(body: dict[str, Any], identity: BotIdentity) -> IncomingMessage | Ignored:
     """An ``app_mention`` event: always answered in a thread under the mention."""
     event = body.get("event") or {}
-    if not _written_by_a_person(event, identity) or not event.get("channel"):
-        return None
+    if (ignored := _not_by_a_person(event, identity)) is not None:
+        return ignored
     return _incoming(body, event, is_dm=False, reply_in_thread=True)

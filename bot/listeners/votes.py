@@ -11,7 +11,8 @@ a 503 and no acknowledgement, so Slack delivers the event again; applying a vote
 time changes nothing.
 
 The payloads are read through pydantic models of only the fields a vote needs: anything
-malformed is not a vote, and is acknowledged without touching the store.
+malformed is not a vote, and is acknowledged without touching the store (one ``vote``
+event line, outcome ``ignored``; a vote's own line is logged by :class:`bot.votes.Votes`).
 """
 
 from __future__ import annotations
@@ -146,7 +147,9 @@ def commit_vote(
         body: dict[str, Any], next_: Callable[[], Awaitable[None]]
     ) -> BoltResponse | None:
         event = read(body, datetime.now(UTC))
-        if event is not None:
+        if event is None:
+            services.observer.ignored("vote", "not_a_vote")
+        else:
             try:
                 async with asyncio.timeout(COMMIT_WITHIN_SECONDS):
                     await services.votes.apply(event)

@@ -4,7 +4,8 @@
 the code doing the work can reach through :func:`current_event` (so the model, recall and
 Slack call timings of the same event add up in it); ``event.outcome = ...`` says how it
 ended. On exit the record is logged once, on the ``bot.events`` logger at INFO, and counted
-in the :class:`BotMetrics`.
+in the :class:`BotMetrics`. An event deliberately left alone (another bot's message, an
+edit) is one ``observer.ignored(kind, reason, ...)`` line.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ class EventRecord:
     kind: str
     ids: dict[str, str]
     outcome: str = "ok"
+    reason: str | None = None
+    """Why an event was ignored or refused, as a fixed word (never anything a person wrote)."""
     timings: dict[str, float] = field(default_factory=dict)
     """Seconds spent per phase (``recall``, ``model``, ``slack``)."""
     calls: dict[str, int] = field(default_factory=dict)
@@ -44,6 +47,8 @@ class EventRecord:
     def fields(self, total_seconds: float) -> dict[str, str | int | float]:
         """The log line's fields, in a stable order; durations in milliseconds."""
         shown: dict[str, str | int | float] = {"kind": self.kind, "outcome": self.outcome}
+        if self.reason:
+            shown["reason"] = self.reason
         shown |= {name: value for name, value in self.ids.items() if value}
         shown["total_ms"] = round(total_seconds * 1000, 1)
         for phase, seconds in sorted(self.timings.items()):
@@ -77,7 +82,7 @@ class Observer:
 
     @asynccontextmanager
     async def event(self, kind: str, **ids: str | None) -> AsyncIterator[EventRecord]:
-        record = EventRecord(kind=kind, ids={name: value for name, value in ids.items() if value})
+        record = EventRecord(kind=kind, ids=_present(ids))
         token = _current.set(record)
         started = time.perf_counter()
         try:
@@ -89,8 +94,14 @@ class Observer:
             _current.reset(token)
             self._finish(record, time.perf_counter() - started)
 
+    def ignored(self, kind: str, reason: str, **ids: str | None) -> None:
+        """Log (and count) at once an event deliberately left alone: outcome ``ignored``."""
+        record = EventRecord(kind=kind, ids=_present(ids), outcome="ignored", reason=reason)
+        self._finish(record, 0.0)
+
     def _finish(self, record: EventRecord, seconds: float) -> None:
         metrics = self.metrics
+        metrics.events.labels(kind=record.kind, outcome=record.outcome).inc()
         if record.kind == "answer":
             metrics.answers.labels(outcome=record.outcome).inc()
         elif record.kind == "vote":
@@ -105,3 +116,7 @@ class Observer:
             " ".join(f"{name}={value}" for name, value in fields.items()),
             extra={"event": fields},
         )
+
+
+def _present(ids: dict[str, str | None]) -> dict[str, str]:
+    return {name: value for name, value in ids.items() if value}

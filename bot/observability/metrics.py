@@ -15,7 +15,15 @@ __all__ = [
     "BotMetrics",
 ]
 
-ANSWER_OUTCOMES = ("answered", "duplicate", "model_unavailable", "misconfigured", "failed")
+ANSWER_OUTCOMES = (
+    "answered",
+    "duplicate",
+    "at_capacity",
+    "no_answer",
+    "model_unavailable",
+    "misconfigured",
+    "failed",
+)
 VOTE_OUTCOMES = ("success", "failure", "pending", "ignored")
 MODEL_ERROR_KINDS = ("unavailable", "auth", "not_found", "rejected")
 
@@ -29,6 +37,12 @@ class BotMetrics:
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
+        self.events = Counter(
+            "bot_events",
+            "Events handled (one per event log line), by kind and outcome",
+            ["kind", "outcome"],
+            registry=self.registry,
+        )
         self.answers = Counter(
             "bot_answers",
             "Messages the bot handled, by outcome",

@@ -58,6 +58,8 @@ async def test_metrics_move_after_an_answer_a_vote_and_a_forget_and_hold_no_text
 
     text, after = await scrape(http, bot_server)
     assert moved(before, after, "bot_answers_total{outcome=answered}") == 1
+    assert moved(before, after, "bot_events_total{kind=answer,outcome=answered}") == 1
+    assert moved(before, after, "bot_events_total{kind=forget,outcome=ok}") == 1
     assert moved(before, after, "bot_votes_total{outcome=success}") == 1
     assert moved(before, after, "bot_forgets_total{}") == 1
     assert moved(before, after, "bot_recall_seconds_count{}") == 1

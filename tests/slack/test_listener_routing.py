@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from bot.answering import BotIdentity
-from bot.listeners.translate import from_app_mention, from_message
+from bot.answering import BotIdentity, IncomingMessage
+from bot.listeners.translate import Ignored, from_app_mention, from_message
 from memory import ConversationKind, MemoryConfig, MemoryStore, NewExchange, Scope, open_store
 
 BOT = BotIdentity(user_id="U0000BOT", bot_id="B0000BOT", team_id="T1")
@@ -33,7 +33,7 @@ async def test_a_top_level_dm_starts_a_conversation_answered_in_its_thread(
 ) -> None:
     incoming = await from_message(body(channel="D1", channel_type="im"), BOT, memory)
 
-    assert incoming is not None
+    assert isinstance(incoming, IncomingMessage)
     assert incoming.is_dm
     assert incoming.reply_thread_ts == "1.000001"
     assert incoming.starts_conversation
@@ -46,7 +46,7 @@ async def test_a_dm_in_a_thread_is_answered_in_that_thread(memory: MemoryStore) 
         body(channel="D1", channel_type="im", thread_ts="0.5"), BOT, memory
     )
 
-    assert incoming is not None
+    assert isinstance(incoming, IncomingMessage)
     assert incoming.reply_thread_ts == "0.5"
     assert incoming.starts_conversation  # nothing answered there yet: a new assistant thread
 
@@ -71,37 +71,39 @@ async def test_a_dm_thread_already_answered_in_continues_its_conversation(
         body(channel="D1", channel_type="im", thread_ts="0.5"), BOT, memory
     )
 
-    assert incoming is not None
+    assert isinstance(incoming, IncomingMessage)
     assert not incoming.starts_conversation
 
 
 @pytest.mark.parametrize(
-    "event",
+    ("event", "why"),
     [
-        {"subtype": "message_changed"},
-        {"subtype": "message_deleted"},
-        {"subtype": "channel_join"},
-        {"subtype": "bot_message", "bot_id": "B2"},
-        {"bot_id": "B2"},
-        {"user": "U0000BOT"},
-        {"user": None},
+        ({"subtype": "message_changed"}, Ignored.SUBTYPE),
+        ({"subtype": "message_deleted"}, Ignored.SUBTYPE),
+        ({"subtype": "channel_join"}, Ignored.SUBTYPE),
+        ({"subtype": "bot_message", "bot_id": "B2"}, Ignored.BOT),
+        ({"bot_id": "B2"}, Ignored.BOT),
+        ({"user": "U0000BOT"}, Ignored.OWN),
+        ({"user": None}, Ignored.MALFORMED),
     ],
     ids=["edit", "deletion", "join", "bot-message", "other-bot", "itself", "no-user"],
 )
 async def test_messages_not_written_by_a_person_are_ignored(
-    memory: MemoryStore, event: dict[str, Any]
+    memory: MemoryStore, event: dict[str, Any], why: Ignored
 ) -> None:
-    assert await from_message(body(channel_type="im", **event), BOT, memory) is None
+    assert await from_message(body(channel_type="im", **event), BOT, memory) == why
 
 
 async def test_a_channel_message_needs_a_mention_or_an_answered_thread(
     memory: MemoryStore,
 ) -> None:
-    assert await from_message(body(channel_type="channel"), BOT, memory) is None
-    assert await from_message(body(channel_type="channel", thread_ts="0.5"), BOT, memory) is None
+    unaddressed = await from_message(body(channel_type="channel"), BOT, memory)
+    assert unaddressed == Ignored.NOT_ADDRESSED
+    in_other_thread = await from_message(body(channel_type="channel", thread_ts="0.5"), BOT, memory)
+    assert in_other_thread == Ignored.NOT_ADDRESSED
 
     mentioned = await from_message(body(channel_type="channel", text="<@U0000BOT> hi"), BOT, memory)
-    assert mentioned is not None
+    assert isinstance(mentioned, IncomingMessage)
     assert mentioned.reply_thread_ts == "1.000001"
 
     await memory.record_exchange(
@@ -116,7 +118,7 @@ async def test_a_channel_message_needs_a_mention_or_an_answered_thread(
         )
     )
     follow_up = await from_message(body(channel_type="channel", thread_ts="0.5"), BOT, memory)
-    assert follow_up is not None
+    assert isinstance(follow_up, IncomingMessage)
     assert follow_up.reply_thread_ts == "0.5"
     assert not follow_up.is_dm
 
@@ -124,13 +126,13 @@ async def test_a_channel_message_needs_a_mention_or_an_answered_thread(
 def test_an_app_mention_is_answered_in_a_thread_under_it() -> None:
     incoming = from_app_mention(body(type="app_mention", text="<@U0000BOT> hi"), BOT)
 
-    assert incoming is not None
+    assert isinstance(incoming, IncomingMessage)
     assert incoming.reply_thread_ts == "1.000001"
     assert incoming.dedupe_keys == ("Ev1", "C1:1.000001")
 
 
 def test_an_app_mention_by_a_bot_is_ignored() -> None:
-    assert from_app_mention(body(type="app_mention", bot_id="B2"), BOT) is None
+    assert from_app_mention(body(type="app_mention", bot_id="B2"), BOT) == Ignored.BOT
 
 
 async def test_the_scope_is_the_workspace_of_the_conversation_not_of_the_writer(
@@ -140,5 +142,5 @@ async def test_the_scope_is_the_workspace_of_the_conversation_not_of_the_writer(
     guest = body(team="T9GUEST", text=f"{BOT.mention} hello", channel_type="channel")
     incoming = await from_message(guest, BOT, memory)
 
-    assert incoming is not None
+    assert isinstance(incoming, IncomingMessage)
     assert incoming.scope == Scope(team_id="T1", channel_id="C1", kind=ConversationKind.CHANNEL)

@@ -31,5 +31,7 @@ def forget_everything_callback(services: Services) -> Callable[..., Awaitable[No
         user_id = (body.get("user") or {}).get("id")
         if user_id:
             services.inflight.start(work(user_id, client))
+        else:
+            services.observer.ignored("forget", "malformed")
 
     return on_forget_everything

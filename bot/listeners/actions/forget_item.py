@@ -2,7 +2,8 @@
 
 Only that item goes, and only if the clicking person owns it (the store checks); then the
 list they were looking at is shown again without it: the ephemeral ``/memory`` message is
-replaced through its response URL, the Home tab is republished.
+replaced through its response URL, the Home tab is republished. Each click is one
+``forget_item`` event line.
 """
 
 from __future__ import annotations
@@ -54,12 +55,13 @@ def forget_item_callback(services: Services) -> Callable[..., Awaitable[None]]:
         body: dict[str, Any], ref: ItemRef, client: AsyncWebClient, respond: AsyncRespond
     ) -> None:
         user_id = body["user"]["id"]
-        if not await forget_item(services.memory, user_id, ref):
-            log.info("forget %s: nothing of this person's to erase", ref.kind.value)
-        try:
-            await show_again(body, user_id, client, respond)
-        except Exception as error:  # the item is gone either way; the list just stays stale
-            log.warning("could not show the list again (%s)", type(error).__name__)
+        async with services.observer.event("forget_item", user=user_id) as record:
+            if not await forget_item(services.memory, user_id, ref):
+                record.outcome, record.reason = "ignored", "not_theirs_or_gone"
+            try:
+                await show_again(body, user_id, client, respond)
+            except Exception as error:  # the item is gone either way; the list stays stale
+                log.warning("could not show the list again (%s)", type(error).__name__)
 
     async def on_forget_item(
         ack: AsyncAck,
@@ -72,5 +74,7 @@ def forget_item_callback(services: Services) -> Callable[..., Awaitable[None]]:
         ref = ItemRef.parse(action.get("value"))
         if ref is not None and (body.get("user") or {}).get("id"):
             services.inflight.start(work(body, ref, client, respond))
+        else:
+            services.observer.ignored("forget_item", "malformed")
 
     return on_forget_item

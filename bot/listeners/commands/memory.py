@@ -3,6 +3,7 @@
 Rated answers (with their outcome and lesson) and the conversation's wisdom notes, each
 with a "Forget" button (:mod:`bot.listeners.actions.forget_item`). Only the person's own
 memories of this conversation are listed; the Home tab shows all their conversations.
+Each is one ``memory`` event line.
 """
 
 from __future__ import annotations
@@ -73,8 +74,12 @@ def memory_message(episodes: Sequence[Episode], notes: Sequence[WisdomNote]) -> 
 
 def memory_callback(services: Services) -> Callable[..., Awaitable[None]]:
     async def on_memory(ack: AsyncAck, command: dict[str, Any]) -> None:
-        scope = conversation_scope(command["team_id"], command["channel_id"])
-        episodes, notes = await conversation_memory(services.memory, command["user_id"], scope)
-        await ack(response_type="ephemeral", **memory_message(episodes, notes))
+        team_id, channel_id, user_id = command["team_id"], command["channel_id"], command["user_id"]
+        async with services.observer.event(
+            "memory", team=team_id, channel=channel_id, user=user_id
+        ):
+            scope = conversation_scope(team_id, channel_id)
+            episodes, notes = await conversation_memory(services.memory, user_id, scope)
+            await ack(response_type="ephemeral", **memory_message(episodes, notes))
 
     return on_memory

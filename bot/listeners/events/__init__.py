@@ -26,4 +26,6 @@ def register(app: AsyncApp, services: Services) -> None:
         app.event(name, middleware=[vote])(reaction_callback)
     app.event("app_home_opened")(app_home_opened_callback(services))
     app.event("assistant_thread_started")(assistant_thread_started_callback(services))
-    app.event("assistant_thread_context_changed")(assistant_thread_context_changed_callback())
+    app.event("assistant_thread_context_changed")(
+        assistant_thread_context_changed_callback(services.observer)
+    )

@@ -1,5 +1,6 @@
 """``app_home_opened``: the Home tab lists everything the bot remembers about the viewer;
-the Messages tab (the agent experience's DM) gets suggested prompts from their own 👍s."""
+the Messages tab (the agent experience's DM) gets suggested prompts from their own 👍s.
+Each opening is one ``home`` or ``messages_tab`` event line."""
 
 from __future__ import annotations
 
@@ -47,17 +48,24 @@ def app_home_opened_callback(
         try:
             opened = _HomeOpened.model_validate(body)
         except ValidationError:
+            services.observer.ignored("home", "malformed")
             return
         event = opened.event
-        if event.tab == "home":
-            await publish_home(client, services.memory, event.user)
-        elif event.channel and opened.team_id:
-            await suggest_prompts(
-                client,
-                services.memory,
-                team_id=opened.team_id,
-                channel_id=event.channel,
-                user_id=event.user,
-            )
+        kind = "home" if event.tab == "home" else "messages_tab"
+        async with services.observer.event(
+            kind, team=opened.team_id, channel=event.channel, user=event.user
+        ) as record:
+            if event.tab == "home":
+                await publish_home(client, services.memory, event.user)
+            elif event.channel and opened.team_id:
+                await suggest_prompts(
+                    client,
+                    services.memory,
+                    team_id=opened.team_id,
+                    channel_id=event.channel,
+                    user_id=event.user,
+                )
+            else:
+                record.outcome, record.reason = "ignored", "malformed"
 
     return on_app_home_opened

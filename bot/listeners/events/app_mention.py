@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from bot.listeners.events.hand_off import answer_or_ignore
 from bot.listeners.services import Services
 from bot.listeners.translate import from_app_mention
 
@@ -13,8 +14,6 @@ __all__ = ["app_mention_callback"]
 
 def app_mention_callback(services: Services) -> Callable[[dict[str, Any]], Awaitable[None]]:
     async def on_app_mention(body: dict[str, Any]) -> None:
-        incoming = from_app_mention(body, services.identity)
-        if incoming is not None:
-            services.inflight.start(services.answering.answer(incoming))
+        answer_or_ignore(services, "mention", body, from_app_mention(body, services.identity))
 
     return on_app_mention

@@ -1,5 +1,6 @@
 """``assistant_thread_started`` (the legacy assistant experience, ``assistant_view``): a
-new thread gets a greeting and suggested prompts from the person's own 👍s in this DM."""
+new thread gets a greeting and suggested prompts from the person's own 👍s in this DM (one
+``thread_started`` event line)."""
 
 from __future__ import annotations
 
@@ -39,16 +40,20 @@ def assistant_thread_started_callback(
         try:
             started = _ThreadStarted.model_validate(body)
         except ValidationError:
+            services.observer.ignored("thread_started", "malformed")
             return
         thread = started.event.assistant_thread
-        await greet(client, channel_id=thread.channel_id, thread_ts=thread.thread_ts)
-        await suggest_prompts(
-            client,
-            services.memory,
-            team_id=started.team_id,
-            channel_id=thread.channel_id,
-            user_id=thread.user_id,
-            thread_ts=thread.thread_ts,
-        )
+        async with services.observer.event(
+            "thread_started", team=started.team_id, channel=thread.channel_id, user=thread.user_id
+        ):
+            await greet(client, channel_id=thread.channel_id, thread_ts=thread.thread_ts)
+            await suggest_prompts(
+                client,
+                services.memory,
+                team_id=started.team_id,
+                channel_id=thread.channel_id,
+                user_id=thread.user_id,
+                thread_ts=thread.thread_ts,
+            )
 
     return on_thread_started

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from bot.listeners.events.hand_off import answer_or_ignore
 from bot.listeners.services import Services
 from bot.listeners.translate import from_message
 
@@ -13,8 +14,7 @@ __all__ = ["message_callback"]
 
 def message_callback(services: Services) -> Callable[[dict[str, Any]], Awaitable[None]]:
     async def on_message(body: dict[str, Any]) -> None:
-        incoming = await from_message(body, services.identity, services.memory)
-        if incoming is not None:
-            services.inflight.start(services.answering.answer(incoming))
+        translated = await from_message(body, services.identity, services.memory)
+        answer_or_ignore(services, "message", body, translated)
 
     return on_message
