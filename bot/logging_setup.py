@@ -6,9 +6,10 @@ Two guards sit on the one handler, so they cover every logger, third-party ones 
 - :class:`LogHygiene` drops everything below WARNING that does not come from the bot's
   own code (``bot``, ``memory``): at DEBUG, ``slack_bolt.AsyncApp`` logs every Web API
   body and ``slack_sdk`` every request, questions and answers included. It also turns
-  every exception into its class and the line that raised it, never its message or a
-  traceback (an exception's message can quote a payload, a prompt or a header), and
-  logs aiohttp's complaint about a malformed HTTP request as one WARNING line.
+  every exception into its traceback on one line (:func:`exception_trace`: each frame's
+  file, line and function, through its causes), never its message, notes or
+  locals (an exception's message can quote a payload, a prompt or a header), and logs
+  aiohttp's complaint about a malformed HTTP request as one WARNING line.
 - The formatters (:class:`RedactingFormatter`, :class:`JsonFormatter`) replace Slack
   tokens, bearer credentials, API keys and the configured secrets wherever they appear in
   the formatted line.
@@ -36,7 +37,7 @@ __all__ = [
     "LogHygiene",
     "RedactingFormatter",
     "configure_logging",
-    "exception_summary",
+    "exception_trace",
     "redact",
 ]
 
@@ -68,12 +69,39 @@ def _short_path(filename: str) -> str:
     return path.name
 
 
-def exception_summary(error: BaseException) -> str:
-    """``TypeError at bot/server.py:88``: the class and the innermost frame, no message."""
-    frames = traceback.extract_tb(error.__traceback__) if error.__traceback__ else []
-    if not frames:
-        return type(error).__name__
-    return f"{type(error).__name__} at {_short_path(frames[-1].filename)}:{frames[-1].lineno}"
+def exception_trace(error: BaseException) -> str:
+    """``error``'s traceback on one line, through its causes (and an exception group's
+    members): each exception's class and every frame's file, line and function; never a
+    message, a note, a local or a line of source (which can hold a literal message), as
+    any of them can quote what people wrote or a secret."""
+    parts: list[str] = []
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        parts.append(_frames(current))
+        current = current.__cause__ or (
+            None if current.__suppress_context__ else current.__context__
+        )
+    return " | which caused | ".join(reversed(parts))
+
+
+def _frames(error: BaseException) -> str:
+    """``KeyError (message withheld) at bot/a.py:9 in inner <- bot/b.py:4 in outer``:
+    the class, then each frame's file, line and function, innermost first."""
+    kind = type(error)
+    module = "" if kind.__module__ == "builtins" else f"{kind.__module__}."
+    described = f"{module}{kind.__qualname__} (message withheld)"
+    frames = [
+        f"{_short_path(frame.filename)}:{frame.lineno} in {frame.name}"
+        for frame in reversed(traceback.extract_tb(error.__traceback__))
+    ]
+    if frames:
+        described += f" at {' <- '.join(frames)}"
+    if isinstance(error, BaseExceptionGroup):
+        members = "; ".join(exception_trace(member) for member in error.exceptions)
+        described += f" [members: {members}]"
+    return described
 
 
 def _own(name: str) -> bool:
@@ -103,7 +131,7 @@ class LogHygiene(logging.Filter):
                 )
                 record.levelno, record.levelname = logging.WARNING, "WARNING"
             else:
-                record.msg = f"{_message(record)} ({exception_summary(error)})"
+                record.msg = f"{_message(record)} ({exception_trace(error)})"
                 record.args = None
         record.exc_info = None
         record.exc_text = None

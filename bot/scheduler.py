@@ -1,8 +1,9 @@
 """The one place background work runs: each job every so often, or sooner when woken.
 
-A job that raises is logged with its full traceback, the exception's message left out
-(it may quote what people wrote), and runs again at its next time: a programming error is
-seen at once and never retried silently. Jobs stop when the scheduler stops.
+A job that raises is logged with its full traceback on one line, the exception's message
+left out (it may quote what people wrote; :func:`bot.logging_setup.exception_trace`), and
+runs again at its next time: a programming error is seen at once and never retried
+silently. Jobs stop when the scheduler stops.
 """
 
 from __future__ import annotations
@@ -10,41 +11,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import traceback
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-__all__ = ["Job", "JobRun", "Scheduler", "describe_failure"]
+from bot.logging_setup import exception_trace
+
+__all__ = ["Job", "JobRun", "Scheduler"]
 
 log = logging.getLogger(__name__)
 
 JobRun = Callable[[], Awaitable[bool | None]]
 """One run of a job; returning True asks for the next run at once (more work is waiting)."""
-
-
-def describe_failure(error: BaseException) -> str:
-    """The traceback of ``error`` and of its causes, on one line (the log's rule), each
-    exception's message withheld: every frame's file, line, function and code."""
-    parts: list[str] = []
-    seen: set[int] = set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        frames = [
-            f"{frame.filename}:{frame.lineno} in {frame.name}: `{(frame.line or '').strip()}`"
-            for frame in traceback.extract_tb(current.__traceback__)
-        ]
-        parts.append(" -> ".join(["Traceback (most recent call last)", *frames, _name(current)]))
-        current = current.__cause__ or (
-            None if current.__suppress_context__ else current.__context__
-        )
-    return " | which caused | ".join(reversed(parts))
-
-
-def _name(error: BaseException) -> str:
-    kind = type(error)
-    module = "" if kind.__module__ == "builtins" else f"{kind.__module__}."
-    return f"{module}{kind.__qualname__} (message withheld: it may quote people's text)"
 
 
 @dataclass(eq=False)
@@ -113,7 +90,7 @@ class Scheduler:
                     "background job %s failed; it runs again within %gs: %s",
                     job.name,
                     job.every_seconds,
-                    describe_failure(error),
+                    exception_trace(error),
                 )
                 again = False
             if not again:

@@ -22,7 +22,7 @@ from slack_sdk.signature import SignatureVerifier
 
 from bot.app import Bot
 from bot.config import Settings
-from bot.logging_setup import exception_summary
+from bot.logging_setup import exception_trace
 from bot.observability.routes import add_operator_routes
 from bot.observability.startup import announce_model
 from bot.request_gate import payload_problem, signature_headers_problem
@@ -98,7 +98,7 @@ def build_web_app(bot: Bot) -> web.Application:
         try:
             response = await bot.app.async_dispatch(bolt_request)
         except Exception as error:
-            return _reject(400, f"payload could not be handled ({exception_summary(error)})")
+            return _reject(400, f"payload could not be handled ({exception_trace(error)})")
         return await to_aiohttp_response(response)
 
     web_app = web.Application(client_max_size=1024**2)

@@ -1,9 +1,9 @@
 """Bolt's global error handler: one log line without the payload, never a 5xx.
 
 Bolt's own handler logs the exception with its message (which may quote the payload) and
-a traceback, and answers 500. Here an error is logged as its class and the line that
-raised it, and a request still waiting for its response gets a 400; one Bolt found no
-listener for keeps Bolt's 404.
+a traceback, and answers 500. Here an error is logged as its traceback on one line without
+its message (:func:`bot.logging_setup.exception_trace`), and a request still waiting for
+its response gets a 400; one Bolt found no listener for keeps Bolt's 404.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 from slack_bolt.error import BoltUnhandledRequestError
 from slack_bolt.response import BoltResponse
 
-from bot.logging_setup import exception_summary
+from bot.logging_setup import exception_trace
 from bot.request_gate import payload_kind
 
 __all__ = ["listener_failed"]
@@ -30,7 +30,7 @@ async def listener_failed(
     if isinstance(error, BoltUnhandledRequestError):
         log.info("no listener for a %s payload", kind)
         return None
-    log.error("a %s payload could not be handled (%s)", kind, exception_summary(error))
+    log.error("a %s payload could not be handled: %s", kind, exception_trace(error))
     if response is None:  # already acknowledged (events are, before their listener runs)
         return None
     return BoltResponse(status=400, body="")

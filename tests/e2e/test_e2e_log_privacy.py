@@ -4,13 +4,15 @@
 DMs, a mention and a reply in its thread, votes by reaction and by button, ``/memory``, a
 lesson drawn from a 👎, and a model server that rejects a request quoting the prompt back.
 Afterwards the whole log is searched for every question and answer, and for the tokens
-and the signing secret.
+and the signing secret. A background job that fails on a row it cannot read logs where it
+failed (its frames), not the exception's message quoting the row.
 """
 
 from __future__ import annotations
 
 import asyncio
 import signal
+import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -23,9 +25,11 @@ from bot.testing.fake_slack import FakeSlackWebAPI
 from bot.testing.harness import ALICE, BOB, GENERAL, SIGNING_SECRET, dm_channel
 from bot.testing.process import bot_env, free_port, run_bot, wait_until_healthy
 from bot.testing.slack_people import SlackPeople
+from memory import MemoryConfig, open_store
 
 LLM_KEY = "sk-test-llm-key-never-logged"
 REJECTED = "Which zebrafish runbook covers the quokka failover?"
+NOW = "2026-11-23T12:00:00.000000+00:00"
 QUESTIONS = (
     "How do I rotate the marmoset staging password?",
     "What does the axolotl deploy script do?",
@@ -108,3 +112,61 @@ def test_no_question_answer_token_or_secret_is_in_the_debug_log(
     for secret in (fake_slack.token, SIGNING_SECRET, LLM_KEY):
         assert secret not in log
     assert "Traceback" not in log
+
+
+async def test_a_background_job_s_failure_logs_its_frames_never_its_message(
+    tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
+) -> None:
+    """A row the code cannot read (a programming error's stand-in) makes the reflection
+    job raise with the row's text, a person's words and a token, in the exception's
+    message: the DEBUG log shows where it failed, and none of that text."""
+    database = tmp_path / "bot.db"
+    store = await open_store(str(database), MemoryConfig())
+    await store.close()
+    unreadable = f"{QUESTIONS[0]} {fake_slack.token}"
+    with sqlite3.connect(database) as db:
+        db.execute(
+            "INSERT INTO episodes (team_id, channel_id, kind, requester_id, question, answer,"
+            " status, created_at, validated_at) VALUES (?, ?, ?, ?, ?, ?, 'success', ?, ?)",
+            ["T1", "D1", unreadable, ALICE, QUESTIONS[1], QUESTIONS[2], NOW, NOW],
+        )
+    db.close()
+    log_file = tmp_path / "bot.log"
+    process = await run_bot(
+        env=bot_env(
+            SLACK_BOT_TOKEN=fake_slack.token,
+            SLACK_SIGNING_SECRET=SIGNING_SECRET,
+            SLACK_API_URL=fake_slack.base_url,
+            LLM_BASE_URL=fake_llm.base_url,
+            LLM_MODEL=fake_llm.model,
+            LLM_API_KEY=LLM_KEY,
+            BOT_DB_PATH=str(database),
+            PORT=str(free_port()),
+            LOG_LEVEL="DEBUG",
+        ),
+        cwd=tmp_path,
+        log_file=log_file,
+    )
+    try:
+        async with asyncio.timeout(30):
+            while "background job reflection failed" not in log_file.read_text():
+                assert process.returncode is None, log_file.read_text()
+                await asyncio.sleep(0.05)
+        process.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(process.wait(), 30)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+    log = log_file.read_text()
+    [failure] = [line for line in log.splitlines() if "background job reflection failed" in line]
+    assert "ValueError (message withheld) at " in failure
+    assert "memory/rows.py:" in failure and " in episodes_awaiting_reflection <- " in failure
+    assert "bot/scheduler.py:" in failure
+    for text in QUESTIONS[:3]:
+        assert text not in log
+    for word in ("marmoset", "axolotl", "pangolin"):
+        assert word not in log
+    for secret in (fake_slack.token, SIGNING_SECRET, LLM_KEY):
+        assert secret not in log
