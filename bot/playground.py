@@ -17,8 +17,9 @@ what you do from standard input, one line each::
     quit                                         (or Ctrl-C, or the end of the input)
 
 Every request reaches the bot signed, over HTTP, exactly as Slack sends it; each answer is
-printed with the Web API calls that delivered it and, with the fake model, what memory put
-into the prompt (what the bot recalled and the advice it drew), so you can watch it learn.
+printed with the Web API calls that delivered it and what memory put into the prompt (what
+the bot recalled and the advice it drew), so you can watch it learn. With ``--real-llm`` the
+model's requests pass through a local recording proxy, which is how the prompt is seen.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 
@@ -39,6 +40,7 @@ from bot.config import Settings
 from bot.server import EVENTS_PATH, HttpServer
 from bot.testing import FakeLLMServer
 from bot.testing.fake_slack import FakeMessage, FakeSlackWebAPI
+from bot.testing.recording_proxy import RecordingProxy
 from bot.testing.slack_people import (
     ALICE,
     BOB,
@@ -50,7 +52,7 @@ from bot.testing.slack_people import (
 from bot.views import FEEDBACK_ACTION_ID
 from memory import EpisodeStatus
 
-__all__ = ["Playground", "main"]
+__all__ = ["ModelRequests", "Playground", "main"]
 
 PEOPLE = {"alice": ALICE, "bob": BOB}
 STREAMING_METHODS = ("chat.startStream", "chat.appendStream", "chat.stopStream")
@@ -63,6 +65,13 @@ HELP = (
 )
 
 
+class ModelRequests(Protocol):
+    """The fake model, or the recording proxy in front of a real one: the chat request
+    bodies the bot sent, in order."""
+
+    requests: list[dict[str, Any]]
+
+
 class Playground:
     """One person at a time talking to the bot through :class:`SlackPeople`."""
 
@@ -72,9 +81,9 @@ class Playground:
         people: SlackPeople,
         *,
         answer_timeout: float,
-        model: FakeLLMServer | None = None,
+        model: ModelRequests | None = None,
     ) -> None:
-        """``model``: the fake model, whose requests show what memory put into the prompt."""
+        """``model``: what the model was sent, which shows what memory put into the prompt."""
         self._bot = bot
         self._people = people
         self._fake = people.fake
@@ -250,10 +259,16 @@ async def running_playground(args: argparse.Namespace) -> AsyncIterator[Playgrou
             "slack_api_url": fake_slack.base_url,
             "bot_db_path": args.db,
         }
-        fake_llm: FakeLLMServer | None = None
-        if not args.real_llm:
+        model: ModelRequests
+        if args.real_llm:
+            upstream = str(Settings(**overrides).llm_base_url)  # type: ignore[arg-type]
+            proxy = await stack.enter_async_context(RecordingProxy(upstream))
+            overrides["llm_base_url"] = proxy.base_url
+            model, model_shown = proxy, f"{upstream} (through {proxy.base_url}, which records)"
+        else:
             fake_llm = await stack.enter_async_context(FakeLLMServer())
             overrides |= {"llm_base_url": fake_llm.base_url, "llm_model": fake_llm.model}
+            model, model_shown = fake_llm, f"{fake_llm.base_url} (a fake that echoes)"
         settings = Settings(**overrides)  # type: ignore[arg-type]
         server = HttpServer(
             Bot(settings), host="127.0.0.1", port=args.port, grace_seconds=STOP_GRACE_SECONDS
@@ -266,11 +281,11 @@ async def running_playground(args: argparse.Namespace) -> AsyncIterator[Playgrou
         fake_slack.add_user(BOB, name="bob", real_name="Bob")
         print(
             f"The bot listens on {server.url}{EVENTS_PATH} (HTTP mode); "
-            f"fake Slack at {fake_slack.base_url}; model at {settings.llm_base_url}; "
+            f"fake Slack at {fake_slack.base_url}; model {settings.llm_model} at {model_shown}; "
             f"memory in {settings.bot_db_path}. You are alice; #general is {GENERAL}.",
             flush=True,
         )
-        yield Playground(server.bot, people, answer_timeout=args.answer_timeout, model=fake_llm)
+        yield Playground(server.bot, people, answer_timeout=args.answer_timeout, model=model)
 
 
 async def _lines() -> AsyncIterator[str]:

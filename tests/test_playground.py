@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import subprocess
 import sys
 from pathlib import Path
+
+from bot.testing import FakeLLMServer
+from bot.testing.process import bot_env
 
 SCRIPT = """\
 dm how do I rotate the staging password?
@@ -83,6 +87,34 @@ def test_after_each_answer_it_shows_what_memory_put_into_the_prompt(tmp_path: Pa
     assert "memory put into the prompt:" in second
     assert "| - Q: how do I rotate the staging password?" in second
     assert "What I remember about you here" in second
+
+
+async def test_with_a_real_model_it_shows_the_prompt_the_model_was_sent(tmp_path: Path) -> None:
+    """``--real-llm`` talks to the model in the environment (here a model server the test
+    runs) through a recording proxy, and shows what memory put into its prompt."""
+    async with FakeLLMServer(model="real-model") as real:
+        real_url = real.base_url
+        env = bot_env(LLM_BASE_URL=real.base_url, LLM_MODEL=real.model, LLM_API_KEY="sk-real-key")
+        process = await asyncio.create_subprocess_exec(
+            *(sys.executable, "-m", "bot.playground", "--real-llm", "--port", "0"),
+            *("--db", str(tmp_path / "p.db")),
+            env=env,
+            cwd=tmp_path,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        stdout, stderr = await asyncio.wait_for(process.communicate(LEARNING.encode()), 60)
+    out = stdout.decode()
+
+    assert process.returncode == 0, out + stderr.decode()
+    assert f"model real-model at {real_url} (through http://127.0.0.1:" in out
+    first, second = out.split("bot (")[1:]
+    assert "Answer: how do I rotate the staging password?" in first
+    assert "memory put nothing into the prompt" in first
+    assert "| - Q: how do I rotate the staging password?" in second
+    assert len(real.requests) >= 2, "every answer came from the model in the environment"
+    assert "Traceback" not in stderr.decode()
 
 
 def test_memory_shows_the_current_conversation(tmp_path: Path) -> None:

@@ -1,0 +1,94 @@
+"""A pass-through in front of a real OpenAI-compatible endpoint that keeps each chat request's
+body, as :class:`bot.testing.FakeLLMServer` does: how the playground shows, with
+``--real-llm``, what memory put into the prompt, without touching the bot's own client.
+
+Point the bot's ``LLM_BASE_URL`` at :attr:`RecordingProxy.base_url`; every request is
+forwarded to ``upstream`` with the same path, method, headers and body, and the reply
+(streamed or not) is passed back as it arrives.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Self
+
+import aiohttp
+from aiohttp import web
+
+from bot.testing.local_server import serve_locally
+
+__all__ = ["RecordingProxy"]
+
+FORWARDED_HEADERS = ("Authorization", "Content-Type", "Accept")
+PASSED_BACK_HEADERS = ("Content-Type", "Cache-Control", "Retry-After")
+
+
+class RecordingProxy:
+    """``async with RecordingProxy(upstream) as proxy:`` serves on 127.0.0.1 and records
+    the JSON body of every ``POST .../chat/completions`` in ``requests``."""
+
+    def __init__(self, upstream: str) -> None:
+        self.upstream = upstream.rstrip("/")
+        self.requests: list[dict[str, Any]] = []
+        self._session: aiohttp.ClientSession | None = None
+        self._runner: web.AppRunner | None = None
+        self._base_url: str | None = None
+
+    @property
+    def base_url(self) -> str:
+        """The root URL to give the bot in place of ``upstream``."""
+        if self._base_url is None:
+            raise RuntimeError("RecordingProxy is not running; use it with 'async with'")
+        return self._base_url
+
+    async def __aenter__(self) -> Self:
+        self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=None))
+        app = web.Application()
+        app.router.add_route("*", "/{path:.*}", self._forward)
+        self._runner, self._base_url = await serve_locally(app, shutdown_timeout=1.0)
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+        if self._session is not None:
+            await self._session.close()
+        self._runner = self._session = self._base_url = None
+
+    async def _forward(self, request: web.Request) -> web.StreamResponse:
+        assert self._session is not None
+        body = await request.read()
+        if request.method == "POST" and request.path.endswith("/chat/completions"):
+            self._record(body)
+        headers = {
+            name: request.headers[name] for name in FORWARDED_HEADERS if name in request.headers
+        }
+        try:
+            upstream = await self._session.request(
+                request.method, self.upstream + request.path_qs, data=body, headers=headers
+            )
+        except aiohttp.ClientError:
+            return web.Response(status=502)
+        async with upstream:
+            passed = {
+                name: upstream.headers[name]
+                for name in PASSED_BACK_HEADERS
+                if name in upstream.headers
+            }
+            response = web.StreamResponse(status=upstream.status, headers=passed)
+            await response.prepare(request)
+            try:
+                async for chunk in upstream.content.iter_any():
+                    await response.write(chunk)
+            except aiohttp.ClientError:  # the upstream broke off: so does the reply
+                return response
+            await response.write_eof()
+            return response
+
+    def _record(self, body: bytes) -> None:
+        try:
+            parsed = json.loads(body)
+        except ValueError:
+            return
+        if isinstance(parsed, dict):
+            self.requests.append(parsed)
