@@ -24,7 +24,7 @@ from sqlite_utils.utils import sqlite3 as engine
 from memory.errors import StoreClosed, StoreError, StoreUnavailable
 from memory.sqlite.migrations import apply_migrations
 
-__all__ = ["MIN_SQLITE", "DatabaseThread", "check_version", "connect"]
+__all__ = ["MIN_SQLITE", "DatabaseThread", "check_version", "connect", "store_error"]
 
 T = TypeVar("T")
 
@@ -35,6 +35,15 @@ FTS5's ``secure-delete`` are both new in 3.43."""
 
 _ERRORS = (sqlite3.Error, engine.Error)
 """The errors of whichever library runs the database (the same class when it is Python's)."""
+
+
+def store_error(error: Exception) -> Exception:
+    """:class:`StoreError` for an error of the database library; any other error as it is."""
+    if isinstance(error, _ERRORS):
+        failure = StoreError(f"the database failed ({type(error).__name__}: {error})")
+        failure.__cause__ = error
+        return failure
+    return error
 
 
 def check_version() -> None:
@@ -94,7 +103,7 @@ class DatabaseThread:
         try:
             return await asyncio.get_running_loop().run_in_executor(self._executor, work, self._db)
         except _ERRORS as error:
-            raise StoreError(f"the database failed ({type(error).__name__}: {error})") from error
+            raise store_error(error) from error
 
     async def close(self, last: Callable[[Database], None]) -> None:
         """Run ``last``, close the connection and stop the thread. Safe to call twice."""

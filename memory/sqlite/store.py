@@ -14,8 +14,10 @@ from sqlite_utils import Database
 
 from memory.backend import BackendModules, BackendStore
 from memory.config import MemoryConfig
+from memory.models import VoteEvent, VoteOutcome
 from memory.sqlite import counters, episodes, erasure, fence, recall, votes, wisdom
 from memory.sqlite.connection import DatabaseThread
+from memory.sqlite.vote_queue import VoteQueue
 
 __all__ = ["SQLiteMemoryStore"]
 
@@ -44,6 +46,7 @@ class SQLiteMemoryStore(BackendStore):
     def __init__(self, thread: DatabaseThread, config: MemoryConfig) -> None:
         super().__init__(thread, _MODULES, config)
         self._thread = thread
+        self._votes = VoteQueue(thread, config)
 
     @classmethod
     async def open(cls, path: Path | str, config: MemoryConfig) -> SQLiteMemoryStore:
@@ -51,10 +54,16 @@ class SQLiteMemoryStore(BackendStore):
         return cls(await DatabaseThread.open(Path(path)), config)
 
     async def close(self) -> None:
+        await self._votes.settle()
         await self._thread.close(_checkpoint)
 
     async def ping(self) -> None:
         await self._thread.run(_ping)
+
+    async def apply_vote(self, event: VoteEvent) -> VoteOutcome:
+        """Committed with the other votes waiting for the database thread (see
+        :mod:`memory.sqlite.vote_queue`); returns once that transaction has committed."""
+        return await self._votes.apply(event)
 
     async def take_turn(self, job: str, *, every: timedelta) -> bool:
         """Always True: a SQLite file is served by one bot process."""

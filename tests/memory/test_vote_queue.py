@@ -1,0 +1,103 @@
+"""Votes committed in groups (SQLite): one transaction for the votes waiting together,
+each caller answered only once its vote is committed, a failing vote failing alone."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import closing
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from memory_helpers import DM, T0
+
+from memory import EpisodeStatus, MemoryConfig, NewExchange, VoteEvent, VoteOutcome
+from memory.errors import StoreError
+from memory.sqlite.connection import DatabaseThread, engine
+from memory.sqlite.episodes import record_exchange
+from memory.sqlite.vote_queue import VoteQueue
+
+VOTES = 40
+
+
+def _vote(index: int, voter: str) -> VoteEvent:
+    return VoteEvent(
+        channel_id=DM.channel_id,
+        message_ts=f"1700000000.{index:06d}",
+        voter_id=voter,
+        reaction="+1",
+        added=True,
+        at=T0 + timedelta(minutes=1),
+    )
+
+
+async def _exchanges(thread: DatabaseThread, askers: list[str], config: MemoryConfig) -> None:
+    for index, asker in enumerate(askers):
+        exchange = NewExchange(
+            scope=DM,
+            requester_id=asker,
+            thread_ts=None,
+            question=f"Question number {index} about the release train?",
+            answer="An answer.",
+            message_ts=[f"1700000000.{index:06d}"],
+            created_at=T0,
+        )
+        await thread.run(lambda db, e=exchange: record_exchange(db, e, config))
+
+
+def _committed(db_path: Path, event: VoteEvent) -> bool:
+    """Whether another connection sees the vote: what a crash right now would keep."""
+    with closing(engine.connect(db_path)) as reader:
+        [count] = reader.execute(
+            "SELECT count(*) FROM votes JOIN ledger ON ledger.episode_id = votes.episode_id"
+            " WHERE ledger.message_ts = ? AND votes.voter_id = ?",
+            [event.message_ts, event.voter_id],
+        ).fetchone()
+    return bool(count)
+
+
+@pytest.fixture
+async def thread(db_path: Path) -> AsyncIterator[DatabaseThread]:
+    opened = await DatabaseThread.open(db_path)
+    yield opened
+    await opened.close(lambda db: None)
+
+
+async def test_votes_waiting_together_commit_in_one_transaction_each_answered_once_committed(
+    thread: DatabaseThread, db_path: Path
+) -> None:
+    config = MemoryConfig()
+    await _exchanges(thread, ["U1"] * VOTES, config)
+    statements: list[str] = []
+    await thread.run(lambda db: db.conn.set_trace_callback(statements.append))
+    queue = VoteQueue(thread, config)
+
+    async def vote(event: VoteEvent) -> tuple[VoteOutcome, bool]:
+        outcome = await queue.apply(event)
+        return outcome, _committed(db_path, event)
+
+    results = await asyncio.gather(*(vote(_vote(index, "U1")) for index in range(VOTES)))
+
+    assert all(outcome.status is EpisodeStatus.SUCCESS for outcome, _ in results)
+    assert all(committed for _, committed in results), "answered before its commit"
+    assert 1 <= statements.count("COMMIT") <= 2, statements.count("COMMIT")
+
+
+async def test_a_vote_that_fails_fails_alone(thread: DatabaseThread, db_path: Path) -> None:
+    config = MemoryConfig()
+    await _exchanges(thread, ["U1", "UREFUSED", "U1"], config)
+    await thread.run(
+        lambda db: db.execute(
+            "CREATE TRIGGER refuse BEFORE INSERT ON votes WHEN NEW.voter_id = 'UREFUSED'"
+            " BEGIN SELECT RAISE(ABORT, 'refused'); END"
+        )
+    )
+    queue = VoteQueue(thread, config)
+    events = [_vote(0, "U1"), _vote(1, "UREFUSED"), _vote(2, "U1")]
+
+    results = await asyncio.gather(*(queue.apply(e) for e in events), return_exceptions=True)
+
+    assert isinstance(results[1], StoreError)
+    assert [type(results[0]), type(results[2])] == [VoteOutcome, VoteOutcome]
+    assert [_committed(db_path, e) for e in events] == [True, False, True]
