@@ -2,7 +2,8 @@
 
 Each ``run_*`` function takes the :class:`AdminSettings` (no Slack token is needed) and the
 parsed arguments, prints its result to stdout and returns the exit code. They open the same
-database the bot uses (SQLite allows it while the bot runs) and close it before returning.
+database the bot uses, through the composition root (:func:`bot.composition.open_database`;
+SQLite allows it while the bot runs), and close it before returning.
 They never create a database file: a ``BOT_DB_PATH`` that does not exist, is read-only or is
 not a database, or a ``BOT_DB_URL`` whose server cannot be used, is a
 :class:`ConfigurationError` of one line; a command that ran but could not do
@@ -20,21 +21,13 @@ from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
-from bot.composition import build_consolidator, open_model
+from bot.composition import build_consolidator, open_database, open_model
 from bot.config import AdminSettings, ConfigurationError
 from bot.llm import (
     describe_endpoint,
     probe_model,
 )
-from memory import (
-    ConsolidationReport,
-    MemoryConfig,
-    MemoryStore,
-    StoreError,
-    StoreStats,
-    UserExport,
-    open_store,
-)
+from memory import ConsolidationReport, MemoryStore, StoreError, StoreStats, UserExport
 from memory.text import shorten
 
 __all__ = [
@@ -79,39 +72,25 @@ def _unreachable(error: StoreError | OSError) -> ConfigurationError:
 
 
 @asynccontextmanager
-async def _opened(
-    url: str, unusable: Callable[[StoreError | OSError], ConfigurationError], config: MemoryConfig
-) -> AsyncIterator[MemoryStore]:
-    try:
-        store = await open_store(url, config)
-    except (StoreError, OSError) as error:
-        raise unusable(error) from None
-    try:
-        yield store
-    except (StoreError, OSError) as error:
-        raise unusable(error) from None
-    finally:
-        await store.close()
-
-
-@asynccontextmanager
 async def opened_store(settings: AdminSettings) -> AsyncIterator[MemoryStore]:
-    """The bot's existing database; never a new file (a mistyped path must not look empty).
-
-    With ``BOT_DB_URL`` set, the PostgreSQL database it names (migrated if it is new)."""
-    config = settings.memory_config()
+    """The bot's existing database, opened by the composition root; never a new file (a
+    mistyped path must not look empty). With ``BOT_DB_URL`` set, the PostgreSQL database it
+    names (migrated if it is new). Any error of the store is one line saying what to fix."""
     if settings.bot_db_url is not None:
-        async with _opened(settings.store_url(), _unreachable, config) as store:
+        unusable: Callable[[StoreError | OSError], ConfigurationError] = _unreachable
+    else:
+        path = settings.bot_db_path
+        if not path.is_file():
+            raise ConfigurationError(
+                f"BOT_DB_PATH ({path}) does not exist: check the path (the bot creates the "
+                "database on its first start; the admin commands never do)"
+            )
+        unusable = partial(_unusable, path)
+    try:
+        async with open_database(settings) as store:
             yield store
-        return
-    path = settings.bot_db_path
-    if not path.is_file():
-        raise ConfigurationError(
-            f"BOT_DB_PATH ({path}) does not exist: check the path (the bot creates the "
-            "database on its first start; the admin commands never do)"
-        )
-    async with _opened(str(path), partial(_unusable, path), config) as store:
-        yield store
+    except (StoreError, OSError) as error:
+        raise unusable(error) from None
 
 
 def _with_store(settings: AdminSettings, use: Callable[[MemoryStore], Awaitable[T]]) -> T:

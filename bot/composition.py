@@ -22,7 +22,13 @@ from bot.assistant import build_agent, render_experience
 from bot.config import AdminSettings
 from bot.forgetting import Forgetting
 from bot.learning import LLMEpisodeSummarizer, LLMFailureReflector, LLMImportanceScorer
-from bot.llm import OpenAICompatibleProvider, RetryPolicy, build_llm_client
+from bot.llm import (
+    ModelStatus,
+    OpenAICompatibleProvider,
+    RetryPolicy,
+    build_llm_client,
+    probe_model,
+)
 from bot.llm.concurrency import BoundedProvider
 from bot.observability import BotMetrics, MeasuredProvider, Observer
 from bot.scheduler import Job, JobRun, Scheduler
@@ -45,7 +51,9 @@ __all__ = [
     "consolidate_now",
     "open_components",
     "open_database",
+    "open_llm_client",
     "open_model",
+    "probe_configured_model",
     "reflection_run",
 ]
 
@@ -100,13 +108,30 @@ class Components:
 
 @asynccontextmanager
 async def open_database(settings: AdminSettings) -> AsyncIterator[MemoryStore]:
-    """The store at ``BOT_DB_URL`` or ``BOT_DB_PATH``, closed on exit (what the admin
-    commands need)."""
+    """The store at ``BOT_DB_URL`` or ``BOT_DB_PATH``, closed on exit: what the server
+    builds on, and all the admin commands (:mod:`bot.admin`) need."""
     store = await open_store(settings.store_url(), settings.memory_config())
     try:
         yield store
     finally:
         await store.close()
+
+
+@asynccontextmanager
+async def open_llm_client(settings: AdminSettings) -> AsyncIterator[httpx.AsyncClient]:
+    """An HTTP client for ``LLM_BASE_URL`` with the key and timeout, closed on exit."""
+    async with build_llm_client(
+        str(settings.llm_base_url),
+        settings.llm_api_key.get_secret_value(),
+        settings.llm_timeout_seconds,
+    ) as client:
+        yield client
+
+
+async def probe_configured_model(settings: AdminSettings) -> ModelStatus:
+    """Whether ``LLM_BASE_URL`` answers and serves ``LLM_MODEL`` (start-up and ``/readyz``)."""
+    async with open_llm_client(settings) as client:
+        return await probe_model(client, settings.llm_model)
 
 
 @asynccontextmanager
@@ -120,11 +145,7 @@ async def open_model(
     the client is closed on exit. ``llm_retry`` defaults to retrying within
     ``LLM_RETRY_BUDGET_SECONDS``."""
     retry = llm_retry or RetryPolicy(total_budget_seconds=settings.llm_retry_budget_seconds)
-    async with build_llm_client(
-        str(settings.llm_base_url),
-        settings.llm_api_key.get_secret_value(),
-        settings.llm_timeout_seconds,
-    ) as client:
+    async with open_llm_client(settings) as client:
         provider = OpenAICompatibleProvider(client, model=settings.llm_model, retry=retry)
         yield client, MeasuredProvider(provider, metrics)
 

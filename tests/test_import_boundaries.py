@@ -91,3 +91,21 @@ def test_memory_imports_neither_slack_nor_a_model_client() -> None:
         if name.split(".")[0] in ("bot", "slack_bolt", "slack_sdk", "httpx", "aiohttp")
     ]
     assert offenders == []
+
+
+def test_only_the_composition_root_opens_a_store_or_an_llm_client() -> None:
+    """The server, the admin CLI, readiness and the start-up probe all go through
+    bot/composition.py (the LLM package defines the client; the fakes are not the bot)."""
+    bot = Path(__file__).resolve().parent.parent / "bot"
+    builders = {"open_store", "build_llm_client", "OpenAICompatibleProvider"}
+    offenders = []
+    for path in sorted(bot.rglob("*.py")):
+        relative = path.relative_to(bot)
+        if relative.parts[0] in ("llm", "testing") or relative == Path("composition.py"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.ImportFrom):
+                offenders += [f"{relative}: {a.name}" for a in node.names if a.name in builders]
+            elif isinstance(node, ast.Attribute) and node.attr in builders:
+                offenders.append(f"{relative}: {node.attr}")
+    assert offenders == []

@@ -10,7 +10,7 @@ from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST
 from pydantic import BaseModel
 
-from bot.llm import build_llm_client, probe_model
+from bot.composition import probe_configured_model
 
 if TYPE_CHECKING:
     from bot.app import Bot
@@ -42,13 +42,7 @@ async def check_readiness(bot: Bot) -> Readiness:
         await asyncio.wait_for(services.memory.ping(), STORE_CHECK_SECONDS)
     except Exception as error:  # any failure to read the store means not ready
         store = f"unreadable ({type(error).__name__})"
-    settings = bot.settings
-    async with build_llm_client(
-        str(settings.llm_base_url),
-        settings.llm_api_key.get_secret_value(),
-        settings.llm_timeout_seconds,
-    ) as client:
-        status = await probe_model(client, settings.llm_model)
+    status = await probe_configured_model(bot.settings)
     model = status.problem or "ok"
     return Readiness(ok=store == "ok" and status.ok, store=store, model=model)
 

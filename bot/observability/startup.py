@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import logging
 
+from bot.composition import probe_configured_model
 from bot.config import AdminSettings
-from bot.llm import ModelStatus, build_llm_client, describe_endpoint, probe_model
+from bot.llm import ModelStatus, describe_endpoint
 
 __all__ = ["announce_model"]
 
@@ -18,12 +19,7 @@ async def announce_model(settings: AdminSettings) -> ModelStatus:
     list the model, as Ollama before ``ollama pull``."""
     endpoint = describe_endpoint(str(settings.llm_base_url))
     log.info("answering with the model %s at %s", settings.llm_model, endpoint)
-    async with build_llm_client(
-        str(settings.llm_base_url),
-        settings.llm_api_key.get_secret_value(),
-        settings.llm_timeout_seconds,
-    ) as client:
-        status = await probe_model(client, settings.llm_model)
+    status = await probe_configured_model(settings)
     if status.problem is not None:
         log.warning(
             "the model endpoint %s %s; the bot starts anyway, and answers fail until then",
