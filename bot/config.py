@@ -24,7 +24,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from memory import MemoryConfig, RecallWeights
+from memory import Fusion, HybridRecall, MemoryConfig, RecallWeights
 
 __all__ = [
     "EXAMPLE_VALUES",
@@ -93,9 +93,11 @@ class AdminSettings(BaseSettings):
     share_channel_successes: bool = False
     recall_top_k: int = Field(default=5, ge=1, le=20)
     recall_token_budget: int = Field(default=1500, ge=100)
+    recall_semantic_share: float = Field(default=0.5, ge=0, le=1)
+    recall_fusion: Fusion = Fusion.SCORE
     recall_weight_relevance: float = Field(default=1.0, ge=0)
-    recall_weight_recency: float = Field(default=1.0, ge=0)
-    recall_weight_importance: float = Field(default=1.0, ge=0)
+    recall_weight_recency: float = Field(default=0.0, ge=0)
+    recall_weight_importance: float = Field(default=0.0, ge=0)
     recall_half_life_days: float = Field(default=14.0, gt=0)
     consolidation_interval_hours: float = Field(default=24.0, gt=0)
     log_level: LogLevel = "INFO"
@@ -153,6 +155,7 @@ class AdminSettings(BaseSettings):
                 importance=self.recall_weight_importance,
                 recency_half_life=timedelta(days=self.recall_half_life_days),
             ),
+            hybrid=HybridRecall(semantic=self.recall_semantic_share, fusion=self.recall_fusion),
         )
 
 

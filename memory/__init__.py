@@ -15,7 +15,7 @@ from memory.access import (
     VoteRecorder,
 )
 from memory.advice import Advice, PlanAdvisor
-from memory.config import MemoryConfig, RecallWeights
+from memory.config import Fusion, HybridRecall, MemoryConfig, RecallWeights
 from memory.consolidation import ConsolidationReport, Consolidator
 from memory.errors import StoreClosed, StoreError, StoreUnavailable
 from memory.models import (
@@ -56,6 +56,8 @@ __all__ = [
     "ExchangeLedger",
     "FailureReflector",
     "ForgetReport",
+    "Fusion",
+    "HybridRecall",
     "ImportanceScorer",
     "MemoryConfig",
     "MemoryStore",

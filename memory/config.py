@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
 from memory.visibility import Visibility
 
-__all__ = ["MemoryConfig", "RecallWeights"]
+__all__ = ["Fusion", "HybridRecall", "MemoryConfig", "RecallWeights"]
 
 
 class RecallWeights(BaseModel):
@@ -22,9 +23,33 @@ class RecallWeights(BaseModel):
     """
 
     relevance: float = Field(default=1.0, ge=0)
-    recency: float = Field(default=1.0, ge=0)
-    importance: float = Field(default=1.0, ge=0)
+    recency: float = Field(default=0.0, ge=0)
+    importance: float = Field(default=0.0, ge=0)
     recency_half_life: timedelta = timedelta(days=14)
+
+
+class Fusion(StrEnum):
+    """How the full-text and the semantic rankings become one."""
+
+    SCORE = "score"
+    """Each score min-max normalised over the candidates, then weighted and summed."""
+    RRF = "rrf"
+    """Reciprocal rank fusion: ``1 / (60 + rank)`` summed over both rankings."""
+
+
+class HybridRecall(BaseModel):
+    """How recall combines full-text (BM25) and semantic (embedding) search.
+
+    ``relevance = (1 - semantic) * bm25_normalised + semantic * cosine_normalised`` over a
+    pool of ``candidates_per_result`` candidates per result from each search; a candidate
+    only the semantic search found is kept when its cosine is at least ``min_similarity``.
+    ``semantic = 0`` is full-text recall alone, ``1`` semantic recall alone.
+    """
+
+    semantic: float = Field(default=0.5, ge=0, le=1)
+    fusion: Fusion = Fusion.SCORE
+    candidates_per_result: int = Field(default=4, ge=1, le=20)
+    min_similarity: float = Field(default=0.3, ge=-1, le=1)
 
 
 class MemoryConfig(BaseModel):
@@ -38,6 +63,7 @@ class MemoryConfig(BaseModel):
 
     Never applies to DMs, and never to failures or pending exchanges."""
     weights: RecallWeights = RecallWeights()
+    hybrid: HybridRecall = HybridRecall()
 
     @property
     def visibility(self) -> Visibility:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from memory.config import MemoryConfig
+from memory.embedding import default_embedder
 from memory.postgres import PostgresMemoryStore
 from memory.sqlite import SQLiteMemoryStore
 from memory.store import MemoryStore
@@ -33,7 +35,9 @@ async def open_store(url: str, config: MemoryConfig) -> MemoryStore:
 
     ``postgresql://...`` (libpq's URL: user, password, host, port, database and
     parameters such as ``options=-csearch_path%3Dbot``) opens the PostgreSQL backend;
-    ``sqlite:///path`` or a plain path, the SQLite one."""
+    ``sqlite:///path`` or a plain path, the SQLite one. The embedding model is loaded
+    first (once per process), so the first recall does not wait for it."""
+    await asyncio.to_thread(default_embedder)
     if url.startswith(_POSTGRES_SCHEMES):
         return await PostgresMemoryStore.open(url, config)
     return await SQLiteMemoryStore.open(_sqlite_path(url), config)

@@ -1,7 +1,8 @@
-"""Re-rank full-text candidates by relevance, recency and importance, within a budget.
+"""Rank recall's candidates by relevance, recency and importance, within a budget.
 
-Pure functions, independent of where episodes are stored; the weights and their meaning
-are documented on :class:`memory.RecallWeights`.
+Pure functions, independent of where episodes are stored; relevance fuses the full-text
+and semantic scores (:mod:`memory.fusion`); the weights and their meaning are documented
+on :class:`memory.RecallWeights`.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from datetime import datetime, timedelta
 
 from pydantic import BaseModel
 
-from memory.config import RecallWeights
+from memory.config import HybridRecall, RecallWeights
+from memory.fusion import fused_relevance, min_max
 from memory.models import Episode, RecalledEpisode
 from memory.text import estimate_tokens
 
@@ -31,10 +33,12 @@ UNSCORED_IMPORTANCE = 5
 
 
 class Candidate(BaseModel):
-    """An episode the full-text search found, with its BM25 score (lower is better)."""
+    """An episode a search found: its BM25 score (lower is better) when the full-text
+    search found it, its cosine with the question when it has a vector."""
 
     episode: Episode
-    bm25: float
+    bm25: float | None = None
+    cosine: float | None = None
 
 
 def relevance_scores(bm25_scores: Sequence[float]) -> list[float]:
@@ -42,13 +46,7 @@ def relevance_scores(bm25_scores: Sequence[float]) -> list[float]:
 
     A single candidate, or candidates that all score the same, are all fully relevant.
     """
-    goodness = [-score for score in bm25_scores]
-    if not goodness:
-        return []
-    low, high = min(goodness), max(goodness)
-    if high == low:
-        return [1.0] * len(goodness)
-    return [(value - low) / (high - low) for value in goodness]
+    return min_max([-score for score in bm25_scores])
 
 
 def recency_score(validated_at: datetime, now: datetime, half_life: timedelta) -> float:
@@ -62,10 +60,18 @@ def importance_score(importance: int | None) -> float:
 
 
 def rank(
-    candidates: Sequence[Candidate], *, now: datetime, weights: RecallWeights
+    candidates: Sequence[Candidate],
+    *,
+    now: datetime,
+    weights: RecallWeights,
+    hybrid: HybridRecall | None = None,
 ) -> list[RecalledEpisode]:
     """Candidates scored by the weighted sum, best first."""
-    relevances = relevance_scores([candidate.bm25 for candidate in candidates])
+    relevances = fused_relevance(
+        [None if candidate.bm25 is None else -candidate.bm25 for candidate in candidates],
+        [candidate.cosine for candidate in candidates],
+        hybrid or HybridRecall(),
+    )
     recalled = []
     for candidate, relevance in zip(candidates, relevances, strict=True):
         episode = candidate.episode

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from memory.models import Episode, EpisodeStatus
 from memory.postgres.codec import episode_from_row
 from memory.postgres.session import Session
+from memory.postgres.vectors import index_vectors
 from memory.recall_query import indexed_words
 from memory.sqlite.scope_tokens import channel_key, personal_key
 from memory.visibility import Visibility
@@ -56,7 +57,9 @@ def partitions(episode: Episode) -> list[str]:
 
 
 async def unindex_episodes(db: Session, episode_ids: Sequence[int]) -> None:
+    """Take the episodes out of recall: the full-text index and the vectors."""
     await db.execute("DELETE FROM episode_terms WHERE episode_id = ANY(%s)", [list(episode_ids)])
+    await db.execute("DELETE FROM episode_vectors WHERE episode_id = ANY(%s)", [list(episode_ids)])
 
 
 async def validated_episode(db: Session, episode_id: int) -> Episode | None:
@@ -86,8 +89,10 @@ async def index_words(db: Session, episode: Episode) -> None:
 
 
 async def reindex_episode(db: Session, episode_id: int) -> None:
-    """Make the index agree with the episode: indexed exactly while it is validated."""
+    """Make the index and the vectors agree with the episode: there exactly while it is
+    validated."""
     await unindex_episodes(db, [episode_id])
     episode = await validated_episode(db, episode_id)
     if episode is not None:
         await index_words(db, episode)
+        await index_vectors(db, episode, partitions(episode))

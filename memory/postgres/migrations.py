@@ -9,6 +9,8 @@ from __future__ import annotations
 from psycopg import AsyncConnection
 from psycopg.rows import DictRow
 
+from memory.postgres.vectors import CREATE_VECTORS
+
 __all__ = ["MIGRATIONS", "apply_migrations"]
 
 _MIGRATION_LOCK = 0x6D69_6772
@@ -122,6 +124,7 @@ CREATE TABLE erased_replies (digest text PRIMARY KEY);
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_erased_replies", M002_ERASED_REPLIES),
+    ("m003_recall_vectors", CREATE_VECTORS),
 ]
 """(name, SQL) in the order they apply; a name, once released, never changes."""
 

@@ -1,28 +1,44 @@
-"""Recall: full-text candidates from the asker's own partition, re-ranked within a budget.
+"""Recall: full-text and semantic candidates from the asker's own partitions, fused and
+ranked within a budget.
 
-The same query as the SQLite backend's (:mod:`memory.sqlite.recall`): the question's
+The same searches as the SQLite backend's (:mod:`memory.sqlite.recall`): the question's
 content words (:func:`memory.recall_query.search_terms`), joined by OR, long ones as
-prefixes, each written in the asker's partitions; ``ts_rank`` stands in for BM25.
+prefixes, each written in the asker's partitions, ``ts_rank`` standing in for BM25; and
+the vectors of the same partitions. Every candidate is checked against the episode's own
+columns and :class:`memory.Visibility` before it is ranked.
 """
 
 from __future__ import annotations
 
 from memory.config import MemoryConfig
-from memory.models import RecalledEpisode, RecallRequest
+from memory.models import Episode, RecalledEpisode, RecallRequest
 from memory.postgres.codec import episode_from_row
 from memory.postgres.counters import increment
 from memory.postgres.fts import RANK_WEIGHTS, folded_words
 from memory.postgres.session import Session
+from memory.postgres.vectors import similarities
 from memory.ranking import Candidate, fit_budget, rank
 from memory.recall_query import MIN_PREFIX_LENGTH, search_terms
-from memory.sqlite.recall import CANDIDATES_PER_RESULT, partition_keys
+from memory.sqlite.recall import partition_keys
+from memory.vectors import most_similar
 
 __all__ = ["recall"]
 
 # The tsquery is built in the database, so the question's words are stemmed by the same
 # function as the indexed ones. The scope is enforced twice, as in SQLite: by the
 # partition keys in every lexeme, and by the episode's own columns.
-_CANDIDATES_SQL = """
+_IN_SCOPE = """
+  episodes.team_id = %(team_id)s
+  AND episodes.channel_id = %(channel_id)s
+  AND episodes.kind = %(kind)s
+  AND episodes.status IN ('success', 'failure')
+  AND (
+    episodes.requester_id = %(requester_id)s
+    OR (%(shared)s AND episodes.kind = 'channel' AND episodes.status = 'success')
+  )
+"""
+
+_CANDIDATES_SQL = f"""
 WITH hits AS (
   SELECT episode_id AS id, max(ts_rank(%(weights)s::float4[], doc, query)) AS rank
   FROM episode_terms, (
@@ -36,49 +52,65 @@ WITH hits AS (
 )
 SELECT episodes.*, hits.rank
 FROM hits JOIN episodes ON episodes.id = hits.id
-WHERE episodes.team_id = %(team_id)s
-  AND episodes.channel_id = %(channel_id)s
-  AND episodes.kind = %(kind)s
-  AND episodes.status IN ('success', 'failure')
-  AND (
-    episodes.requester_id = %(requester_id)s
-    OR (%(shared)s AND episodes.kind = 'channel' AND episodes.status = 'success')
-  )
+WHERE {_IN_SCOPE}
 ORDER BY hits.rank DESC, episodes.validated_at DESC, episodes.id DESC
 LIMIT %(candidates)s
 """
+
+_BY_ID_SQL = f"SELECT episodes.* FROM episodes WHERE episodes.id = ANY(%(ids)s) AND {_IN_SCOPE}"
+
+
+async def _lexical(
+    db: Session, text: str, params: dict[str, object]
+) -> dict[int, tuple[Episode, float]]:
+    words = folded_words(search_terms(text))
+    if not words:
+        return {}
+    rows = await db.rows(
+        _CANDIDATES_SQL,
+        {
+            **params,
+            "weights": RANK_WEIGHTS,
+            "words": words,
+            "prefix": [len(word) >= MIN_PREFIX_LENGTH and not word.isdigit() for word in words],
+        },
+    )
+    return {row["id"]: (episode_from_row(row), -row["rank"]) for row in rows}
 
 
 async def recall(
     db: Session, request: RecallRequest, config: MemoryConfig
 ) -> list[RecalledEpisode]:
-    words = folded_words(search_terms(request.text))
-    if not words:
-        return []
+    hybrid = config.hybrid
     scope = request.scope
-    rows = await db.rows(
-        _CANDIDATES_SQL,
-        {
-            "weights": RANK_WEIGHTS,
-            "keys": partition_keys(request, config),
-            "words": words,
-            "prefix": [len(word) >= MIN_PREFIX_LENGTH and not word.isdigit() for word in words],
-            "team_id": scope.team_id,
-            "channel_id": scope.channel_id,
-            "kind": scope.kind.value,
-            "requester_id": request.requester_id,
-            "shared": config.visibility.shares_in(scope),
-            "candidates": CANDIDATES_PER_RESULT * request.limit,
-        },
-    )
-    candidates = [
-        Candidate(episode=episode_from_row(row), bm25=-row["rank"])
-        for row in rows
-        if config.visibility.may_see(
-            episode_from_row(row), viewer_id=request.requester_id, scope=scope
-        )
+    keys = partition_keys(request, config)
+    pool = hybrid.candidates_per_result * request.limit
+    params: dict[str, object] = {
+        "keys": keys,
+        "team_id": scope.team_id,
+        "channel_id": scope.channel_id,
+        "kind": scope.kind.value,
+        "requester_id": request.requester_id,
+        "shared": config.visibility.shares_in(scope),
+        "candidates": pool,
+    }
+    lexical = await _lexical(db, request.text, params) if hybrid.semantic < 1 else {}
+    cosines = await similarities(db, request.text, keys) if hybrid.semantic > 0 else {}
+    semantic_only = [
+        episode_id
+        for episode_id in most_similar(cosines, pool, floor=hybrid.min_similarity)
+        if episode_id not in lexical
     ]
-    ranked = rank(candidates, now=request.now, weights=config.weights)
+    found: list[tuple[Episode, float | None]] = list(lexical.values())
+    if semantic_only:
+        rows = await db.rows(_BY_ID_SQL, {**params, "ids": semantic_only})
+        found += [(episode_from_row(row), None) for row in rows]
+    candidates = [
+        Candidate(episode=episode, bm25=bm25, cosine=cosines.get(episode.id))
+        for episode, bm25 in found
+        if config.visibility.may_see(episode, viewer_id=request.requester_id, scope=scope)
+    ]
+    ranked = rank(candidates, now=request.now, weights=config.weights, hybrid=hybrid)
     recalled = fit_budget(ranked, limit=request.limit, token_budget=request.token_budget)
     if recalled:
         await increment(db, "recalls")

@@ -1,4 +1,4 @@
-"""The full-text index of validated episodes: the only place recall looks.
+"""The full-text index of validated episodes, and when their vectors are filed.
 
 Each validated episode has one row per partition it belongs to (see
 :mod:`memory.sqlite.scope_tokens`): ``rowid = id`` in its asker's partition and, a channel
@@ -18,6 +18,9 @@ postings from the segments that held them at once, so an erasure rewrites only t
 pages, never the whole index, and leaves none of the words in the file. (A contentless
 table with ``contentless_delete=1`` would take rows out by rowid alone, but by tombstone:
 their postings stay on disk until a merge reaches them.)
+
+Semantic recall's vectors (:mod:`memory.sqlite.vectors`) follow the same changes: taken
+out with the entries, filed again with them.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from memory.models import Episode, EpisodeStatus
 from memory.recall_query import indexed_words
 from memory.sqlite.codec import episode_from_row
 from memory.sqlite.scope_tokens import channel_key, personal_key
+from memory.sqlite.vectors import index_vectors, unindex_vectors
 from memory.visibility import Visibility
 
 __all__ = [
@@ -39,6 +43,7 @@ __all__ = [
     "create_index",
     "index_episode",
     "partitioned",
+    "partitions",
     "reindexing",
     "secure_delete",
     "unindex_episodes",
@@ -73,14 +78,19 @@ def secure_delete(db: Database) -> None:
     db.execute("INSERT INTO episodes_fts (episodes_fts, rank) VALUES ('secure-delete', 1)")
 
 
+def partitions(episode: Episode) -> list[tuple[int, str]]:
+    """(rowid, key) of each partition the episode is recalled from while validated."""
+    keys = [(episode.id, personal_key(episode.scope, episode.requester_id))]
+    if Visibility.shareable(episode):
+        keys.append((-episode.id, channel_key(episode.scope)))
+    return keys
+
+
 def _entries(episode: Episode) -> list[_Entry]:
     """The index rows of the episode as it is now: one per partition it is recalled from
     while validated, none while pending."""
     if episode.status is EpisodeStatus.PENDING:
         return []
-    keys = [(episode.id, personal_key(episode.scope, episode.requester_id))]
-    if Visibility.shareable(episode):
-        keys.append((-episode.id, channel_key(episode.scope)))
     return [
         (
             rowid,
@@ -88,7 +98,7 @@ def _entries(episode: Episode) -> list[_Entry]:
             partitioned(key, episode.answer),
             partitioned(key, episode.lesson or ""),
         )
-        for rowid, key in keys
+        for rowid, key in partitions(episode)
     ]
 
 
@@ -97,21 +107,24 @@ def _episode(db: Database, episode_id: int) -> Episode | None:
     return episode_from_row(rows[0]) if rows else None
 
 
-def index_episode(db: Database, episode_id: int) -> None:
-    """File the episode's entries (it must have none yet)."""
+def index_episode(db: Database, episode_id: int) -> Episode | None:
+    """File the episode's entries (it must have none yet); the episode, when it exists."""
     episode = _episode(db, episode_id)
     if episode is None:
-        return
+        return None
     db.conn.executemany(
         "INSERT INTO episodes_fts (rowid, question, answer, lesson) VALUES (?, ?, ?, ?)",
         _entries(episode),
     )
+    return episode
 
 
 def unindex_episodes(db: Database, episode_ids: Iterable[int]) -> None:
     """Take the episodes' entries out, with the text their rows hold now (call it before
     the rows change or go). Only rows the index holds are named: a 'delete' of a row it
-    does not hold would corrupt it."""
+    does not hold would corrupt it. Their vectors go too."""
+    episode_ids = list(episode_ids)
+    unindex_vectors(db, episode_ids)
     for episode_id in episode_ids:
         episode = _episode(db, episode_id)
         if episode is None:
@@ -132,7 +145,10 @@ def unindex_episodes(db: Database, episode_ids: Iterable[int]) -> None:
 @contextmanager
 def reindexing(db: Database, episode_id: int) -> Iterator[None]:
     """Keep the index agreeing with the episode across a change to its row, made inside
-    the ``with``: indexed exactly while it is validated, with its text as it is then."""
+    the ``with``: indexed exactly while it is validated, with its text as it is then (and
+    its vector)."""
     unindex_episodes(db, [episode_id])
     yield
-    index_episode(db, episode_id)
+    episode = index_episode(db, episode_id)
+    if episode is not None and episode.status is not EpisodeStatus.PENDING:
+        index_vectors(db, episode, [key for _, key in partitions(episode)])

@@ -5,8 +5,10 @@ from __future__ import annotations
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
+from memory.sqlite.codec import episode_from_row
 from memory.sqlite.fence import create_secret, digest
-from memory.sqlite.fts import TOKENIZE, create_index, index_episode, secure_delete
+from memory.sqlite.fts import TOKENIZE, create_index, index_episode, partitions, secure_delete
+from memory.sqlite.vectors import CREATE_VECTORS, index_vectors
 
 __all__ = ["apply_migrations", "migrations"]
 
@@ -164,6 +166,17 @@ def _index_validated(db: Database) -> None:
     validated = db.query("SELECT id FROM episodes WHERE status IN ('success', 'failure')")
     for row in list(validated):
         index_episode(db, row["id"])
+
+
+@migrations()
+def m008_recall_vectors(db: Database) -> None:
+    """Semantic recall: each validated episode's vector in its partitions (see
+    :mod:`memory.sqlite.vectors`), computed now for the episodes already validated."""
+    db.executescript(CREATE_VECTORS)
+    validated = db.query("SELECT * FROM episodes WHERE status IN ('success', 'failure')")
+    for row in list(validated):
+        episode = episode_from_row(row)
+        index_vectors(db, episode, [key for _, key in partitions(episode)])
 
 
 def apply_migrations(db: Database) -> None:

@@ -1,28 +1,39 @@
-"""Recall: full-text candidates from the asker's own partition, re-ranked within a budget."""
+"""Recall: full-text and semantic candidates from the asker's own partitions, fused and
+ranked within a budget.
+
+Both searches read only the partitions the visibility rule lets the asker see
+(:func:`partition_keys`), every candidate is checked again against the episode's own
+columns in SQL and against :class:`memory.Visibility` before it is ranked.
+"""
 
 from __future__ import annotations
+
+import json
 
 from sqlite_utils import Database
 
 from memory.config import MemoryConfig
-from memory.models import RecalledEpisode, RecallRequest
+from memory.models import Episode, RecalledEpisode, RecallRequest
 from memory.ranking import Candidate, fit_budget, rank
 from memory.recall_query import question_match
 from memory.sqlite.codec import episode_from_row
 from memory.sqlite.counters import increment
 from memory.sqlite.fts import BM25_WEIGHTS
 from memory.sqlite.scope_tokens import channel_key, personal_key
+from memory.sqlite.vectors import similarities
+from memory.vectors import most_similar
 
-__all__ = ["CANDIDATES_PER_RESULT", "partition_keys", "recall", "recall_matching"]
+__all__ = ["partition_keys", "recall", "recall_matching"]
 
-CANDIDATES_PER_RESULT = 1
-"""Full-text candidates fetched per requested result, for recency and importance to re-rank.
-
-One: BM25 alone chooses which episodes are recalled, and the weighted score orders them
-(so it decides which fit the token budget). A wider pool lets a recent or important but
-barely related episode displace a relevant one: on the dev questions of
-``benchmarks/recall_quality.py`` recall@5 falls from 0.924 (one) to 0.916 (two to four).
-Among equally relevant episodes the most recently validated come first.
+_IN_SCOPE = """
+  episodes.team_id = :team_id
+  AND episodes.channel_id = :channel_id
+  AND episodes.kind = :kind
+  AND episodes.status IN ('success', 'failure')
+  AND (
+    episodes.requester_id = :requester_id
+    OR (:shared AND episodes.kind = 'channel' AND episodes.status = 'success')
+  )
 """
 
 # The scope is enforced twice: by the partition keys inside the MATCH (so the index only
@@ -36,14 +47,7 @@ WITH hits AS MATERIALIZED (
 )
 SELECT episodes.*, min(hits.bm25) AS bm25
 FROM hits JOIN episodes ON episodes.id = hits.id
-WHERE episodes.team_id = :team_id
-  AND episodes.channel_id = :channel_id
-  AND episodes.kind = :kind
-  AND episodes.status IN ('success', 'failure')
-  AND (
-    episodes.requester_id = :requester_id
-    OR (:shared AND episodes.kind = 'channel' AND episodes.status = 'success')
-  )
+WHERE {_IN_SCOPE}
 GROUP BY episodes.id
 ORDER BY bm25, episodes.validated_at DESC, episodes.id DESC
 LIMIT :candidates
@@ -62,47 +66,73 @@ def partition_keys(request: RecallRequest, config: MemoryConfig) -> list[str]:
     return keys
 
 
+_BY_ID_SQL = f"""
+SELECT episodes.* FROM episodes
+WHERE episodes.id IN (SELECT value FROM json_each(:ids)) AND {_IN_SCOPE}
+"""
+
+
+def _lexical(
+    db: Database, match: str | None, params: dict[str, object]
+) -> dict[int, tuple[Episode, float]]:
+    if match is None:
+        return {}
+    rows = db.query(_CANDIDATES_SQL, {**params, "match": match})
+    return {row["id"]: (episode_from_row(row), row["bm25"]) for row in rows}
+
+
 def recall_matching(
     db: Database,
     request: RecallRequest,
     config: MemoryConfig,
-    match: str,
+    match: str | None,
     *,
-    candidates_per_result: int = CANDIDATES_PER_RESULT,
+    candidates_per_result: int | None = None,
 ) -> list[RecalledEpisode]:
-    """Rank the episodes of the asker's partition that ``match`` finds, within the budget.
+    """Rank the episodes of the asker's partitions that ``match`` (full text) or the
+    question's vector finds, within the budget.
 
     ``match`` must confine itself to :func:`partition_keys`; the SQL checks the scope
     again. Separate from :func:`recall` so other queries and pools can be measured the
     same way.
     """
+    hybrid = config.hybrid
     scope = request.scope
-    rows = db.query(
-        _CANDIDATES_SQL,
-        {
-            "match": match,
-            "team_id": scope.team_id,
-            "channel_id": scope.channel_id,
-            "kind": scope.kind.value,
-            "requester_id": request.requester_id,
-            "shared": _shares_channel(request, config),
-            "candidates": candidates_per_result * request.limit,
-        },
+    pool = (candidates_per_result or hybrid.candidates_per_result) * request.limit
+    params: dict[str, object] = {
+        "team_id": scope.team_id,
+        "channel_id": scope.channel_id,
+        "kind": scope.kind.value,
+        "requester_id": request.requester_id,
+        "shared": _shares_channel(request, config),
+        "candidates": pool,
+    }
+    lexical = _lexical(db, match if hybrid.semantic < 1 else None, params)
+    cosines = (
+        similarities(db, request.text, partition_keys(request, config))
+        if hybrid.semantic > 0
+        else {}
     )
-    found = [(episode_from_row(row), row["bm25"]) for row in rows]
+    semantic_only = [
+        episode_id
+        for episode_id in most_similar(cosines, pool, floor=hybrid.min_similarity)
+        if episode_id not in lexical
+    ]
+    found = [(episode, bm25) for episode, bm25 in lexical.values()]
+    if semantic_only:
+        rows = db.query(_BY_ID_SQL, {**params, "ids": json.dumps(semantic_only)})
+        found += [(episode_from_row(row), None) for row in rows]
     candidates = [
-        Candidate(episode=episode, bm25=bm25)
+        Candidate(episode=episode, bm25=bm25, cosine=cosines.get(episode.id))
         for episode, bm25 in found
         if config.visibility.may_see(episode, viewer_id=request.requester_id, scope=scope)
     ]
-    ranked = rank(candidates, now=request.now, weights=config.weights)
+    ranked = rank(candidates, now=request.now, weights=config.weights, hybrid=hybrid)
     return fit_budget(ranked, limit=request.limit, token_budget=request.token_budget)
 
 
 def recall(db: Database, request: RecallRequest, config: MemoryConfig) -> list[RecalledEpisode]:
     match = question_match(request.text, partition_keys(request, config))
-    if match is None:
-        return []
     recalled = recall_matching(db, request, config, match)
     if recalled:
         increment(db, "recalls")

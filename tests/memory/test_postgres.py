@@ -23,10 +23,12 @@ from memory import (
     Vote,
     open_store,
 )
+from memory.embedding import default_embedder
 from memory.errors import StoreError, StoreUnavailable
 from memory.postgres import PostgresMemoryStore
 from memory.postgres.migrations import MIGRATIONS
 from memory.postgres.scratch import scratch_schema
+from memory.vectors import episode_text, to_bytes
 
 pytestmark = pytest.mark.postgres_only
 
@@ -234,11 +236,17 @@ async def test_forget_leaves_no_row_holding_the_person_or_their_words(
     await memory.answered("Kept question?", user="U0KEPT")
     await store.set_importance(episode.id, 7)
     await store.replace_wisdom(DM, "U0FORGOTTEN", [SECRET], episode_count=1, at=T0)
-    assert "marmalade" in await _all_rows_as_text(url)
+    embedder = default_embedder()
+    assert embedder is not None
+    [stored] = await store.list_episodes("U0FORGOTTEN")
+    vector = to_bytes(embedder.embed(episode_text(stored))).hex()
+    before = await _all_rows_as_text(url)
+    assert "marmalade" in before
+    assert vector in before, "the search does see stored vectors (bytea as hex)"
 
     await store.forget_user("U0FORGOTTEN")
 
     rows = await _all_rows_as_text(url)
-    for trace in ["zanzibarite", "ossifrage", "marmalade", "U0FORGOTTEN", "Ev0FORGOTTEN"]:
+    for trace in ["zanzibarite", "ossifrage", "marmalade", "U0FORGOTTEN", "Ev0FORGOTTEN", vector]:
         assert trace not in rows
     assert "U0KEPT" in rows

@@ -88,8 +88,16 @@ def test_rank_orders_best_first_and_recency_can_beat_relevance() -> None:
     old_exact = Candidate(episode=episode(1, validated_days_ago=70), bm25=-6.0)
     fresh_close = Candidate(episode=episode(2, validated_days_ago=0), bm25=-5.5)
     weak = Candidate(episode=episode(3, validated_days_ago=70), bm25=-1.0)
-    ranked = rank([old_exact, fresh_close, weak], now=NOW, weights=RecallWeights())
+    weights = RecallWeights(recency=1.0, importance=1.0)
+    ranked = rank([old_exact, fresh_close, weak], now=NOW, weights=weights)
     assert [item.episode.id for item in ranked] == [2, 1, 3]
+
+
+def test_by_default_only_relevance_ranks() -> None:
+    old_exact = Candidate(episode=episode(1, validated_days_ago=70, importance=1), bm25=-6.0)
+    fresh_close = Candidate(episode=episode(2, validated_days_ago=0, importance=10), bm25=-5.5)
+    ranked = rank([fresh_close, old_exact], now=NOW, weights=RecallWeights())
+    assert [item.episode.id for item in ranked] == [1, 2]
 
 
 def test_zero_weights_ignore_a_term() -> None:
@@ -112,7 +120,7 @@ def test_importance_breaks_a_relevance_and_recency_tie() -> None:
             Candidate(episode=episode(2, importance=9), bm25=-3.0),
         ],
         now=NOW,
-        weights=RecallWeights(),
+        weights=RecallWeights(recency=1.0, importance=1.0),
     )
     assert [item.episode.id for item in ranked] == [2, 1]
 

@@ -185,6 +185,9 @@ async def test_a_shared_success_turned_failure_is_no_longer_shared(memory: Memor
     assert await memory.recall("vault token", scope=CHANNEL, user="U2")
 
 
+@pytest.mark.parametrize(
+    "config", [MemoryConfig(weights=RecallWeights(recency=1.0, importance=1.0))]
+)
 async def test_recency_and_importance_rerank_equally_relevant_episodes(memory: Memory) -> None:
     old = await memory.answered("How do I restart the worker pool?", at=T0)
     new = await memory.answered("How do I restart the worker pool?", at=T0 + 30 * DAY)

@@ -12,6 +12,7 @@ from memory_helpers import CHANNEL, DM, T0, Memory
 from memory import MemoryConfig, MemoryStore, NewExchange, Vote, VoteEvent, open_store
 from memory.sqlite import episodes, votes
 from memory.sqlite.migrations import migrations
+from memory.sqlite.vectors import CREATE_VECTORS
 
 OLD_QUESTION = "Which flugelhorn valve oil does the quartermaster recommend?"
 
@@ -70,6 +71,7 @@ def _build_before_contentless_index(path: Path, config: MemoryConfig) -> None:
     db = sqlite_utils.Database(path)
     db.execute("PRAGMA secure_delete = ON")
     migrations.apply(db, stop_before="m007_contentless_index")
+    db.executescript(CREATE_VECTORS)  # today's write path below also files vectors
     for index, (user, scope) in enumerate([("UOLD", DM), ("UOLD", CHANNEL), ("UKEEP", DM)]):
         ts = f"1700000000.00010{index}"
         episodes.record_exchange(

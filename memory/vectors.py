@@ -1,0 +1,77 @@
+"""What an episode's vector says, how it is stored, and the nearest ones to a question.
+
+Independent of the backend: both keep one row per validated episode and partition (as the
+full-text index does), the vector as :func:`to_bytes` packs it (128 int8 components of the
+unit vector, 128 bytes), and search one partition by brute force (:func:`nearest`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from memory.embedding import default_embedder
+from memory.models import Episode
+
+__all__ = [
+    "SCALE",
+    "episode_text",
+    "episode_vector",
+    "from_bytes",
+    "most_similar",
+    "nearest",
+    "to_bytes",
+]
+
+SCALE = 127
+"""A unit vector's components times this, rounded, fit int8 with little loss of cosine."""
+
+
+def episode_text(episode: Episode) -> str:
+    """What the vector of a validated episode embeds: the question, answer and lesson."""
+    return "\n".join(part for part in (episode.question, episode.answer, episode.lesson) if part)
+
+
+def episode_vector(episode: Episode) -> bytes | None:
+    """The validated episode's vector as stored; None without a model (recall is then
+    full-text only)."""
+    embedder = default_embedder()
+    if embedder is None:
+        return None
+    return to_bytes(embedder.embed(episode_text(episode)))
+
+
+def to_bytes(vector: np.ndarray) -> bytes:
+    return np.clip(np.round(vector * SCALE), -SCALE, SCALE).astype(np.int8).tobytes()
+
+
+def from_bytes(blobs: Sequence[bytes], dimensions: int) -> np.ndarray:
+    """Stored vectors as one float32 matrix, a row each, back to unit length."""
+    if not blobs:
+        return np.zeros((0, dimensions), dtype=np.float32)
+    matrix = np.frombuffer(b"".join(blobs), dtype=np.int8).reshape(len(blobs), dimensions)
+    rows = matrix.astype(np.float32)
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    return rows / np.maximum(norms, 1e-9)
+
+
+def nearest(text: str, ids: Sequence[int], blobs: Sequence[bytes]) -> dict[int, float]:
+    """The cosine of the text's vector with each stored vector, by episode id (an episode
+    stored in two partitions counts at its best); nothing without a model."""
+    embedder = default_embedder()
+    if embedder is None:
+        return {}
+    query = embedder.embed(text)
+    cosines = from_bytes(blobs, embedder.dimensions) @ query
+    found: dict[int, float] = {}
+    for episode_id, cosine in zip(ids, cosines.tolist(), strict=True):
+        found[episode_id] = max(cosine, found.get(episode_id, -1.0))
+    return found
+
+
+def most_similar(cosines: dict[int, float], count: int, *, floor: float) -> list[int]:
+    """The ids of the ``count`` most similar episodes whose cosine reaches ``floor``."""
+    kept = [episode_id for episode_id, cosine in cosines.items() if cosine >= floor]
+    kept.sort(key=lambda episode_id: (-cosines[episode_id], -episode_id))
+    return kept[:count]

@@ -1,0 +1,149 @@
+"""Semantic recall: paraphrases sharing no word are found, within the asker's partitions
+only, and their vectors leave the disk with them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from memory_helpers import CHANNEL, DM, FreshStore, Memory
+from test_forget import disk_bytes
+
+from memory import Episode, HybridRecall, MemoryConfig, Scope, Vote, vectors
+from memory.embedding import default_embedder
+from memory.vectors import episode_text, to_bytes
+
+LIBRARY = {
+    "vpn": (
+        "My VPN keeps disconnecting every few minutes, what can I do?",
+        "Switch the VPN client to TCP mode and disable IPv6 on the adapter.",
+    ),
+    "backup": (
+        "The nightly Postgres backup job failed with a disk full error",
+        "Prune old WAL archives on the backup volume, then rerun the job.",
+    ),
+    "puppy": (
+        "What should I feed my puppy?",
+        "A high-protein kibble made for young dogs, three small meals a day.",
+    ),
+}
+
+PARAPHRASES = [
+    # not one word (nor stem) in common with the episode recalled
+    ("my remote connection to the office network drops all the time", "vpn"),
+    ("the database dump crashed because storage ran out", "backup"),
+    ("what can my new pet eat", "puppy"),
+]
+
+
+async def _library(memory: Memory, *, user: str = "U1", scope: Scope = DM) -> dict[str, int]:
+    return {
+        topic: (await memory.answered(question, answer, user=user, scope=scope)).id
+        for topic, (question, answer) in LIBRARY.items()
+    }
+
+
+def _vector(episode: Episode) -> bytes:
+    embedder = default_embedder()
+    assert embedder is not None, "the model ships with the package"
+    return to_bytes(embedder.embed(episode_text(episode)))
+
+
+@pytest.mark.parametrize(("question", "topic"), PARAPHRASES)
+async def test_a_paraphrase_sharing_no_word_is_recalled_first(
+    memory: Memory, question: str, topic: str
+) -> None:
+    ids = await _library(memory)
+    recalled = await memory.recall(question)
+    assert recalled, question
+    assert recalled[0].episode.id == ids[topic]
+
+
+@pytest.mark.parametrize(("question", "topic"), PARAPHRASES)
+async def test_full_text_recall_alone_misses_those_paraphrases(
+    fresh_store: FreshStore, question: str, topic: str
+) -> None:
+    lexical = MemoryConfig(hybrid=HybridRecall(semantic=0))
+    async with fresh_store(lexical) as store:
+        memory = Memory(store)
+        await _library(memory)
+        assert await memory.recall(question) == [], topic
+
+
+async def test_small_talk_recalls_nothing(memory: Memory) -> None:
+    await _library(memory)
+    for question in ["how are you?", "who won the football match", "thanks!"]:
+        assert await memory.recall(question) == [], question
+
+
+async def test_another_persons_vectors_are_never_searched(memory: Memory) -> None:
+    await _library(memory, user="U0ALICE")
+    await _library(memory, user="U0ALICE", scope=CHANNEL)
+    for question, _ in PARAPHRASES:
+        assert await memory.recall(question, user="U0BOB") == []
+        assert await memory.recall(question, user="U0BOB", scope=CHANNEL) == []
+
+
+async def test_a_dms_vectors_are_never_searched_in_a_channel(memory: Memory) -> None:
+    await _library(memory, user="U1", scope=DM)
+    for question, _ in PARAPHRASES:
+        assert await memory.recall(question, user="U1", scope=CHANNEL) == []
+
+
+async def test_shared_channel_successes_are_searched_for_members_but_not_failures(
+    fresh_store: FreshStore,
+) -> None:
+    async with fresh_store(MemoryConfig(share_channel_successes=True)) as store:
+        memory = Memory(store)
+        success = await memory.answered(*LIBRARY["vpn"], user="U0ALICE", scope=CHANNEL)
+        await memory.answered(*LIBRARY["puppy"], user="U0ALICE", scope=CHANNEL, vote=Vote.DOWN)
+        await memory.answered(*LIBRARY["backup"], user="U0ALICE", scope=DM)
+        vpn, backup, puppy = (question for question, _ in PARAPHRASES)
+        [shared] = await memory.recall(vpn, user="U0BOB", scope=CHANNEL)
+        assert shared.episode.id == success.id
+        assert await memory.recall(puppy, user="U0BOB", scope=CHANNEL) == []
+        assert await memory.recall(backup, user="U0BOB", scope=DM) == []
+        assert await memory.recall(backup, user="U0BOB", scope=CHANNEL) == []
+
+
+async def test_an_episode_no_longer_validated_is_not_searched(memory: Memory) -> None:
+    ids = await _library(memory)
+    await memory.react(DM, memory.sent[ids["vpn"]][0], "U1", "+1", added=False)
+    recalled = await memory.recall(PARAPHRASES[0][0])
+    assert ids["vpn"] not in [item.episode.id for item in recalled]
+
+
+async def test_forgetting_leaves_no_vector_bytes_on_disk(memory: Memory, db_path: Path) -> None:
+    forgotten = await memory.answered(*LIBRARY["vpn"], user="U0FORGET", scope=CHANNEL)
+    kept = await memory.answered(*LIBRARY["backup"], user="U0KEEP")
+    assert _vector(forgotten) in disk_bytes(db_path), "the search does see stored vectors"
+
+    await memory.store.forget_user("U0FORGET")
+
+    after = disk_bytes(db_path)
+    assert _vector(forgotten) not in after
+    assert _vector(kept) in after
+    [recalled] = await memory.recall(PARAPHRASES[1][0], user="U0KEEP")
+    assert recalled.episode.id == kept.id
+
+
+async def test_forgetting_one_episode_leaves_no_vector_bytes_on_disk(
+    memory: Memory, db_path: Path
+) -> None:
+    ids = await _library(memory)
+    [episode] = [item for item in await memory.store.list_episodes("U1") if item.id == ids["puppy"]]
+    assert await memory.store.forget_episode("U1", episode.id)
+    assert _vector(episode) not in disk_bytes(db_path)
+    assert await memory.recall(PARAPHRASES[2][0]) == []
+
+
+async def test_without_the_model_recall_is_full_text_only(
+    fresh_store: FreshStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vectors, "default_embedder", lambda: None)
+    async with fresh_store(MemoryConfig()) as store:
+        memory = Memory(store)
+        ids = await _library(memory)
+        assert await memory.recall(PARAPHRASES[0][0]) == []
+        [found] = await memory.recall("the VPN disconnects again")
+        assert found.episode.id == ids["vpn"]
