@@ -51,7 +51,7 @@ from memory import (  # noqa: E402
     VoteEvent,
     open_store,
 )
-from memory.recall_query import question_match  # noqa: E402
+from memory.recall_query import ENGLISH_STOPWORDS, question_match  # noqa: E402
 from memory.sqlite.connection import connect  # noqa: E402
 from memory.sqlite.recall import partition_keys, recall_matching  # noqa: E402
 
@@ -178,19 +178,8 @@ def _hit_share(found: Sequence[str], relevant: Sequence[str]) -> float:
 # -- baselines -----------------------------------------------------------------------------
 
 _WORD = re.compile(r"[^\W_]+")
-_BASELINE_STOPWORD_LIST = """
-    a about above after again against all am an and any are aren as at be because been
-    before being below between both but by can cannot could couldn did didn do does doesn
-    doing don down during each few for from further get gets got had hadn has hasn have
-    haven having he her here hers herself him himself his how i if in into is isn it its
-    itself just let ll me more most my myself no nor not now of off on once only or other
-    our ours ourselves out over own please re s same shan she should shouldn so some such
-    t than thanks that the their theirs them themselves then there these they this those
-    through to too under until up ve very was wasn way we were weren what when where which
-    while who whom why will with won would wouldn you your yours yourself yourselves
-    """
-_BASELINE_STOPWORDS = frozenset(_BASELINE_STOPWORD_LIST.split())
-"""The stopwords recall used before this benchmark, frozen here as a baseline."""
+_BASELINE_STOPWORDS = ENGLISH_STOPWORDS
+"""The stopwords recall used before this benchmark (memory's, without chat's words)."""
 
 
 def _quoted(word: str) -> str:

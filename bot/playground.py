@@ -41,14 +41,7 @@ from bot.server import EVENTS_PATH, HttpServer
 from bot.testing import FakeLLMServer
 from bot.testing.fake_slack import FakeMessage, FakeSlackWebAPI
 from bot.testing.recording_proxy import RecordingProxy
-from bot.testing.slack_people import (
-    ALICE,
-    BOB,
-    GENERAL,
-    SIGNING_SECRET,
-    SlackPeople,
-    dm_channel,
-)
+from bot.testing.slack_people import ALICE, BOB, GENERAL, SIGNING_SECRET, SlackPeople, dm_channel
 from bot.views import FEEDBACK_ACTION_ID
 from memory import EpisodeStatus
 

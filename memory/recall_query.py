@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 
 __all__ = [
+    "ENGLISH_STOPWORDS",
     "MAX_TERMS",
     "MIN_PREFIX_LENGTH",
     "STOPWORDS",
@@ -53,7 +54,9 @@ _CHAT_LIST = """
     yeah yep
     """
 """Greetings and interjections of chat: never what a question is about."""
-STOPWORDS = frozenset(_STOPWORD_LIST.split()) | frozenset(_CHAT_LIST.split())
+ENGLISH_STOPWORDS = frozenset(_STOPWORD_LIST.split())
+"""English function words (recall's whole stopword list before it learnt chat's words)."""
+STOPWORDS = ENGLISH_STOPWORDS | frozenset(_CHAT_LIST.split())
 
 _WORD = re.compile(r"[^\W_]+")
 _CASE_CHANGE = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")

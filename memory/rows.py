@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
-from memory.models import ConversationKind, Episode, EpisodeStatus, Scope, WisdomNote
+from memory.models import ConversationKind, Episode, Scope, WisdomNote
 
 __all__ = ["TimeReader", "episode_from_row", "scope_from_row", "utc", "wisdom_from_row"]
 
+Row = TypeVar("Row", Episode, WisdomNote)
 TimeReader = Callable[[Any], datetime]
 """Turns a time as the database returns it into a datetime."""
 
@@ -34,28 +35,20 @@ def scope_from_row(row: dict[str, Any]) -> Scope:
 
 
 def episode_from_row(row: dict[str, Any], read_time: TimeReader) -> Episode:
-    validated_at = row["validated_at"]
-    return Episode(
-        id=row["id"],
-        scope=scope_from_row(row),
-        requester_id=row["requester_id"],
-        thread_ts=row["thread_ts"],
-        question=row["question"],
-        answer=row["answer"],
-        status=EpisodeStatus(row["status"]),
-        lesson=row["lesson"],
-        importance=row["importance"],
-        created_at=read_time(row["created_at"]),
-        validated_at=read_time(validated_at) if validated_at else None,
-    )
+    return _from_row(Episode, row, read_time, ("created_at", "validated_at"))
 
 
 def wisdom_from_row(row: dict[str, Any], read_time: TimeReader) -> WisdomNote:
-    return WisdomNote(
-        id=row["id"],
-        scope=scope_from_row(row),
-        user_id=row["user_id"],
-        text=row["text"],
-        episode_count=row["episode_count"],
-        created_at=read_time(row["created_at"]),
-    )
+    return _from_row(WisdomNote, row, read_time, ("created_at",))
+
+
+def _from_row(
+    model: type[Row], row: dict[str, Any], read_time: TimeReader, times: tuple[str, ...]
+) -> Row:
+    """The model of a row whose columns are its fields, with ``team_id``, ``channel_id`` and
+    ``kind`` for its scope; the ``times`` columns (empty ones left alone) read as times."""
+    values = {**row, "scope": scope_from_row(row)}
+    for column in times:
+        if values[column]:
+            values[column] = read_time(values[column])
+    return model.model_validate(values)

@@ -20,15 +20,7 @@ from memory.postgres.session import Session
 
 __all__ = ["PostgresMemoryStore"]
 
-_MODULES = BackendModules(
-    counters=counters,
-    episodes=episodes,
-    erasure=erasure,
-    fence=fence,
-    recall=recall,
-    votes=votes,
-    wisdom=wisdom,
-)
+_MODULES = BackendModules(counters, episodes, erasure, fence, recall, votes, wisdom)
 
 
 async def _ping(db: Session) -> None:

@@ -21,15 +21,7 @@ from memory.sqlite.vote_queue import VoteQueue
 
 __all__ = ["SQLiteMemoryStore"]
 
-_MODULES = BackendModules(
-    counters=counters,
-    episodes=episodes,
-    erasure=erasure,
-    fence=fence,
-    recall=recall,
-    votes=votes,
-    wisdom=wisdom,
-)
+_MODULES = BackendModules(counters, episodes, erasure, fence, recall, votes, wisdom)
 
 
 def _checkpoint(db: Database) -> None:
