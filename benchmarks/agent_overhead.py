@@ -21,11 +21,19 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.corpus import Corpus
-from benchmarks.harness import BotUnderTest, Comparison, Figure, Target, bot_under_test, percentile
+from benchmarks.harness import (
+    BotUnderTest,
+    Comparison,
+    Figure,
+    Target,
+    bot_under_test,
+    percentile,
+    record_answer,
+)
 from bot.agent import CompletionRequest, Message, ToolDefinition
 from bot.answering import AnswerOutcome, IncomingMessage
 from bot.llm import OpenAICompatibleProvider, build_llm_client
-from memory import ConversationKind, MemoryStore, NewExchange, Scope, VoteEvent
+from memory import ConversationKind, MemoryStore, Scope
 
 __all__ = ["FIGURES", "NAME", "replayed_request", "run"]
 
@@ -60,30 +68,16 @@ async def _remember(memory: MemoryStore, scope: Scope, corpus: Corpus) -> None:
     reflection worker has nothing to do during the turns)."""
     start = datetime.now(UTC) - timedelta(days=60)
     for index in range(REMEMBERED):
-        created_at = start + timedelta(hours=index)
-        ts = f"{1_600_000_000 + index}.000200"
-        episode = await memory.record_exchange(
-            NewExchange(
-                scope=scope,
-                requester_id=PERSON,
-                thread_ts=None,
-                question=corpus.question(),
-                answer=corpus.answer(),
-                message_ts=[ts],
-                created_at=created_at,
-            )
-        )
-        assert episode is not None, "nobody here was forgotten"
         failed = index % 4 == 3
-        await memory.apply_vote(
-            VoteEvent(
-                channel_id=scope.channel_id,
-                message_ts=ts,
-                voter_id=PERSON,
-                reaction="-1" if failed else "+1",
-                added=True,
-                at=created_at + timedelta(minutes=1),
-            )
+        episode = await record_answer(
+            memory,
+            scope,
+            PERSON,
+            ts=f"{1_600_000_000 + index}.000200",
+            question=corpus.question(),
+            answer=corpus.answer(),
+            at=start + timedelta(hours=index),
+            reaction="-1" if failed else "+1",
         )
         if failed:
             await memory.set_lesson(episode.id, "Ask which environment before answering.")

@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,7 @@ from bot.slack.streaming import THINKING_PLACEHOLDER
 from bot.testing import FakeLLMServer
 from bot.testing.fake_slack import FakeSlackWebAPI
 from bot.testing.harness import FAST_RETRIES, SIGNING_SECRET, SignedSlack
-from memory import ConversationKind, MemoryStore, NewExchange, Scope
+from memory import ConversationKind, Episode, MemoryStore, NewExchange, Scope, VoteEvent
 
 __all__ = [
     "BENCH_DIR",
@@ -40,6 +40,7 @@ __all__ = [
     "bot_under_test",
     "percentile",
     "reaction_event",
+    "record_answer",
     "record_answers",
 ]
 
@@ -145,6 +146,47 @@ async def bot_under_test(
             await server.stop()
 
 
+async def record_answer(
+    memory: MemoryStore,
+    scope: Scope,
+    person: str,
+    *,
+    ts: str,
+    question: str,
+    answer: str,
+    at: datetime,
+    reaction: str | None = None,
+) -> Episode:
+    """Record an answer to ``person`` (its message ``ts``) as the bot does, and, given a
+    ``reaction`` (``+1``, ``-1``), their vote on it two minutes later; the episode."""
+    episode = await memory.record_exchange(
+        NewExchange(
+            scope=scope,
+            requester_id=person,
+            thread_ts=None,
+            question=question,
+            answer=answer,
+            message_ts=[ts],
+            created_at=at,
+        )
+    )
+    if episode is None:
+        raise RuntimeError("the exchange was not recorded: nobody here was forgotten")
+    if reaction is not None:
+        vote = VoteEvent(
+            channel_id=scope.channel_id,
+            message_ts=ts,
+            voter_id=person,
+            reaction=reaction,
+            added=True,
+            at=at + timedelta(minutes=2),
+        )
+        outcome = await memory.apply_vote(vote)
+        if not outcome.applied:
+            raise RuntimeError(f"the vote on {ts} was not applied: {outcome.reason}")
+    return episode
+
+
 async def record_answers(
     memory: MemoryStore, count: int, *, team_id: str, person: str
 ) -> list[tuple[str, str]]:
@@ -154,16 +196,14 @@ async def record_answers(
     messages = []
     for index in range(count):
         ts = f"{1_700_000_000 + index}.000100"
-        await memory.record_exchange(
-            NewExchange(
-                scope=scope,
-                requester_id=person,
-                thread_ts=None,
-                question=f"Question number {index} about the deploy pipeline?",
-                answer=f"Answer number {index}: run the release job again.",
-                message_ts=[ts],
-                created_at=datetime.now(UTC),
-            )
+        await record_answer(
+            memory,
+            scope,
+            person,
+            ts=ts,
+            question=f"Question number {index} about the deploy pipeline?",
+            answer=f"Answer number {index}: run the release job again.",
+            at=datetime.now(UTC),
         )
         messages.append((scope.channel_id, ts))
     return messages

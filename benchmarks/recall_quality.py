@@ -40,15 +40,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make the project importable
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.harness import Comparison, Figure, Target, percentile  # noqa: E402
+from benchmarks.harness import Comparison, Figure, Target, percentile, record_answer  # noqa: E402
 from memory import (  # noqa: E402
     ConversationKind,
     MemoryConfig,
     MemoryStore,
-    NewExchange,
     RecallRequest,
     Scope,
-    VoteEvent,
     open_store,
 )
 from memory.recall_query import ENGLISH_STOPWORDS, question_match  # noqa: E402
@@ -135,30 +133,16 @@ async def _fill(store: MemoryStore, exchanges: Sequence[EvalExchange]) -> dict[i
     labels: dict[int, str] = {}
     for index, exchange in enumerate(exchanges):
         at = START + timedelta(days=exchange.day, minutes=index)
-        ts = f"{int(at.timestamp())}.{index:06d}"
-        episode = await store.record_exchange(
-            NewExchange(
-                scope=SCOPE,
-                requester_id=PERSON,
-                thread_ts=None,
-                question=exchange.question,
-                answer=exchange.answer,
-                message_ts=[ts],
-                created_at=at,
-            )
+        episode = await record_answer(
+            store,
+            SCOPE,
+            PERSON,
+            ts=f"{int(at.timestamp())}.{index:06d}",
+            question=exchange.question,
+            answer=exchange.answer,
+            at=at,
+            reaction="+1" if exchange.vote == "up" else "-1",
         )
-        outcome = await store.apply_vote(
-            VoteEvent(
-                channel_id=SCOPE.channel_id,
-                message_ts=ts,
-                voter_id=PERSON,
-                reaction="+1" if exchange.vote == "up" else "-1",
-                added=True,
-                at=at + timedelta(minutes=2),
-            )
-        )
-        if not outcome.applied:
-            raise RuntimeError(f"vote on {exchange.id} not applied: {outcome.reason}")
         if exchange.lesson is not None:
             await store.set_lesson(episode.id, exchange.lesson)
         labels[episode.id] = exchange.id
