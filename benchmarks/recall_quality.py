@@ -1,4 +1,8 @@
-"""``recall_at_5``: how often recall brings back the past exchanges a later question needs.
+"""``recall_at_5``: a smoke test of recall on hand-written work conversations.
+
+Written by the same hands that tuned recall, so it says little about what real people type:
+``benchmarks/recall_public.py`` measures recall on a public corpus. This one checks that
+nothing regresses on the bot's own kind of questions.
 
 The evaluation set (``benchmarks/data/``, described in README.md) is 34 hand-written work
 conversations (197 exchanges) and 20 unrelated one-off exchanges, all in one person's DM,
@@ -8,10 +12,12 @@ question is recalled through :meth:`memory.MemoryStore.recall`. ``recall_at_5`` 
 of the labelled exchanges found in the top 5, averaged over the held-out test questions;
 ``_dev`` figures are on the dev questions, the only ones used for tuning.
 
-Baselines run in the same store, through the same ranking, with another MATCH or pool:
-``baseline_and`` is the question as typed (FTS5's implicit AND), ``baseline_or`` recall as
-it was before this benchmark (the first 24 content words OR-ed, 4 candidates per result),
-``wide_pool`` today's query with that wider pool of candidates.
+Baselines run in the same store, full-text only and ranked with recency and importance as
+recall was before hybrid recall, with another MATCH or pool: ``baseline_and`` is the
+question as typed (FTS5's implicit AND), ``baseline_or`` recall as it was before this
+benchmark (the first 24 content words OR-ed, 4 candidates per result), ``wide_pool``
+today's query with that wider pool of candidates, ``lexical`` today's query with one
+candidate per result (full-text recall as it was before hybrid recall).
 
     python benchmarks/recall_quality.py [--misses]
 
@@ -43,9 +49,11 @@ if str(ROOT) not in sys.path:  # run as a script: make the project importable
 from benchmarks.harness import Comparison, Figure, Target, percentile, record_answer  # noqa: E402
 from memory import (  # noqa: E402
     ConversationKind,
+    HybridRecall,
     MemoryConfig,
     MemoryStore,
     RecallRequest,
+    RecallWeights,
     Scope,
     open_store,
 )
@@ -73,6 +81,8 @@ FIGURES = (
     "recall_at_5_baseline_or_dev",
     "recall_at_5_wide_pool",
     "recall_at_5_wide_pool_dev",
+    "recall_at_5_lexical",
+    "recall_at_5_lexical_dev",
     "recall_quality_latency_p50_ms",
     "recall_quality_latency_p99_ms",
 )
@@ -212,7 +222,13 @@ VARIANTS = (
     Variant("baseline_and", match_as_typed, PREVIOUS_CANDIDATES_PER_RESULT),
     Variant("baseline_or", match_first_content_words, PREVIOUS_CANDIDATES_PER_RESULT),
     Variant("wide_pool", question_match, PREVIOUS_CANDIDATES_PER_RESULT),
+    Variant("lexical", question_match, 1),
 )
+
+FULL_TEXT_ONLY = MemoryConfig(
+    hybrid=HybridRecall(semantic=0), weights=RecallWeights(recency=1.0, importance=1.0)
+)
+"""The baselines' settings: full-text recall ranked as it was before hybrid recall."""
 
 
 # -- measuring -----------------------------------------------------------------------------
@@ -264,7 +280,7 @@ def _variant_scores(
     path: Path, labels: dict[int, str], queries: Sequence[EvalQuery], variant: Variant
 ) -> Scores:
     db = connect(path)
-    config = MemoryConfig()
+    config = FULL_TEXT_ONLY
     try:
         by_query = {}
         for query in queries:

@@ -27,6 +27,7 @@ from benchmarks import (  # noqa: E402
     ingest,
     reaction_throughput,
     recall,
+    recall_public,
     recall_quality,
     wasted_calls,
 )
@@ -42,6 +43,7 @@ BENCHMARKS: tuple[ModuleType, ...] = (
     ingest,
     backends,
     recall_quality,
+    recall_public,
     recall,
 )
 """Cheapest first; the recall benchmark builds (or reuses) the large stores."""

@@ -8,7 +8,7 @@ closing, pinging and taking turns at background jobs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
@@ -66,6 +66,9 @@ class BackendStore(MemoryStore):
         return await self._call(
             self._modules.episodes.record_exchange, exchange=exchange, config=self._config
         )
+
+    async def import_episodes(self, episodes: Sequence[models.ImportedEpisode]) -> list[int | None]:
+        return await self._call(self._modules.episodes.import_episodes, episodes=episodes)
 
     async def extend_exchange(self, episode_id: int, *, message_ts: list[str], answer: str) -> bool:
         return await self._call(

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = [
     "ConversationKind",
     "Episode",
     "EpisodeStatus",
     "ForgetReport",
+    "ImportedEpisode",
     "NewExchange",
     "RecallRequest",
     "RecalledEpisode",
@@ -74,6 +76,29 @@ class NewExchange(BaseModel):
     answer: str
     message_ts: list[str] = Field(min_length=1, description="ts of every message part sent")
     created_at: datetime
+
+
+class ImportedEpisode(BaseModel):
+    """An exchange already validated elsewhere (an importer, a benchmark), stored as it is,
+    with its own times, by :meth:`memory.MemoryStore.import_episodes`."""
+
+    scope: Scope
+    requester_id: str = Field(min_length=1)
+    thread_ts: str | None = None
+    question: str = Field(min_length=1)
+    answer: str
+    status: Literal[EpisodeStatus.SUCCESS, EpisodeStatus.FAILURE]
+    lesson: str | None = None
+    created_at: datetime
+    validated_at: datetime
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ImportedEpisode:
+        if self.validated_at < self.created_at:
+            raise ValueError("validated_at is before created_at")
+        if self.lesson is not None and self.status is not EpisodeStatus.FAILURE:
+            raise ValueError("only a failure has a lesson")
+        return self
 
 
 class Episode(BaseModel):

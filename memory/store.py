@@ -7,13 +7,14 @@ chooses the backend from a URL, so nothing outside this package knows which one 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 
 from memory.models import (
     Episode,
     EpisodeStatus,
     ForgetReport,
+    ImportedEpisode,
     NewExchange,
     RecalledEpisode,
     RecallRequest,
@@ -61,6 +62,12 @@ class MemoryStore(ABC):
 
         None when the asker was forgotten after the exchange began (``created_at``): work
         that started before an erasure never writes about the person after it."""
+
+    @abstractmethod
+    async def import_episodes(self, episodes: Sequence[ImportedEpisode]) -> list[int | None]:
+        """Store episodes validated elsewhere, with their own times, in one transaction,
+        recallable at once; their ids, in order (None for an episode of a person forgotten
+        after it was created: the erasure fence holds for imports too)."""
 
     @abstractmethod
     async def extend_exchange(self, episode_id: int, *, message_ts: list[str], answer: str) -> bool:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
 from memory.config import MemoryConfig
-from memory.models import Episode, EpisodeStatus, NewExchange, Scope
+from memory.models import Episode, EpisodeStatus, ImportedEpisode, NewExchange, Scope
 from memory.postgres.codec import episode_from_row, scope_from_row
 from memory.postgres.fence import forgotten_since, lock_person
 from memory.postgres.fts import reindex_episode
@@ -17,6 +18,7 @@ __all__ = [
     "answered_in_thread",
     "awaiting_reflection",
     "extend_exchange",
+    "import_episodes",
     "list_episodes",
     "purge_expired",
     "record_exchange",
@@ -64,6 +66,40 @@ async def record_exchange(
         exchange.created_at + config.ledger_ttl,
     )
     return episode_from_row(row)
+
+
+async def import_episodes(db: Session, episodes: Sequence[ImportedEpisode]) -> list[int | None]:
+    """Store validated episodes as they are, indexed at once, in one transaction; their
+    ids (None for one whose asker was forgotten after it was created)."""
+    ids: list[int | None] = []
+    for person in sorted({item.requester_id for item in episodes}):
+        await lock_person(db, person)
+    for item in episodes:
+        if await forgotten_since(db, item.requester_id, item.created_at):
+            ids.append(None)
+            continue
+        row = await db.row(
+            "INSERT INTO episodes (team_id, channel_id, kind, requester_id, thread_ts,"
+            " question, answer, status, lesson, created_at, validated_at)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+            [
+                item.scope.team_id,
+                item.scope.channel_id,
+                item.scope.kind.value,
+                item.requester_id,
+                item.thread_ts,
+                item.question,
+                item.answer,
+                item.status.value,
+                item.lesson,
+                item.created_at,
+                item.validated_at,
+            ],
+        )
+        assert row is not None
+        await reindex_episode(db, row["id"])
+        ids.append(row["id"])
+    return ids
 
 
 async def _add_parts(

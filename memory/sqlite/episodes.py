@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from sqlite_utils import Database
 
 from memory.config import MemoryConfig
-from memory.models import Episode, EpisodeStatus, NewExchange, Scope
+from memory.models import Episode, EpisodeStatus, ImportedEpisode, NewExchange, Scope
 from memory.sqlite.codec import episode_from_row, from_db_time, to_db_time
 from memory.sqlite.fence import forgotten_since
 from memory.sqlite.fts import reindexing
@@ -18,6 +19,7 @@ __all__ = [
     "answered_in_thread",
     "awaiting_reflection",
     "extend_exchange",
+    "import_episodes",
     "list_episodes",
     "purge_expired",
     "record_exchange",
@@ -82,6 +84,40 @@ def record_exchange(db: Database, exchange: NewExchange, config: MemoryConfig) -
         )
         _add_parts(db, exchange.scope.channel_id, exchange.message_ts, episode_id, expires_at)
         return _episode(db, episode_id)
+
+
+def import_episodes(db: Database, episodes: Sequence[ImportedEpisode]) -> list[int | None]:
+    """Store validated episodes as they are, indexed at once, in one transaction; their
+    ids (None for one whose asker was forgotten after it was created)."""
+    ids: list[int | None] = []
+    with db.atomic():
+        for item in episodes:
+            if forgotten_since(db, item.requester_id, item.created_at):
+                ids.append(None)
+                continue
+            episode_id = _next_episode_id(db)
+            with reindexing(db, episode_id):
+                db.execute(
+                    "INSERT INTO episodes (id, team_id, channel_id, kind, requester_id,"
+                    " thread_ts, question, answer, status, lesson, created_at, validated_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [
+                        episode_id,
+                        item.scope.team_id,
+                        item.scope.channel_id,
+                        item.scope.kind.value,
+                        item.requester_id,
+                        item.thread_ts,
+                        item.question,
+                        item.answer,
+                        item.status.value,
+                        item.lesson,
+                        to_db_time(item.created_at),
+                        to_db_time(item.validated_at),
+                    ],
+                )
+            ids.append(episode_id)
+    return ids
 
 
 def _add_parts(
