@@ -1,6 +1,7 @@
 """What each caller needs of the store, as small protocols sized to its use.
 
-:class:`memory.MemoryStore` is what a backend implements; callers depend on one of these
+:class:`memory.MemoryStore` is what a backend implements, and it is made of these (each
+verb is declared once, here, with the caller that uses it); callers depend on one of them
 instead, so each says exactly what it touches, and a test double implements only that:
 
 - the agent's turn (its tools, the plan advisor): :class:`Recall`, and :class:`Counting`
@@ -13,6 +14,7 @@ instead, so each says exactly what it touches, and a test double implements only
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Protocol
@@ -30,7 +32,7 @@ from memory.models import (
     VoteOutcome,
     WisdomNote,
 )
-from memory.visibility import Visibility
+from memory.visibility import VALIDATED, Visibility
 
 __all__ = [
     "AgentMemory",
@@ -48,17 +50,24 @@ class Recall(Protocol):
     """Reading what the asker may see: validated episodes and wisdom notes."""
 
     @property
-    def visibility(self) -> Visibility: ...
+    @abstractmethod
+    def visibility(self) -> Visibility:
+        """Who may see what in this store (see :mod:`memory.visibility`)."""
 
-    async def recall(self, request: RecallRequest) -> list[RecalledEpisode]: ...
+    @abstractmethod
+    async def recall(self, request: RecallRequest) -> list[RecalledEpisode]:
+        """The requester's validated episodes in this scope most relevant to the text."""
 
+    @abstractmethod
     async def wisdom(self, scope: Scope, user_id: str) -> list[WisdomNote]: ...
 
 
 class Counting(Protocol):
     """Operational counters (``recalls``, ``tool_error:<class>:<tool>``)."""
 
-    async def count(self, counter: str, *, by: int = 1) -> None: ...
+    @abstractmethod
+    async def count(self, counter: str, *, by: int = 1) -> None:
+        """Increment an operational counter (recalls, ``tool_error:<class>:<tool>``...)."""
 
 
 class AgentMemory(Recall, Counting, Protocol):
@@ -68,62 +77,106 @@ class AgentMemory(Recall, Counting, Protocol):
 class ExchangeLedger(Protocol):
     """Answering a message: exactly once, recorded part by part, fenced by erasures."""
 
-    async def claim(self, *keys: str, at: datetime) -> bool: ...
+    @abstractmethod
+    async def claim(self, *keys: str, at: datetime) -> bool:
+        """Record that the message these keys name (an event id, ``channel:ts``) is being
+        handled, in one write.
 
-    async def record_exchange(self, exchange: NewExchange) -> Episode | None: ...
+        Returns True when none of the keys was claimed before, False when any was (a
+        re-delivery), across restarts and ``/forget``: a claim keeps only a keyed hash of
+        its key, no personal data."""
 
-    async def extend_exchange(
-        self, episode_id: int, *, message_ts: list[str], answer: str
-    ) -> bool: ...
+    @abstractmethod
+    async def record_exchange(self, exchange: NewExchange) -> Episode | None:
+        """Store a pending episode and a ledger entry for each message part sent.
 
-    async def withdraw_exchange(self, episode_id: int) -> bool: ...
+        None when the asker was forgotten after the exchange began (``created_at``): work
+        that started before an erasure never writes about the person after it."""
 
-    async def erase_replies(self, channel_id: str, message_ts: list[str]) -> None: ...
+    @abstractmethod
+    async def extend_exchange(self, episode_id: int, *, message_ts: list[str], answer: str) -> bool:
+        """Record more parts of an answer as Slack shows them (each becomes votable at
+        once), and its text so far; False when the exchange is gone (erased, withdrawn)."""
 
-    async def erased_replies(self, channel_id: str, message_ts: Iterable[str]) -> set[str]: ...
+    @abstractmethod
+    async def withdraw_exchange(self, episode_id: int) -> bool:
+        """Delete an exchange that turned out to be a notice, not an answer (with its
+        ledger rows and votes); False when there was none."""
 
-    async def forgotten_at(self, user_ids: Iterable[str]) -> dict[str, datetime]: ...
+    @abstractmethod
+    async def erase_replies(self, channel_id: str, message_ts: list[str]) -> None:
+        """Record that these messages of the bot answered someone since forgotten (an answer
+        in flight at ``/forget``); kept as keyed hashes, like the fence."""
+
+    @abstractmethod
+    async def erased_replies(self, channel_id: str, message_ts: Iterable[str]) -> set[str]:
+        """Which of these messages of the bot answered someone since forgotten."""
+
+    @abstractmethod
+    async def forgotten_at(self, user_ids: Iterable[str]) -> dict[str, datetime]:
+        """When each of these people was last forgotten (absent when never)."""
 
 
 class VoteRecorder(Protocol):
     """A reaction or a feedback button on a message the bot sent."""
 
-    async def apply_vote(self, event: VoteEvent) -> VoteOutcome: ...
+    @abstractmethod
+    async def apply_vote(self, event: VoteEvent) -> VoteOutcome:
+        """Turn a reaction (or button) on a ledger message into the episode's status."""
 
 
 class Erasure(Protocol):
     """A person's right to see and erase what is kept about them."""
 
+    @abstractmethod
     async def export_user(self, user_id: str) -> UserExport: ...
 
-    async def forget_user(self, user_id: str, *, at: datetime | None = None) -> ForgetReport: ...
+    @abstractmethod
+    async def forget_user(self, user_id: str, *, at: datetime | None = None) -> ForgetReport:
+        """Erase every row holding this person's data, leaving no trace on disk, and fence
+        them off: nothing that started before ``at`` (default: now) writes about them after.
+
+        The fence keeps a keyed hash of their id and the time, nothing they said."""
 
 
 class ReflectionQueue(Protocol):
     """Validated episodes awaiting a lesson (👎) or an importance score (👍)."""
 
-    async def episodes_awaiting_reflection(self, *, limit: int) -> list[Episode]: ...
+    @abstractmethod
+    async def episodes_awaiting_reflection(self, *, limit: int) -> list[Episode]:
+        """Failures without a lesson and successes without an importance score."""
 
-    async def set_lesson(self, episode_id: int, lesson: str) -> bool: ...
+    @abstractmethod
+    async def set_lesson(self, episode_id: int, lesson: str) -> bool:
+        """Attach a lesson if the episode is still a failure; False when it no longer is."""
 
-    async def set_importance(self, episode_id: int, importance: int) -> bool: ...
+    @abstractmethod
+    async def set_importance(self, episode_id: int, importance: int) -> bool:
+        """Store a 1-10 score if the episode is still a success; False when it no longer is."""
 
 
 class ConsolidationSource(Protocol):
     """Recent validated episodes per (scope, person), and their wisdom notes."""
 
-    async def scopes_with_recent_episodes(self, *, since: datetime) -> list[tuple[Scope, str]]: ...
+    @abstractmethod
+    async def scopes_with_recent_episodes(self, *, since: datetime) -> list[tuple[Scope, str]]:
+        """(scope, user) pairs with validated episodes since ``since``, for consolidation."""
 
+    @abstractmethod
     async def list_episodes(
         self,
         user_id: str,
         *,
         scope: Scope | None = None,
-        statuses: frozenset[EpisodeStatus] = ...,
+        statuses: frozenset[EpisodeStatus] = VALIDATED,
         since: datetime | None = None,
         limit: int = 100,
-    ) -> list[Episode]: ...
+    ) -> list[Episode]:
+        """A person's episodes (by default the validated ones), newest first."""
 
+    @abstractmethod
     async def replace_wisdom(
         self, scope: Scope, user_id: str, notes: list[str], *, episode_count: int, at: datetime
-    ) -> list[WisdomNote]: ...
+    ) -> list[WisdomNote]:
+        """Replace the person's notes in ``scope``, distilled by work that began at ``at``;
+        nothing is written, and [] returned, when they were forgotten since."""

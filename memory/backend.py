@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from memory import models
 from memory.config import MemoryConfig
 from memory.store import MemoryStore
-from memory.visibility import Visibility
+from memory.visibility import VALIDATED, Visibility
 
 __all__ = ["BackendModules", "BackendStore", "Runner"]
 
@@ -135,9 +135,7 @@ class BackendStore(MemoryStore):
         user_id: str,
         *,
         scope: models.Scope | None = None,
-        statuses: frozenset[models.EpisodeStatus] = frozenset(
-            {models.EpisodeStatus.SUCCESS, models.EpisodeStatus.FAILURE}
-        ),
+        statuses: frozenset[models.EpisodeStatus] = VALIDATED,
         since: datetime | None = None,
         limit: int = 100,
     ) -> list[models.Episode]:

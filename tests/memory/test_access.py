@@ -39,6 +39,6 @@ def test_every_protocol_is_a_slice_of_the_store_with_the_same_signatures(protoco
 
 
 def test_no_protocol_is_the_whole_store() -> None:
-    whole = {name for name in vars(MemoryStore) if not name.startswith("_")}
+    whole = {name for name in dir(MemoryStore) if not name.startswith("_")}
     for protocol in PROTOCOLS:
         assert len(members(protocol)) <= len(whole) // 3, protocol.__name__
