@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+
 import httpx
 
 from bot.app import Bot
 from bot.config import Settings
+from bot.listeners import Services
 from bot.llm import RetryPolicy
 from bot.server import EVENTS_PATH, HttpServer
 from bot.testing.fake_slack import FakeMessage, FakeSlackWebAPI
@@ -18,6 +21,7 @@ from bot.testing.slack_people import (
     dm_channel,
     event_envelope,
     message_event,
+    reaction_event,
     sign,
 )
 
@@ -31,6 +35,7 @@ __all__ = [
     "dm_channel",
     "event_envelope",
     "message_event",
+    "reaction_event",
     "sign",
     "start_bot",
 ]
@@ -55,12 +60,17 @@ class SignedSlack(SlackPeople):
         super().__init__(f"{server.url}{EVENTS_PATH}", fake, http)
         self.server = server
 
+    @property
+    def services(self) -> Services:
+        """What the running bot's listeners use (its store, answering, in-flight work)."""
+        services = self.server.bot.services
+        assert services is not None, "the bot is not running"
+        return services
+
     # -- waiting ---------------------------------------------------------------------------
     async def settled(self) -> None:
         """Wait until the bot has no answer or vote in flight."""
-        services = self.server.bot.services
-        assert services is not None, "the bot is not running"
-        await services.inflight.wait_idle()
+        await self.services.inflight.wait_idle()
 
     async def answers(
         self, count: int, *, channel: str | None = None, within: float = 10.0
@@ -70,3 +80,29 @@ class SignedSlack(SlackPeople):
         messages = await self.fake.wait_for_final_messages(count, channel=channel, within=within)
         await self.settled()
         return messages
+
+    # -- asking and teaching ---------------------------------------------------------------
+    async def ask_in_dm(
+        self, text: str, *, user: str = ALICE, thread_ts: str | None = None
+    ) -> FakeMessage:
+        """``user`` asks ``text`` in their DM: the bot's one new answer there, once idle."""
+        return await self._one_new_answer(
+            dm_channel(user), self.dm(text, user=user, thread_ts=thread_ts)
+        )
+
+    async def ask_in_channel(
+        self, text: str, *, user: str = ALICE, channel: str = GENERAL
+    ) -> FakeMessage:
+        """``user`` mentions the bot with ``text`` in ``channel``: its one new answer there."""
+        return await self._one_new_answer(channel, self.mention(text, user=user, channel=channel))
+
+    async def vote(self, answer: FakeMessage, *, user: str = ALICE, reaction: str = "+1") -> None:
+        """``user`` reacts to ``answer``; returns once the bot is idle again."""
+        await self.react(answer, user=user, reaction=reaction)
+        await self.settled()
+
+    async def _one_new_answer(self, channel: str, asking: Awaitable[FakeMessage]) -> FakeMessage:
+        before = len(self.fake.final_messages(channel))
+        await asking
+        [answer] = (await self.answers(before + 1, channel=channel))[before:]
+        return answer

@@ -1,4 +1,5 @@
-"""``python -m bot`` as a child process, for tests that signal or kill it."""
+"""``python -m bot`` as a child process, for tests that signal or kill it: its environment
+wired to the fakes, starting it, waiting for it, and sending it what Slack would."""
 
 from __future__ import annotations
 
@@ -10,9 +11,21 @@ from pathlib import Path
 
 import httpx
 
-from bot.server import HEALTH_PATH
+from bot.server import EVENTS_PATH, HEALTH_PATH
+from bot.testing.fake_llm import FakeLLMServer
+from bot.testing.fake_slack import FakeSlackWebAPI
+from bot.testing.slack_people import SIGNING_SECRET, sign
 
-__all__ = ["PROJECT_ROOT", "bot_env", "free_port", "run_bot", "wait_until_healthy"]
+__all__ = [
+    "PROJECT_ROOT",
+    "bot_env",
+    "fakes_env",
+    "free_port",
+    "local_url",
+    "post_event",
+    "run_bot",
+    "wait_until_healthy",
+]
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,6 +40,39 @@ def free_port() -> int:
 def bot_env(**values: str) -> dict[str, str]:
     """A clean environment: nothing from the developer's shell or .env leaks in."""
     return {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(PROJECT_ROOT), **values}
+
+
+def fakes_env(
+    fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer, *, db: Path | None = None, **values: str
+) -> dict[str, str]:
+    """:func:`bot_env` for a bot that talks to the fakes, on a free ``PORT``, keeping its
+    SQLite database in ``db`` (else give ``BOT_DB_URL``); ``values`` add or override."""
+    wired = {
+        "SLACK_BOT_TOKEN": fake_slack.token,
+        "SLACK_SIGNING_SECRET": SIGNING_SECRET,
+        "SLACK_API_URL": fake_slack.base_url,
+        "LLM_BASE_URL": fake_llm.base_url,
+        "LLM_MODEL": fake_llm.model,
+        "PORT": str(free_port()),
+    }
+    if db is not None:
+        wired["BOT_DB_PATH"] = str(db)
+    return bot_env(**(wired | values))
+
+
+def local_url(env: dict[str, str]) -> str:
+    """Where the bot started with ``env`` listens."""
+    return f"http://127.0.0.1:{env['PORT']}"
+
+
+async def post_event(url: str, body: str) -> httpx.Response:
+    """``body`` (an Events API payload) signed and posted to the bot at ``url``, as Slack does."""
+    async with httpx.AsyncClient() as http:
+        return await http.post(
+            f"{url}{EVENTS_PATH}",
+            content=body,
+            headers={"Content-Type": "application/json", **sign(body)},
+        )
 
 
 async def run_bot(

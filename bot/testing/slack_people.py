@@ -30,6 +30,7 @@ __all__ = [
     "dm_channel",
     "event_envelope",
     "message_event",
+    "reaction_event",
     "sign",
 ]
 
@@ -98,6 +99,26 @@ def message_event(
     if subtype is not None:
         event["subtype"] = subtype
     return event
+
+
+def reaction_event(
+    fake: FakeSlackWebAPI,
+    message: FakeMessage,
+    *,
+    user: str = ALICE,
+    reaction: str = "+1",
+    added: bool = True,
+) -> dict[str, Any]:
+    """The ``reaction_added`` (or, ``added=False``, ``reaction_removed``) event of ``user``
+    reacting to ``message``."""
+    return {
+        "type": "reaction_added" if added else "reaction_removed",
+        "user": user,
+        "reaction": reaction,
+        "item_user": message.user,
+        "item": {"type": "message", "channel": message.channel, "ts": message.ts},
+        "event_ts": fake.next_ts(),
+    }
 
 
 class SlackPeople:
@@ -201,15 +222,9 @@ class SlackPeople:
     async def react(
         self, message: FakeMessage, *, user: str = ALICE, reaction: str = "+1", added: bool = True
     ) -> None:
-        event = {
-            "type": "reaction_added" if added else "reaction_removed",
-            "user": user,
-            "reaction": reaction,
-            "item_user": message.user,
-            "item": {"type": "message", "channel": message.channel, "ts": message.ts},
-            "event_ts": self.fake.next_ts(),
-        }
-        await self.send_event(event)
+        await self.send_event(
+            reaction_event(self.fake, message, user=user, reaction=reaction, added=added)
+        )
 
     async def command(
         self, command: str, *, user: str = ALICE, channel: str = GENERAL, text: str = ""

@@ -27,14 +27,11 @@ async def prompts_after(
 
 async def liked(slack: SignedSlack, question: str, *, user: str, channel: str) -> None:
     """``user`` asks ``question`` (in their DM, or by a mention in ``channel``) and 👍s it."""
-    before = len(slack.fake.final_messages(channel))
     if channel.startswith("D"):
-        await slack.dm(question, user=user)
+        answer = await slack.ask_in_dm(question, user=user)
     else:
-        await slack.mention(question, user=user, channel=channel)
-    answers = await slack.answers(before + 1, channel=channel)
-    await slack.react(answers[-1], user=user, reaction="+1")
-    await slack.settled()
+        answer = await slack.ask_in_channel(question, user=user, channel=channel)
+    await slack.vote(answer, user=user)
 
 
 async def test_the_messages_tab_suggests_the_viewers_own_liked_dm_questions_only(
@@ -122,7 +119,7 @@ async def test_a_reaction_on_the_greeting_teaches_nothing(
     await slack.react(greeting, user=ALICE, reaction="+1")
     await slack.settled()
 
-    memory = slack.server.bot.services.memory  # type: ignore[union-attr]
+    memory = slack.services.memory
     statuses = frozenset(EpisodeStatus)
     assert await memory.list_episodes(ALICE, statuses=statuses) == []
 
@@ -222,7 +219,7 @@ async def test_an_expired_stream_is_completed_with_chat_update_and_its_vote_coun
 
     await slack.react(answer, user=ALICE, reaction="+1")
     await slack.settled()
-    memory = slack.server.bot.services.memory  # type: ignore[union-attr]
+    memory = slack.services.memory
     [episode] = await memory.list_episodes(ALICE)
     assert (episode.status, episode.answer) == (EpisodeStatus.SUCCESS, text)
 
@@ -230,14 +227,13 @@ async def test_an_expired_stream_is_completed_with_chat_update_and_its_vote_coun
 async def test_a_reaction_on_a_streamed_dm_answer_counts(
     slack: SignedSlack, fake_slack: FakeSlackWebAPI
 ) -> None:
-    await slack.dm("which port does billing use?")
-    [answer] = await slack.answers(1, channel=dm_channel(ALICE))
+    answer = await slack.ask_in_dm("which port does billing use?")
     assert fake_slack.calls_to("chat.stopStream")
 
     await slack.react(answer, user=ALICE, reaction="-1")
     await slack.settled()
 
-    memory = slack.server.bot.services.memory  # type: ignore[union-attr]
+    memory = slack.services.memory
     [episode] = await memory.list_episodes(ALICE)
     assert episode.status is EpisodeStatus.FAILURE
 

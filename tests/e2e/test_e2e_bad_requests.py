@@ -30,8 +30,7 @@ def dm_body(slack: SignedSlack, text: str) -> str:
 
 
 async def still_answers(slack: SignedSlack) -> None:
-    await slack.dm("are you still there?")
-    [answer] = await slack.answers(1, channel=dm_channel(ALICE))
+    answer = await slack.ask_in_dm("are you still there?")
     assert answer.text == "Answer: are you still there?"
 
 

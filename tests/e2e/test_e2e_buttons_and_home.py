@@ -62,10 +62,8 @@ async def test_where_slacks_thumbs_are_refused_plain_buttons_or_none_are_used(
 async def test_the_askers_feedback_click_validates_the_answer_and_others_do_not_count(
     slack: SignedSlack,
 ) -> None:
-    services = slack.server.bot.services
-    assert services is not None
-    await slack.dm("click the thumbs")
-    [answer] = await slack.answers(1, channel=dm_channel(ALICE))
+    services = slack.services
+    answer = await slack.ask_in_dm("click the thumbs")
 
     response = await slack.click(
         answer, action_id=FEEDBACK_ACTION_ID, value="down", user=BOB, action_type="feedback_buttons"
@@ -85,8 +83,7 @@ async def test_the_askers_feedback_click_validates_the_answer_and_others_do_not_
 async def test_the_home_tab_lists_the_viewers_memories_and_forget_everything_empties_it(
     slack: SignedSlack, fake_slack: FakeSlackWebAPI
 ) -> None:
-    await slack.dm("remember this about deployments")
-    [answer] = await slack.answers(1, channel=dm_channel(ALICE))
+    answer = await slack.ask_in_dm("remember this about deployments")
     await slack.react(answer, user=ALICE, reaction="+1")
     await slack.settled()
 
@@ -105,6 +102,5 @@ async def test_the_home_tab_lists_the_viewers_memories_and_forget_everything_emp
     await slack.settled()
     emptied = fake_slack.calls_to("views.publish")[1].args["view"]
     assert "remember this about deployments" not in str(emptied)
-    services = slack.server.bot.services
-    assert services is not None
+    services = slack.services
     assert await services.memory.list_episodes(ALICE) == []

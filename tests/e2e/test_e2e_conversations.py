@@ -176,16 +176,14 @@ async def test_a_model_outage_gets_one_short_sentence_and_the_bot_keeps_serving(
     slack: SignedSlack, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
 ) -> None:
     fake_llm.down = True
-    await slack.dm("is the model up?")
-    [notice] = await slack.answers(1, channel=dm_channel(ALICE))
+    notice = await slack.ask_in_dm("is the model up?")
 
     assert notice.text == (
         "The language model is unavailable right now, so I couldn't answer. "
         "Please try again in a few minutes."
     )
 
-    services = slack.server.bot.services
-    assert services is not None
+    services = slack.services
     assert await services.memory.list_episodes(ALICE, statuses=frozenset(EpisodeStatus)) == []
 
     fake_llm.down = False
@@ -264,6 +262,5 @@ async def test_a_model_stream_cut_midway_ends_with_the_notice_and_is_not_recorde
     [answer] = await slack.answers(1, channel=GENERAL)
 
     assert answer.text.endswith("Please try again in a few minutes.")
-    services = slack.server.bot.services
-    assert services is not None
+    services = slack.services
     assert await services.memory.list_episodes(ALICE, statuses=frozenset(EpisodeStatus)) == []

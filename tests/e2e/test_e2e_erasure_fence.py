@@ -85,8 +85,7 @@ async def test_a_consolidation_running_at_forget_writes_no_note_about_the_person
         return echo_last_user_message(request)
 
     fake_llm.responder = model
-    await slack.dm(SECRET)
-    [answer] = await slack.answers(1, channel=dm_channel(ALICE))
+    answer = await slack.ask_in_dm(SECRET)
     await slack.react(answer, reaction="+1")
     await slack.settled()
 

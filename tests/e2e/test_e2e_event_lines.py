@@ -106,8 +106,7 @@ async def context_changed(slack: SignedSlack, answer: FakeMessage) -> None:
 
 
 async def forget_one_item(slack: SignedSlack, answer: FakeMessage) -> None:
-    services = slack.server.bot.services
-    assert services is not None
+    services = slack.services
     [episode] = await services.memory.list_episodes(ALICE)
     value = ItemRef(kind=ItemKind.EPISODE, id=episode.id).value
     assert (await slack.click(answer, action_id=FORGET_ITEM_ACTION_ID, value=value)).is_success
@@ -182,8 +181,7 @@ def attached_event_lines() -> Iterator[EventLines]:
 async def test_each_handled_event_is_exactly_one_line_of_its_kind_without_text(
     slack: SignedSlack, scenario: Scenario, expected: dict[str, str]
 ) -> None:
-    await slack.dm(QUESTION)
-    [answer] = await slack.answers(1, channel=dm_channel(ALICE))
+    answer = await slack.ask_in_dm(QUESTION)
     await slack.react(answer, reaction="+1")
     await slack.settled()
 

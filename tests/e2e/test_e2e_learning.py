@@ -8,7 +8,6 @@ from typing import Any
 from bot.assistant import EXPERIENCE_HEADING
 from bot.learning.scorer import SCORING_PROMPT
 from bot.testing import FakeLLMServer
-from bot.testing.fake_slack import FakeMessage
 from bot.testing.harness import ALICE, BOB, SignedSlack, dm_channel
 
 FIRST = "How do I deploy the billing service to staging?"
@@ -28,56 +27,48 @@ def system_text(request: dict[str, Any]) -> str:
     return "\n".join(m["content"] for m in request["messages"] if m["role"] == "system")
 
 
-async def ask(slack: SignedSlack, text: str, *, answered_before: int) -> FakeMessage:
-    await slack.dm(text)
-    answers = await slack.answers(answered_before + 1, channel=dm_channel(ALICE))
-    return answers[-1]
-
-
 async def test_a_thumbs_up_from_the_asker_makes_the_exchange_past_experience(
     slack: SignedSlack, fake_llm: FakeLLMServer
 ) -> None:
-    answer = await ask(slack, FIRST, answered_before=0)
+    answer = await slack.ask_in_dm(FIRST)
     assert EXPERIENCE_HEADING not in system_text(request_for(fake_llm, FIRST))
 
     await slack.react(answer, user=ALICE, reaction="+1")
     await slack.settled()
-    await ask(slack, RELATED, answered_before=1)
+    await slack.ask_in_dm(RELATED)
 
     prompt = system_text(request_for(fake_llm, RELATED))
     assert EXPERIENCE_HEADING in prompt
     assert FIRST in prompt
     assert f"Answer: {FIRST}" in prompt
-    services = slack.server.bot.services
-    assert services is not None
+    services = slack.services
     assert (await services.memory.stats()).recalls == 1, "one search per question"
 
 
 async def test_someone_elses_thumbs_up_does_not_count(
     slack: SignedSlack, fake_llm: FakeLLMServer
 ) -> None:
-    answer = await ask(slack, FIRST, answered_before=0)
+    answer = await slack.ask_in_dm(FIRST)
 
     await slack.react(answer, user=BOB, reaction="+1")
     await slack.settled()
-    await ask(slack, RELATED, answered_before=1)
+    await slack.ask_in_dm(RELATED)
 
     assert EXPERIENCE_HEADING not in system_text(request_for(fake_llm, RELATED))
-    services = slack.server.bot.services
-    assert services is not None
+    services = slack.services
     assert await services.memory.list_episodes(ALICE) == []
 
 
 async def test_removing_the_reaction_takes_the_experience_back(
     slack: SignedSlack, fake_llm: FakeLLMServer
 ) -> None:
-    answer = await ask(slack, FIRST, answered_before=0)
+    answer = await slack.ask_in_dm(FIRST)
 
     await slack.react(answer, user=ALICE, reaction="+1")
     await slack.settled()
     await slack.react(answer, user=ALICE, reaction="+1", added=False)
     await slack.settled()
-    await ask(slack, RELATED, answered_before=1)
+    await slack.ask_in_dm(RELATED)
 
     assert EXPERIENCE_HEADING not in system_text(request_for(fake_llm, RELATED))
 
@@ -85,11 +76,11 @@ async def test_removing_the_reaction_takes_the_experience_back(
 async def test_a_thumbs_down_is_recalled_as_what_did_not_work(
     slack: SignedSlack, fake_llm: FakeLLMServer
 ) -> None:
-    answer = await ask(slack, FIRST, answered_before=0)
+    answer = await slack.ask_in_dm(FIRST)
 
     await slack.react(answer, user=ALICE, reaction="-1")
     await slack.settled()
-    await ask(slack, RELATED, answered_before=1)
+    await slack.ask_in_dm(RELATED)
 
     prompt = system_text(request_for(fake_llm, RELATED))
     assert EXPERIENCE_HEADING in prompt
@@ -100,7 +91,7 @@ async def test_a_thumbs_down_is_recalled_as_what_did_not_work(
 async def test_a_vote_wakes_reflection_which_asks_the_model_to_score_the_answer(
     slack: SignedSlack, fake_llm: FakeLLMServer
 ) -> None:
-    answer = await ask(slack, FIRST, answered_before=0)
+    answer = await slack.ask_in_dm(FIRST)
     asked = len(fake_llm.requests)
 
     await slack.react(answer, user=ALICE, reaction="thumbsup")
@@ -113,7 +104,7 @@ async def test_a_vote_wakes_reflection_which_asks_the_model_to_score_the_answer(
 async def test_forget_erases_everything_and_answers_ephemerally_with_counts(
     slack: SignedSlack, fake_llm: FakeLLMServer
 ) -> None:
-    answer = await ask(slack, FIRST, answered_before=0)
+    answer = await slack.ask_in_dm(FIRST)
     await slack.react(answer, user=ALICE, reaction="+1")
     await slack.settled()
 
@@ -124,7 +115,7 @@ async def test_forget_erases_everything_and_answers_ephemerally_with_counts(
     assert reply["response_type"] == "ephemeral"
     assert reply["text"].startswith("Done: I erased everything I kept about you (")
     assert any(char.isdigit() for char in reply["text"])
-    await ask(slack, RELATED, answered_before=1)
+    await slack.ask_in_dm(RELATED)
     assert EXPERIENCE_HEADING not in system_text(request_for(fake_llm, RELATED))
 
 
@@ -138,7 +129,7 @@ async def test_forget_with_nothing_stored_says_so(slack: SignedSlack) -> None:
 
 
 async def test_memory_lists_the_rated_answers_ephemerally(slack: SignedSlack) -> None:
-    answer = await ask(slack, FIRST, answered_before=0)
+    answer = await slack.ask_in_dm(FIRST)
     await slack.react(answer, user=ALICE, reaction="+1")
     await slack.settled()
 

@@ -23,7 +23,7 @@ from bot.server import EVENTS_PATH
 from bot.testing import FakeLLMServer, ScriptedReply
 from bot.testing.fake_slack import FakeSlackWebAPI
 from bot.testing.harness import ALICE, BOB, GENERAL, SIGNING_SECRET, dm_channel
-from bot.testing.process import bot_env, free_port, run_bot, wait_until_healthy
+from bot.testing.process import fakes_env, local_url, run_bot, wait_until_healthy
 from bot.testing.slack_people import SlackPeople
 from memory import MemoryConfig, open_store
 
@@ -38,27 +38,20 @@ QUESTIONS = (
 )
 
 
+def debug_env(fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer, db: Path) -> dict[str, str]:
+    return fakes_env(fake_slack, fake_llm, db=db, LLM_API_KEY=LLM_KEY, LOG_LEVEL="DEBUG")
+
+
 @pytest.fixture
 async def talked_to(
     tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
 ) -> AsyncIterator[str]:
     """Run the bot at DEBUG, have people talk to it, stop it; yield its whole log."""
-    port = free_port()
-    env = bot_env(
-        SLACK_BOT_TOKEN=fake_slack.token,
-        SLACK_SIGNING_SECRET=SIGNING_SECRET,
-        SLACK_API_URL=fake_slack.base_url,
-        LLM_BASE_URL=fake_llm.base_url,
-        LLM_MODEL=fake_llm.model,
-        LLM_API_KEY=LLM_KEY,
-        BOT_DB_PATH=str(tmp_path / "bot.db"),
-        PORT=str(port),
-        LOG_LEVEL="DEBUG",
-    )
+    env = debug_env(fake_slack, fake_llm, tmp_path / "bot.db")
     log_file = tmp_path / "bot.log"
     process = await run_bot(env=env, cwd=tmp_path, log_file=log_file)
     try:
-        url = f"http://127.0.0.1:{port}"
+        url = local_url(env)
         await wait_until_healthy(url, process)
         async with httpx.AsyncClient(timeout=10.0) as http:
             await converse(SlackPeople(f"{url}{EVENTS_PATH}", fake_slack, http), fake_llm)
@@ -133,17 +126,7 @@ async def test_a_background_job_s_failure_logs_its_frames_never_its_message(
     db.close()
     log_file = tmp_path / "bot.log"
     process = await run_bot(
-        env=bot_env(
-            SLACK_BOT_TOKEN=fake_slack.token,
-            SLACK_SIGNING_SECRET=SIGNING_SECRET,
-            SLACK_API_URL=fake_slack.base_url,
-            LLM_BASE_URL=fake_llm.base_url,
-            LLM_MODEL=fake_llm.model,
-            LLM_API_KEY=LLM_KEY,
-            BOT_DB_PATH=str(database),
-            PORT=str(free_port()),
-            LOG_LEVEL="DEBUG",
-        ),
+        env=debug_env(fake_slack, fake_llm, database),
         cwd=tmp_path,
         log_file=log_file,
     )

@@ -82,8 +82,7 @@ async def test_a_long_answer_is_split_with_code_blocks_intact_and_fully_recorded
     assert_within_slack_limits(fake_slack)
     streamed_parts = len(fake_slack.calls_to("chat.stopStream"))
     assert streamed_parts == (0 if where == "posted" else len(parts))
-    services = slack.server.bot.services
-    assert services is not None
+    services = slack.services
     for part in parts:  # every part is in the ledger: a 👍 on any of them validates
         await slack.react(part, user=ALICE, reaction="+1")
         await slack.settled()

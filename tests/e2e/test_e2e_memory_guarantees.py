@@ -39,11 +39,7 @@ def prompt_for(fake_llm: FakeLLMServer, question: str) -> str:
 
 async def taught_in_dm(slack: SignedSlack, question: str, *, user: str = ALICE) -> None:
     """``user`` asks in their DM and validates the answer with 👍."""
-    before = len(slack.fake.final_messages(dm_channel(user)))
-    await slack.dm(question, user=user)
-    answers = await slack.answers(before + 1, channel=dm_channel(user))
-    await slack.react(answers[-1], user=user, reaction="+1")
-    await slack.settled()
+    await slack.vote(await slack.ask_in_dm(question, user=user), user=user)
 
 
 async def test_a_dm_memory_never_reaches_a_channel_or_another_person(
@@ -125,8 +121,7 @@ async def test_many_reactions_at_once_lose_no_vote(slack: SignedSlack) -> None:
     )
     await slack.settled()
 
-    services = slack.server.bot.services
-    assert services is not None
+    services = slack.services
     for n, person in enumerate(people):
         [episode] = await services.memory.list_episodes(person)
         expected = EpisodeStatus.SUCCESS if n % 2 else EpisodeStatus.FAILURE
@@ -137,8 +132,7 @@ async def test_a_slow_forget_is_acknowledged_at_once_then_confirmed_with_counts(
     slack: SignedSlack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     await taught_in_dm(slack, SECRET_QUESTION)
-    services = slack.server.bot.services
-    assert services is not None
+    services = slack.services
     release = asyncio.Event()
     erase = services.memory.forget_user
 
@@ -163,8 +157,7 @@ async def test_a_slow_forget_is_acknowledged_at_once_then_confirmed_with_counts(
 async def test_a_failed_forget_says_so_and_what_to_do(
     slack: SignedSlack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    services = slack.server.bot.services
-    assert services is not None
+    services = slack.services
 
     async def broken(user_id: str) -> ForgetReport:
         raise sqlite3.OperationalError("disk I/O error")

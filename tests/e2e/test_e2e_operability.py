@@ -48,8 +48,7 @@ async def test_metrics_move_after_an_answer_a_vote_and_a_forget_and_hold_no_text
     _, before = await scrape(http, bot_server)
     assert before["bot_answers_total{outcome=answered}"] == 0
 
-    await slack.dm(QUESTION)
-    [answer] = await slack.answers(1, channel=dm_channel(ALICE))
+    answer = await slack.ask_in_dm(QUESTION)
     await slack.react(answer, reaction="+1")
     await slack.settled()
     forgot = await slack.command("/forget")
@@ -83,8 +82,7 @@ async def test_each_handled_event_is_one_line_with_ids_and_timings_but_no_text(
 ) -> None:
     caplog.set_level(logging.INFO, logger=EVENT_LOGGER)
 
-    await slack.dm(QUESTION)
-    [answer] = await slack.answers(1, channel=dm_channel(ALICE))
+    answer = await slack.ask_in_dm(QUESTION)
     await slack.react(answer, reaction="-1")
     await slack.settled()
 
@@ -164,8 +162,7 @@ async def test_a_permanent_model_error_tells_the_user_to_tell_the_admin(
 ) -> None:
     fake_llm.script(ScriptedReply.error(status, message="nope"))
 
-    await slack.dm(QUESTION)
-    [notice] = await slack.answers(1, channel=dm_channel(ALICE))
+    notice = await slack.ask_in_dm(QUESTION)
 
     assert notice.text == MISCONFIGURED
     assert len(fake_llm.requests) == 1, "a permanent error is not retried"

@@ -63,11 +63,8 @@ async def sharing_slack(
 
 async def taught_in_channel(slack: SignedSlack, question: str, *, user: str, vote: str) -> None:
     """``user`` @mentions the bot in #general and votes on its answer."""
-    before = len(slack.fake.final_messages(GENERAL))
-    await slack.mention(question, user=user)
-    answers = await slack.answers(before + 1, channel=GENERAL)
-    await slack.react(answers[-1], user=user, reaction=vote)
-    await slack.settled()
+    answer = await slack.ask_in_channel(question, user=user)
+    await slack.vote(answer, user=user, reaction=vote)
 
 
 async def test_alices_recalled_failure_never_reaches_bobs_turn_in_the_same_thread(

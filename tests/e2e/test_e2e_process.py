@@ -9,10 +9,8 @@ from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-import httpx
 import pytest
 
-from bot.server import EVENTS_PATH
 from bot.testing import FakeLLMServer
 from bot.testing.fake_slack import FakeSlackWebAPI
 from bot.testing.harness import (
@@ -21,9 +19,15 @@ from bot.testing.harness import (
     dm_channel,
     event_envelope,
     message_event,
-    sign,
 )
-from bot.testing.process import bot_env, free_port, run_bot, wait_until_healthy
+from bot.testing.process import (
+    bot_env,
+    fakes_env,
+    local_url,
+    post_event,
+    run_bot,
+    wait_until_healthy,
+)
 from memory import ConversationKind, MemoryConfig, NewExchange, Scope, open_store
 
 LLM_KEY = "sk-test-llm-key-never-logged"
@@ -56,20 +60,11 @@ async def test_an_invalid_setting_names_the_variable(tmp_path: Path) -> None:
 async def served(
     tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
 ) -> AsyncIterator[tuple[asyncio.subprocess.Process, str]]:
-    port = free_port()
-    env = bot_env(
-        SLACK_BOT_TOKEN=fake_slack.token,
-        SLACK_SIGNING_SECRET=SIGNING_SECRET,
-        SLACK_API_URL=fake_slack.base_url,
-        LLM_BASE_URL=fake_llm.base_url,
-        LLM_MODEL=fake_llm.model,
-        BOT_DB_PATH=str(tmp_path / "bot.db"),
-        PORT=str(port),
-        LLM_API_KEY=LLM_KEY,
-        LOG_LEVEL="DEBUG",
+    env = fakes_env(
+        fake_slack, fake_llm, db=tmp_path / "bot.db", LLM_API_KEY=LLM_KEY, LOG_LEVEL="DEBUG"
     )
     process = await run_bot(env=env, cwd=tmp_path)
-    url = f"http://127.0.0.1:{port}"
+    url = local_url(env)
     try:
         await wait_until_healthy(url, process)
         yield process, url
@@ -98,12 +93,7 @@ async def test_sigterm_lets_the_answer_in_flight_finish_then_exits_cleanly(
     body = json.dumps(
         {"type": "event_callback", "team_id": fake_slack.team_id, "event_id": "Ev1", "event": event}
     )
-    async with httpx.AsyncClient() as http:
-        response = await http.post(
-            f"{url}{EVENTS_PATH}",
-            content=body,
-            headers={"Content-Type": "application/json", **sign(body)},
-        )
+    response = await post_event(url, body)
     assert response.status_code == 200
     await fake_slack.wait_for(lambda: bool(fake_llm.requests), what="the model request")
 
@@ -156,14 +146,8 @@ async def test_the_forget_command_prints_what_it_erased(
 async def test_with_an_app_token_the_process_runs_in_socket_mode_until_sigterm(
     tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
 ) -> None:
-    env = bot_env(
-        SLACK_BOT_TOKEN=fake_slack.token,
-        SLACK_APP_TOKEN=fake_slack.app_token,
-        SLACK_SIGNING_SECRET=SIGNING_SECRET,
-        SLACK_API_URL=fake_slack.base_url,
-        LLM_BASE_URL=fake_llm.base_url,
-        BOT_DB_PATH=str(tmp_path / "bot.db"),
-        PORT=str(free_port()),
+    env = fakes_env(
+        fake_slack, fake_llm, db=tmp_path / "bot.db", SLACK_APP_TOKEN=fake_slack.app_token
     )
     process = await run_bot(env=env, cwd=tmp_path)
     try:

@@ -21,8 +21,8 @@ from bot.learning.reflector import REFLECTION_PROMPT
 from bot.server import EVENTS_PATH, HEALTH_PATH
 from bot.testing import FakeLLMServer
 from bot.testing.fake_slack import FakeMessage, FakeSlackWebAPI
-from bot.testing.harness import ALICE, BOB, SIGNING_SECRET, dm_channel
-from bot.testing.process import bot_env, free_port
+from bot.testing.harness import ALICE, BOB, dm_channel
+from bot.testing.process import fakes_env, local_url
 from bot.testing.slack_people import SlackPeople
 from memory import EpisodeStatus, MemoryConfig, MemoryStore, open_store
 from memory.postgres.scratch import scratch_schema
@@ -47,16 +47,11 @@ async def database_url() -> AsyncIterator[str]:
 async def _start(
     number: int, database_url: str, tmp_path: Path, fake_slack: FakeSlackWebAPI, llm: FakeLLMServer
 ) -> Replica:
-    port = free_port()
     log = tmp_path / f"replica{number}.log"
-    env = bot_env(
-        SLACK_BOT_TOKEN=fake_slack.token,
-        SLACK_SIGNING_SECRET=SIGNING_SECRET,
-        SLACK_API_URL=fake_slack.base_url,
-        LLM_BASE_URL=llm.base_url,
-        LLM_MODEL=llm.model,
+    env = fakes_env(
+        fake_slack,
+        llm,
         BOT_DB_URL=database_url,
-        PORT=str(port),
         CONSOLIDATION_INTERVAL_HOURS=str(CONSOLIDATION_SECONDS / 3600),
     )
     directory = tmp_path / f"replica{number}"
@@ -69,7 +64,7 @@ async def _start(
             stdout=output,
             stderr=output,
         )
-    return Replica(process, f"http://127.0.0.1:{port}", log)
+    return Replica(process, local_url(env), log)
 
 
 async def _healthy(replica: Replica, http: httpx.AsyncClient) -> None:

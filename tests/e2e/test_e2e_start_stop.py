@@ -9,7 +9,6 @@ import signal
 import time
 from pathlib import Path
 
-import httpx
 import pytest
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
@@ -24,10 +23,8 @@ from bot.testing.harness import (
     dm_channel,
     event_envelope,
     message_event,
-    sign,
 )
-from bot.testing.process import bot_env as clean_env
-from bot.testing.process import free_port, run_bot, wait_until_healthy
+from bot.testing.process import fakes_env, local_url, post_event, run_bot, wait_until_healthy
 
 STOP_WITHIN_SECONDS = 10.0
 
@@ -35,17 +32,7 @@ STOP_WITHIN_SECONDS = 10.0
 def bot_env(
     tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer, **values: str
 ) -> dict[str, str]:
-    """The clean environment of :func:`bot.testing.process.bot_env`, wired to the fakes."""
-    settings = {
-        "SLACK_BOT_TOKEN": fake_slack.token,
-        "SLACK_SIGNING_SECRET": SIGNING_SECRET,
-        "SLACK_API_URL": fake_slack.base_url,
-        "LLM_BASE_URL": fake_llm.base_url,
-        "LLM_MODEL": fake_llm.model,
-        "BOT_DB_PATH": str(tmp_path / "bot.db"),
-        "PORT": str(free_port()),
-    }
-    return clean_env(**(settings | values))
+    return fakes_env(fake_slack, fake_llm, db=tmp_path / "bot.db", **values)
 
 
 async def finished(process: asyncio.subprocess.Process, within: float) -> str:
@@ -63,7 +50,7 @@ async def test_start_up_names_the_model_and_warns_when_the_endpoint_does_not_lis
 ) -> None:
     env = bot_env(tmp_path, fake_slack, fake_llm, LLM_MODEL="llama9-unpulled")
     process = await run_bot(env=env, cwd=tmp_path)
-    await wait_until_healthy(f"http://127.0.0.1:{env['PORT']}", process)
+    await wait_until_healthy(local_url(env), process)
 
     process.send_signal(signal.SIGTERM)
     logs = await finished(process, 30)
@@ -81,7 +68,7 @@ async def test_with_log_format_json_every_line_is_a_json_object(
 ) -> None:
     env = bot_env(tmp_path, fake_slack, fake_llm, LOG_FORMAT="json")
     process = await run_bot(env=env, cwd=tmp_path)
-    await wait_until_healthy(f"http://127.0.0.1:{env['PORT']}", process)
+    await wait_until_healthy(local_url(env), process)
 
     process.send_signal(signal.SIGTERM)
     logs = await finished(process, 30)
@@ -158,7 +145,7 @@ async def test_a_signal_while_serving_stops_the_bot_cleanly(
 ) -> None:
     env = bot_env(tmp_path, fake_slack, fake_llm)
     process = await run_bot(env=env, cwd=tmp_path)
-    await wait_until_healthy(f"http://127.0.0.1:{env['PORT']}", process)
+    await wait_until_healthy(local_url(env), process)
 
     process.send_signal(signum)
     logs = await finished(process, STOP_WITHIN_SECONDS)
@@ -174,19 +161,14 @@ async def test_sigterm_with_a_slow_answer_in_flight_still_stops_within_10_second
     fake_llm.latency_seconds = 60.0
     env = bot_env(tmp_path, fake_slack, fake_llm)
     process = await run_bot(env=env, cwd=tmp_path)
-    await wait_until_healthy(f"http://127.0.0.1:{env['PORT']}", process)
+    await wait_until_healthy(local_url(env), process)
     message = fake_slack.add_user_message(dm_channel(ALICE), "a slow one", user=ALICE)
     body = json.dumps(
         event_envelope(
             fake_slack, message_event(fake_slack, message, channel_type="im"), event_id="EvSlow"
         )
     )
-    async with httpx.AsyncClient() as http:
-        response = await http.post(
-            f"http://127.0.0.1:{env['PORT']}/slack/events",
-            content=body,
-            headers={"Content-Type": "application/json", **sign(body)},
-        )
+    response = await post_event(local_url(env), body)
     assert response.status_code == 200
     await asyncio.wait_for(fake_llm.wait_for_requests(1), 10)
 

@@ -146,8 +146,7 @@ async def click_forget_in_memory_list(
 
 # -- helpers --------------------------------------------------------------------------------
 def services_of(slack: SignedSlack) -> Services:
-    services = slack.server.bot.services
-    assert services is not None
+    services = slack.services
     return services
 
 
@@ -172,20 +171,6 @@ def advice_text(request: dict[str, Any]) -> str:
         if m["role"] == "system" and ADVICE_HEADER in m["content"]
     ]
     return advice
-
-
-async def ask_in_dm(
-    slack: SignedSlack, text: str, *, user: str = ALICE, thread_ts: str | None = None
-) -> FakeMessage:
-    before = len(slack.fake.final_messages(dm_channel(user)))
-    await slack.dm(text, user=user, thread_ts=thread_ts)
-    return (await slack.answers(before + 1, channel=dm_channel(user)))[-1]
-
-
-async def ask_in_channel(slack: SignedSlack, text: str, *, user: str = ALICE) -> FakeMessage:
-    before = len(slack.fake.final_messages(GENERAL))
-    await slack.mention(text, user=user)
-    return (await slack.answers(before + 1, channel=GENERAL))[-1]
 
 
 async def draw_lessons(services: Services, fake_llm: FakeLLMServer) -> None:
@@ -224,13 +209,13 @@ async def test_a_thumbs_down_then_a_related_question_gets_the_lesson_as_advice(
     slack: SignedSlack, fake_llm: FakeLLMServer
 ) -> None:
     services = services_of(slack)
-    answer = await ask_in_dm(slack, FIRST)
+    answer = await slack.ask_in_dm(FIRST)
     assert ADVICE_HEADER not in system_text(request_for(fake_llm, FIRST))
 
     await slack.react(answer, user=ALICE, reaction="-1")
     await slack.settled()
     await draw_lessons(services, fake_llm)
-    await ask_in_dm(slack, RELATED)
+    await slack.ask_in_dm(RELATED)
 
     prompt = system_text(request_for(fake_llm, RELATED))
     assert ADVICE_HEADER in prompt
@@ -243,13 +228,13 @@ async def test_a_thumbs_down_then_a_related_question_gets_the_lesson_as_advice(
 async def test_no_advice_from_an_unrated_answer_or_in_another_conversation(
     slack: SignedSlack, fake_llm: FakeLLMServer
 ) -> None:
-    await ask_in_dm(slack, FIRST)  # never rated
-    answer = await ask_in_dm(slack, "How do I restart the search cluster?", user=BOB)
+    await slack.ask_in_dm(FIRST)  # never rated
+    answer = await slack.ask_in_dm("How do I restart the search cluster?", user=BOB)
     await slack.react(answer, user=BOB, reaction="-1")
     await slack.settled()
 
-    await ask_in_dm(slack, RELATED)
-    await ask_in_channel(slack, "restart the search cluster how?", user=BOB)
+    await slack.ask_in_dm(RELATED)
+    await slack.ask_in_channel("restart the search cluster how?", user=BOB)
 
     assert ADVICE_HEADER not in system_text(request_for(fake_llm, RELATED))
     assert ADVICE_HEADER not in system_text(
@@ -263,8 +248,8 @@ async def test_consolidated_notes_reach_later_prompts_of_their_conversation_only
 ) -> None:
     dm_question = "Which flags does the billing deploy need?"
     channel_question = "Who owns the search cluster?"
-    await slack.react(await ask_in_dm(slack, dm_question), user=ALICE, reaction="+1")
-    await slack.react(await ask_in_channel(slack, channel_question), user=ALICE, reaction="+1")
+    await slack.react(await slack.ask_in_dm(dm_question), user=ALICE, reaction="+1")
+    await slack.react(await slack.ask_in_channel(channel_question), user=ALICE, reaction="+1")
     await slack.settled()
 
     components = slack.server.bot.components
@@ -272,9 +257,9 @@ async def test_consolidated_notes_reach_later_prompts_of_their_conversation_only
     report = await consolidate_now(components.consolidator)
 
     assert (report.scopes, report.notes) == (2, 2)
-    await ask_in_dm(slack, "anything else about deploys?")
-    await ask_in_channel(slack, "anything else about the cluster?")
-    await ask_in_channel(slack, "and for me, anything about the cluster?", user=BOB)
+    await slack.ask_in_dm("anything else about deploys?")
+    await slack.ask_in_channel("anything else about the cluster?")
+    await slack.ask_in_channel("and for me, anything about the cluster?", user=BOB)
     dm_prompt = system_text(request_for(fake_llm, "anything else about deploys?"))
     channel_prompt = system_text(request_for(fake_llm, "anything else about the cluster?"))
     bobs_prompt = system_text(request_for(fake_llm, "and for me, anything about the cluster?"))
@@ -310,8 +295,8 @@ async def test_a_button_vote_equals_a_reaction_vote(
     slack: SignedSlack, fake_llm: FakeLLMServer
 ) -> None:
     services = services_of(slack)
-    by_reaction = await ask_in_dm(slack, FIRST, user=ALICE)
-    by_button = await ask_in_dm(slack, FIRST, user=BOB)
+    by_reaction = await slack.ask_in_dm(FIRST, user=ALICE)
+    by_button = await slack.ask_in_dm(FIRST, user=BOB)
     assert any(
         element["type"] == "feedback_buttons"
         for block in by_button.blocks or []
@@ -328,9 +313,9 @@ async def test_a_button_vote_equals_a_reaction_vote(
     [bobs] = await services.memory.list_episodes(BOB)
     assert alices.status is bobs.status is EpisodeStatus.FAILURE
     await draw_lessons(services, fake_llm)
-    await ask_in_dm(slack, RELATED, user=ALICE)
+    await slack.ask_in_dm(RELATED, user=ALICE)
     alice_advice = advice_text(request_for(fake_llm, RELATED))
-    await ask_in_dm(slack, RELATED, user=BOB)
+    await slack.ask_in_dm(RELATED, user=BOB)
     bob_advice = advice_text(request_for(fake_llm, RELATED))
     assert alice_advice == bob_advice
     assert LESSON in bob_advice
@@ -340,7 +325,7 @@ async def test_a_new_click_changes_the_vote_and_only_the_asker_counts(
     slack: SignedSlack,
 ) -> None:
     services = services_of(slack)
-    answer = await ask_in_dm(slack, FIRST)
+    answer = await slack.ask_in_dm(FIRST)
 
     async def status() -> EpisodeStatus:
         [episode] = await services.memory.list_episodes(ALICE, statuses=frozenset(EpisodeStatus))
@@ -358,7 +343,7 @@ async def test_a_new_click_changes_the_vote_and_only_the_asker_counts(
 
 async def test_the_plain_fallback_buttons_vote_too(slack: SignedSlack) -> None:
     services = services_of(slack)
-    answer = await ask_in_dm(slack, FIRST)
+    answer = await slack.ask_in_dm(FIRST)
 
     await block_action(
         slack,
@@ -376,9 +361,9 @@ async def test_the_plain_fallback_buttons_vote_too(slack: SignedSlack) -> None:
 # -- /memory and forgetting one item --------------------------------------------------------
 async def test_forgetting_one_item_from_memory_removes_it_and_only_it(slack: SignedSlack) -> None:
     services = services_of(slack)
-    kept = await ask_in_dm(slack, "How do I restart search?")
-    dropped = await ask_in_dm(slack, FIRST)
-    elsewhere = await ask_in_channel(slack, "Who owns billing?")
+    kept = await slack.ask_in_dm("How do I restart search?")
+    dropped = await slack.ask_in_dm(FIRST)
+    elsewhere = await slack.ask_in_channel("Who owns billing?")
     for answer, reaction in ((kept, "+1"), (dropped, "-1"), (elsewhere, "+1")):
         await slack.react(answer, user=ALICE, reaction=reaction)
     await slack.settled()
@@ -410,7 +395,7 @@ async def test_forgetting_one_item_from_memory_removes_it_and_only_it(slack: Sig
 
 async def test_someone_elses_forget_click_erases_nothing(slack: SignedSlack) -> None:
     services = services_of(slack)
-    answer = await ask_in_dm(slack, FIRST)
+    answer = await slack.ask_in_dm(FIRST)
     await slack.react(answer, user=ALICE, reaction="+1")
     await slack.settled()
     [episode] = await services.memory.list_episodes(ALICE)
@@ -491,7 +476,7 @@ async def test_the_home_tab_is_valid_block_kit_and_shows_only_the_viewers_memori
     await seed_rated(services, ALICE, alice_dm, 80, first_ts=1_800_000_000)
     await seed_rated(services, ALICE, channel, 80, first_ts=1_800_001_000)
     await seed_rated(services, BOB, channel, 5, first_ts=1_800_002_000)
-    answered = await ask_in_channel(slack, "Bob's own channel question", user=BOB)
+    answered = await slack.ask_in_channel("Bob's own channel question", user=BOB)
     await slack.react(answered, user=BOB, reaction="+1")
     await slack.settled()
 
@@ -520,8 +505,8 @@ async def test_forget_from_the_home_tab_removes_one_item_and_republishes(
     slack: SignedSlack, fake_slack: FakeSlackWebAPI
 ) -> None:
     services = services_of(slack)
-    first = await ask_in_dm(slack, FIRST)
-    second = await ask_in_dm(slack, "How do I restart search?")
+    first = await slack.ask_in_dm(FIRST)
+    second = await slack.ask_in_dm("How do I restart search?")
     await slack.react(first, user=ALICE, reaction="+1")
     await slack.react(second, user=ALICE, reaction="+1")
     await slack.settled()
@@ -557,11 +542,11 @@ async def test_thread_notes_reach_the_next_turn_are_never_stored_and_forget_drop
         ),
         ScriptedReply.answer("Found her."),
     )
-    first = await ask_in_dm(slack, "who is <@U0CAROL>?")
+    first = await slack.ask_in_dm("who is <@U0CAROL>?")
     conversation = first.thread_ts  # the DM thread the first question started
 
-    await ask_in_dm(slack, "and what was her time zone?", thread_ts=conversation)
-    await ask_in_channel(slack, "what time zone is Carol in?")
+    await slack.ask_in_dm("and what was her time zone?", thread_ts=conversation)
+    await slack.ask_in_channel("what time zone is Carol in?")
 
     follow_up = system_text(request_for(fake_llm, "and what was her time zone?"))
     assert "Working notes" in follow_up
@@ -573,6 +558,6 @@ async def test_thread_notes_reach_the_next_turn_are_never_stored_and_forget_drop
     assert await services.memory.list_episodes(ALICE) == []  # nothing validated
 
     await slack.command("/forget", user=ALICE, channel=dm_channel(ALICE))
-    await ask_in_dm(slack, "remind me of her time zone?", thread_ts=conversation)
+    await slack.ask_in_dm("remind me of her time zone?", thread_ts=conversation)
 
     assert "Working notes" not in system_text(request_for(fake_llm, "remind me of her time zone?"))

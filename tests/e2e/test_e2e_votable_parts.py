@@ -11,7 +11,7 @@ from bot.answering.service import MODEL_UNAVAILABLE
 from bot.server import HttpServer
 from bot.testing import FakeLLMServer
 from bot.testing.fake_llm import ScriptedReply, echo_last_user_message
-from bot.testing.harness import ALICE, GENERAL, SignedSlack, dm_channel
+from bot.testing.harness import ALICE, GENERAL, SignedSlack
 from memory import EpisodeStatus, MemoryStore
 
 PREAMBLE = "Here is what I know so far about the kestrel rollout. " * 12
@@ -58,8 +58,7 @@ async def test_an_empty_completion_notice_is_never_recorded_nor_votable(
     slack: SignedSlack, fake_llm: FakeLLMServer
 ) -> None:
     fake_llm.script(*(ScriptedReply.empty() for _ in range(3)))
-    await slack.dm("what about the kestrel rollout?")
-    [notice] = await slack.answers(1, channel=dm_channel(ALICE))
+    notice = await slack.ask_in_dm("what about the kestrel rollout?")
     assert notice.text == EMPTY_REPLY_TEXT
 
     await slack.react(notice, reaction="+1")

@@ -23,14 +23,14 @@ from bot.testing.fake_slack import FakeSlackWebAPI
 from bot.testing.harness import (
     ALICE,
     FAST_RETRIES,
-    SIGNING_SECRET,
     SignedSlack,
     dm_channel,
     event_envelope,
     message_event,
+    reaction_event,
     sign,
 )
-from bot.testing.process import bot_env, free_port, run_bot, wait_until_healthy
+from bot.testing.process import fakes_env, local_url, run_bot, wait_until_healthy
 from memory import (
     ConversationKind,
     EpisodeStatus,
@@ -57,43 +57,37 @@ async def votes_in_file(db_file: Path, user: str = ALICE) -> dict[int, str]:
     return {int(vote["episode_id"]): vote["vote"] for vote in export.votes}
 
 
-def slow_votes(slack: SignedSlack, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each vote takes the store 0.3 s more: an acknowledgement that does not wait for the
-    commit would reach the client well before it."""
-    services = slack.server.bot.services
-    assert services is not None
-    apply_vote = services.memory.apply_vote
+def delay_votes(store: MemoryStore, monkeypatch: pytest.MonkeyPatch, seconds: float = 0.3) -> None:
+    """Each vote takes ``store`` ``seconds`` more: an acknowledgement that does not wait for
+    the commit would reach the client well before it."""
+    apply_vote = store.apply_vote
 
     async def slowly(event: VoteEvent) -> VoteOutcome:
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(seconds)
         return await apply_vote(event)
 
-    monkeypatch.setattr(services.memory, "apply_vote", slowly)
+    monkeypatch.setattr(store, "apply_vote", slowly)
 
 
 async def test_a_reactions_200_comes_after_its_vote_is_in_the_database(
     slack: SignedSlack, db_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    await slack.dm("how do I rotate the staging password?")
-    [answer] = await slack.answers(1, channel=dm_channel(ALICE))
-    slow_votes(slack, monkeypatch)
+    answer = await slack.ask_in_dm("how do I rotate the staging password?")
+    delay_votes(slack.services.memory, monkeypatch)
 
     await slack.react(answer, reaction="-1")  # asserts the 200; no waiting for the bot
 
     [(episode_id, vote)] = (await votes_in_file(db_file)).items()
     assert vote == "down"
-    services = slack.server.bot.services
-    assert services is not None
-    [episode] = await services.memory.list_episodes(ALICE, limit=5)
+    [episode] = await slack.services.memory.list_episodes(ALICE, limit=5)
     assert (episode.id, episode.status) == (episode_id, EpisodeStatus.FAILURE)
 
 
 async def test_a_feedback_clicks_200_comes_after_its_vote_is_in_the_database(
     slack: SignedSlack, db_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    await slack.dm("what does the deploy script do?")
-    [answer] = await slack.answers(1, channel=dm_channel(ALICE))
-    slow_votes(slack, monkeypatch)
+    answer = await slack.ask_in_dm("what does the deploy script do?")
+    delay_votes(slack.services.memory, monkeypatch)
 
     response = await slack.click(answer, action_id="answer_feedback", value="up")
 
@@ -104,24 +98,15 @@ async def test_a_feedback_clicks_200_comes_after_its_vote_is_in_the_database(
 async def test_a_vote_the_store_cannot_take_gets_503_and_no_ack_so_slack_retries(
     slack: SignedSlack, db_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    await slack.dm("where are the runbooks?")
-    [answer] = await slack.answers(1, channel=dm_channel(ALICE))
-    services = slack.server.bot.services
-    assert services is not None
-    store = services.memory
+    answer = await slack.ask_in_dm("where are the runbooks?")
 
     async def locked(*_: object) -> None:
         raise TimeoutError("database is locked")
 
-    monkeypatch.setattr(store, "apply_vote", locked)
-    event = {
-        "type": "reaction_added",
-        "user": ALICE,
-        "reaction": "+1",
-        "item": {"type": "message", "channel": answer.channel, "ts": answer.ts},
-        "event_ts": slack.fake.next_ts(),
-    }
-    body = json.dumps(slack.envelope(event, event_id="EvRetried"))
+    monkeypatch.setattr(slack.services.memory, "apply_vote", locked)
+    body = json.dumps(
+        slack.envelope(reaction_event(slack.fake, answer, reaction="+1"), event_id="EvRetried")
+    )
 
     assert (await slack.post(body)).status_code == 503
     monkeypatch.undo()
@@ -132,25 +117,11 @@ async def test_a_vote_the_store_cannot_take_gets_503_and_no_ack_so_slack_retries
 async def test_a_vote_not_committed_in_time_gets_503_before_slacks_3_seconds_then_counts_once(
     slack: SignedSlack, db_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    await slack.dm("who owns the pager?")
-    [answer] = await slack.answers(1, channel=dm_channel(ALICE))
-    services = slack.server.bot.services
-    assert services is not None
-    apply_vote = services.memory.apply_vote
-
-    async def stuck(event: VoteEvent) -> VoteOutcome:
-        await asyncio.sleep(COMMIT_WITHIN_SECONDS + 1)
-        return await apply_vote(event)
-
-    monkeypatch.setattr(services.memory, "apply_vote", stuck)
-    event = {
-        "type": "reaction_added",
-        "user": ALICE,
-        "reaction": "+1",
-        "item": {"type": "message", "channel": answer.channel, "ts": answer.ts},
-        "event_ts": slack.fake.next_ts(),
-    }
-    body = json.dumps(slack.envelope(event, event_id="EvSlowStore"))
+    answer = await slack.ask_in_dm("who owns the pager?")
+    delay_votes(slack.services.memory, monkeypatch, seconds=COMMIT_WITHIN_SECONDS + 1)
+    body = json.dumps(
+        slack.envelope(reaction_event(slack.fake, answer, reaction="+1"), event_id="EvSlowStore")
+    )
 
     started = time.monotonic()
     assert (await slack.post(body)).status_code == 503
@@ -177,20 +148,8 @@ async def test_over_socket_mode_the_ack_of_a_vote_comes_after_its_commit(
         [answer] = await fake_slack.wait_for_final_messages(1, channel=dm_channel(ALICE))
         services = server.bot.services
         assert services is not None
-        apply_vote = services.memory.apply_vote
-
-        async def slowly(event: VoteEvent) -> VoteOutcome:
-            await asyncio.sleep(0.3)
-            return await apply_vote(event)
-
-        monkeypatch.setattr(services.memory, "apply_vote", slowly)
-        reaction = {
-            "type": "reaction_added",
-            "user": ALICE,
-            "reaction": "-1",
-            "item": {"type": "message", "channel": answer.channel, "ts": answer.ts},
-            "event_ts": fake_slack.next_ts(),
-        }
+        delay_votes(services.memory, monkeypatch)
+        reaction = reaction_event(fake_slack, answer, reaction="-1")
 
         await fake_slack.send_envelope(
             "events_api", event_envelope(fake_slack, reaction, event_id="EvV")
@@ -283,15 +242,7 @@ class Burst:
 def bot_environment(
     tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
 ) -> dict[str, str]:
-    return bot_env(
-        SLACK_BOT_TOKEN=fake_slack.token,
-        SLACK_SIGNING_SECRET=SIGNING_SECRET,
-        SLACK_API_URL=fake_slack.base_url,
-        LLM_BASE_URL=fake_llm.base_url,
-        LLM_MODEL=fake_llm.model,
-        BOT_DB_PATH=str(tmp_path / "bot.db"),
-        PORT=str(free_port()),
-    )
+    return fakes_env(fake_slack, fake_llm, db=tmp_path / "bot.db")
 
 
 @pytest.fixture
@@ -313,7 +264,7 @@ async def test_every_acknowledged_vote_survives_kill_9_and_a_restart(
     kill_after: int,
 ) -> None:
     db_file = Path(bot_environment["BOT_DB_PATH"])
-    url = f"http://127.0.0.1:{bot_environment['PORT']}"
+    url = local_url(bot_environment)
     answers = await record_answers(db_file, fake_slack.team_id, BURST)
     log_file = tmp_path / "bot.log"
     process = await run_bot(env=bot_environment, cwd=tmp_path, log_file=log_file)
