@@ -166,7 +166,7 @@ class Run:
             if present
             and max(present, key=present.__getitem__) == "+1"
             and self.said[token].conversation[0] == GENERAL
-            and not self.forgotten.get(self.said[token].author)
+            and not self.erased_before(self.said[token], step)
         }
 
     async def forget(self, step: int, person: str) -> None:
@@ -230,6 +230,15 @@ async def shared_slack(
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(plan=st.lists(steps, min_size=4, max_size=14))
+@example(  # said after its author's /forget, then 👍'd: shareable like any other 👍
+    plan=[
+        ("ask", 0, "dm", 0, False),
+        ("forget", 0),
+        ("ask", 0, "channel", 0, False),
+        ("vote", 0, 1, "+1", True, True),
+        ("ask", 1, "channel", 0, False),
+    ]
+)
 @example(  # issue 11's reproduction: Alice's recalled memories, then Bob in her thread
     plan=[
         ("ask", 0, "channel", 0, False),
