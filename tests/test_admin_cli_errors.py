@@ -8,7 +8,6 @@ import contextlib
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,25 +15,12 @@ from pathlib import Path
 import pytest
 
 from bot.testing import FakeLLMServer
+from bot.testing.process import run_bot_to_end
 from memory import ConversationKind, MemoryConfig, NewExchange, Scope, open_store
 from memory.postgres.scratch import create_schema, drop_schema, schema_url
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
 ALICE = "U0ALICE"
-
-
-def cli(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    """``python -m bot ARGS`` with only ``env`` (no Slack token, no developer .env)."""
-    clean = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(PROJECT_ROOT), **env}
-    return subprocess.run(
-        [sys.executable, "-m", "bot", *args],
-        env=clean,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+cli = run_bot_to_end
 
 
 def one_line(stderr: str) -> str:
@@ -44,8 +30,9 @@ def one_line(stderr: str) -> str:
     return lines[0]
 
 
-async def database_with_one_answer(path: Path) -> None:
-    store = await open_store(str(path), MemoryConfig())
+async def store_with_one_answer(url: str) -> None:
+    """Alice's one (unrated) answer, in the store at ``url`` (a path or a database URL)."""
+    store = await open_store(url, MemoryConfig())
     await store.record_exchange(
         NewExchange(
             scope=Scope(team_id="T1", channel_id="D0ALICE", kind=ConversationKind.DM),
@@ -63,7 +50,7 @@ async def database_with_one_answer(path: Path) -> None:
 @pytest.fixture
 async def db_file(tmp_path: Path) -> Path:
     path = tmp_path / "bot.db"
-    await database_with_one_answer(path)
+    await store_with_one_answer(str(path))
     return path
 
 
@@ -191,19 +178,7 @@ def test_help_documents_the_exit_codes(tmp_path: Path) -> None:
 def test_admin_commands_use_the_postgresql_database_of_bot_db_url(tmp_path: Path) -> None:
     async def seeded() -> str:
         schema = await asyncio.to_thread(create_schema)
-        store = await open_store(schema_url(schema), MemoryConfig())
-        await store.record_exchange(
-            NewExchange(
-                scope=Scope(team_id="T1", channel_id="D0ALICE", kind=ConversationKind.DM),
-                requester_id=ALICE,
-                thread_ts=None,
-                question="How do I restart search?",
-                answer="Run the restart script.",
-                message_ts=["1700000001.000001"],
-                created_at=datetime.now(UTC),
-            )
-        )
-        await store.close()
+        await store_with_one_answer(schema_url(schema))
         return schema
 
     schema = asyncio.run(seeded())

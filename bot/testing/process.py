@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
+import subprocess
 import sys
 from pathlib import Path
 
@@ -24,6 +25,7 @@ __all__ = [
     "local_url",
     "post_event",
     "run_bot",
+    "run_bot_to_end",
     "wait_until_healthy",
 ]
 
@@ -98,6 +100,20 @@ async def run_bot(
     finally:
         if log_file is not None:
             os.close(stderr)
+
+
+def run_bot_to_end(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """``python -m bot ARGS`` with only ``env`` (see :func:`bot_env`), run until it exits
+    (within a minute); its output as text."""
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args],
+        env=bot_env(**env),
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
 
 
 async def wait_until_healthy(

@@ -2,28 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-
-
-def start(cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    clean = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(PROJECT_ROOT), **env}
-    return subprocess.run(
-        [sys.executable, "-m", "bot"],
-        env=clean,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+from bot.testing.process import PROJECT_ROOT, run_bot_to_end
 
 
 def the_one_line(finished: subprocess.CompletedProcess[str]) -> str:
@@ -40,7 +25,7 @@ def the_one_line(finished: subprocess.CompletedProcess[str]) -> str:
 def test_an_empty_slack_setting_is_named_in_one_line(
     tmp_path: Path, empty: str, other: str
 ) -> None:
-    line = the_one_line(start(tmp_path, **{empty: "", other: "set"}))
+    line = the_one_line(run_bot_to_end(cwd=tmp_path, **{empty: "", other: "set"}))
 
     assert empty in line
     assert "empty" in line
@@ -50,7 +35,7 @@ def test_an_empty_slack_setting_is_named_in_one_line(
 def test_an_empty_value_in_dot_env_is_named_too(tmp_path: Path) -> None:
     (tmp_path / ".env").write_text("SLACK_BOT_TOKEN=xoxb-1\nSLACK_SIGNING_SECRET=\n")
 
-    line = the_one_line(start(tmp_path))
+    line = the_one_line(run_bot_to_end(cwd=tmp_path))
 
     assert "SLACK_SIGNING_SECRET is empty" in line
 
@@ -58,7 +43,7 @@ def test_an_empty_value_in_dot_env_is_named_too(tmp_path: Path) -> None:
 def test_the_first_run_with_the_example_env_says_to_fill_it_in(tmp_path: Path) -> None:
     shutil.copy(PROJECT_ROOT / ".env.example", tmp_path / ".env")
 
-    line = the_one_line(start(tmp_path))
+    line = the_one_line(run_bot_to_end(cwd=tmp_path))
 
     assert "example values" in line
     assert "SLACK_BOT_TOKEN" in line
@@ -68,7 +53,9 @@ def test_the_first_run_with_the_example_env_says_to_fill_it_in(tmp_path: Path) -
 
 def test_an_unknown_log_format_is_named(tmp_path: Path) -> None:
     line = the_one_line(
-        start(tmp_path, SLACK_BOT_TOKEN="xoxb-1", SLACK_SIGNING_SECRET="s", LOG_FORMAT="xml")
+        run_bot_to_end(
+            cwd=tmp_path, SLACK_BOT_TOKEN="xoxb-1", SLACK_SIGNING_SECRET="s", LOG_FORMAT="xml"
+        )
     )
 
     assert "LOG_FORMAT" in line

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import UTC, datetime
 
-from bot.agent.messages import Role
+from bot.agent.messages import Message, Role
 from bot.answering import BotIdentity, thread_history
 from bot.slack.streaming import THINKING_PLACEHOLDER
 
@@ -15,23 +16,40 @@ def msg(ts: str, text: str, user: str = "U1", **extra: str) -> dict[str, str]:
     return {"ts": ts, "text": text, "user": user, **extra}
 
 
+def answer(ts: str, text: str) -> dict[str, str]:
+    """A message the bot posted."""
+    return msg(ts, text, user="U0000BOT", bot_id="B0000BOT")
+
+
+def history(
+    thread: list[dict[str, str]],
+    *,
+    before_ts: str,
+    requester_id: str = "U1",
+    token_budget: int = 1000,
+    forgotten: dict[str, datetime] | None = None,
+    erased_replies: Collection[str] = (),
+) -> list[Message]:
+    return thread_history(
+        thread,
+        identity=BOT,
+        requester_id=requester_id,
+        before_ts=before_ts,
+        token_budget=token_budget,
+        forgotten=forgotten or {},
+        erased_replies=erased_replies,
+    )
+
+
 def test_the_bots_messages_are_assistant_turns_and_others_are_named() -> None:
     thread = [
         msg("1.0", "<@U0000BOT> first question"),
-        msg("2.0", "first answer", user="U0000BOT", bot_id="B0000BOT"),
+        answer("2.0", "first answer"),
         msg("3.0", "I disagree", user="U2"),
         msg("4.0", "the current question"),
     ]
 
-    turns = thread_history(
-        thread,
-        identity=BOT,
-        requester_id="U1",
-        before_ts="4.0",
-        token_budget=1000,
-        forgotten={},
-        erased_replies=(),
-    )
+    turns = history(thread, before_ts="4.0")
 
     assert [(t.role, t.content) for t in turns] == [
         (Role.USER, "first question"),
@@ -48,15 +66,7 @@ def test_placeholders_empty_and_later_messages_are_left_out() -> None:
         msg("5.0", "written after the current message"),
     ]
 
-    turns = thread_history(
-        thread,
-        identity=BOT,
-        requester_id="U1",
-        before_ts="4.0",
-        token_budget=1000,
-        forgotten={},
-        erased_replies=(),
-    )
+    turns = history(thread, before_ts="4.0")
 
     assert [t.content for t in turns] == ["question"]
 
@@ -64,15 +74,7 @@ def test_placeholders_empty_and_later_messages_are_left_out() -> None:
 def test_the_most_recent_messages_are_kept_within_the_budget() -> None:
     thread = [msg(f"{n}.0", f"message {n} " + "x" * 36) for n in range(1, 11)]
 
-    turns = thread_history(
-        thread,
-        identity=BOT,
-        requester_id="U1",
-        before_ts="11.0",
-        token_budget=36,
-        forgotten={},
-        erased_replies=(),
-    )
+    turns = history(thread, before_ts="11.0", token_budget=36)
 
     assert [t.content.split()[1] for t in turns] == ["8", "9", "10"]
 
@@ -84,25 +86,17 @@ def at(seconds: float) -> datetime:
 def test_what_a_forgotten_person_said_before_forget_and_the_replies_to_it_are_left_out() -> None:
     thread = [
         msg("1.0", "<@U0000BOT> my secret question"),
-        msg("2.0", "an answer quoting the secret", user="U0000BOT", bot_id="B0000BOT"),
+        answer("2.0", "an answer quoting the secret"),
         msg("3.0", "Bob's question", user="U2"),
-        msg("4.0", "the answer to Bob", user="U0000BOT", bot_id="B0000BOT"),
+        answer("4.0", "the answer to Bob"),
         msg("5.0", "another secret, in flight at /forget"),
-        msg("7.0", "its answer, posted after /forget", user="U0000BOT", bot_id="B0000BOT"),
+        answer("7.0", "its answer, posted after /forget"),
         msg("8.0", "asked after /forget"),
-        msg("9.0", "answered after /forget", user="U0000BOT", bot_id="B0000BOT"),
+        answer("9.0", "answered after /forget"),
         msg("10.0", "the current question"),
     ]
 
-    turns = thread_history(
-        thread,
-        identity=BOT,
-        requester_id="U2",
-        before_ts="10.0",
-        token_budget=1000,
-        forgotten={"U1": at(6.0)},
-        erased_replies=(),
-    )
+    turns = history(thread, before_ts="10.0", requester_id="U2", forgotten={"U1": at(6.0)})
 
     assert [t.content for t in turns] == [
         "Bob's question",
@@ -117,16 +111,14 @@ def test_a_reply_the_store_knows_answered_someone_forgotten_is_left_out_wherever
     thread = [
         msg("1.0", "<@U0000BOT> Alice's secret question"),
         msg("2.0", "Bob asks too", user="U2"),
-        msg("3.0", "the answer to Alice, quoting it", user="U0000BOT", bot_id="B0000BOT"),
-        msg("4.0", "the answer to Bob", user="U0000BOT", bot_id="B0000BOT"),
+        answer("3.0", "the answer to Alice, quoting it"),
+        answer("4.0", "the answer to Bob"),
     ]
 
-    turns = thread_history(
+    turns = history(
         thread,
-        identity=BOT,
-        requester_id="U3",
         before_ts="9.0",
-        token_budget=1000,
+        requester_id="U3",
         forgotten={"U1": at(5.0)},
         erased_replies={"3.0"},
     )
