@@ -57,9 +57,10 @@ from memory import (  # noqa: E402
     Scope,
     open_store,
 )
+from memory.partitions import partition_keys  # noqa: E402
 from memory.recall_query import ENGLISH_STOPWORDS, question_match  # noqa: E402
 from memory.sqlite.connection import connect  # noqa: E402
-from memory.sqlite.recall import partition_keys, recall_matching  # noqa: E402
+from memory.sqlite.recall import recall_matching  # noqa: E402
 
 __all__ = [
     "FIGURES",

@@ -60,12 +60,12 @@ GROWN_ONE_BY_ONE = 50_000
 LAYOUT_VERSION = 2
 """Bump when the population changes, so cached stores of the old layout are not reused."""
 WRITE_PATH = (
+    "partitions.py",
     "recall_query.py",
     "sqlite/codec.py",
     "sqlite/episodes.py",
     "sqlite/fts.py",
     "sqlite/migrations.py",
-    "sqlite/scope_tokens.py",
     "sqlite/votes.py",
 )
 """The modules of :mod:`memory` that decide what a store holds (the index's words

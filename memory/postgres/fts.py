@@ -2,7 +2,7 @@
 
 As in the SQLite backend (:mod:`memory.sqlite.fts`), a validated episode has one row per
 partition it is recalled from (its asker's; a channel success, its channel's too), and
-every word in it is written ``<partition>_<stem>`` (:mod:`memory.sqlite.scope_tokens`), so
+every word in it is written ``<partition>_<stem>`` (:mod:`memory.partitions`), so
 a query, which names its partitions the same way, reads only the GIN index entries of the
 asker's own partitions. Words are stemmed by PostgreSQL's Snowball English stemmer, in the
 ``memory_stem`` function of the first migration; the question's words weigh ``A``, the
@@ -15,11 +15,11 @@ import unicodedata
 from collections.abc import Sequence
 
 from memory.models import Episode, EpisodeStatus
+from memory.partitions import channel_key, personal_key
 from memory.postgres.codec import episode_from_row
 from memory.postgres.session import Session
 from memory.postgres.vectors import index_vectors
 from memory.recall_query import indexed_words
-from memory.sqlite.scope_tokens import channel_key, personal_key
 from memory.visibility import Visibility
 
 __all__ = [

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from memory.config import MemoryConfig
 from memory.models import Episode, RecalledEpisode, RecallRequest
+from memory.partitions import partition_keys
 from memory.postgres.codec import episode_from_row
 from memory.postgres.counters import increment
 from memory.postgres.fts import RANK_WEIGHTS, folded_words
@@ -19,7 +20,6 @@ from memory.postgres.session import Session
 from memory.postgres.vectors import similarities
 from memory.ranking import Candidate, fit_budget, rank
 from memory.recall_query import MIN_PREFIX_LENGTH, search_terms
-from memory.sqlite.recall import partition_keys
 from memory.vectors import most_similar
 
 __all__ = ["recall"]

@@ -1,7 +1,7 @@
 """The full-text index of validated episodes, and when their vectors are filed.
 
 Each validated episode has one row per partition it belongs to (see
-:mod:`memory.sqlite.scope_tokens`): ``rowid = id`` in its asker's partition and, a channel
+:mod:`memory.partitions`): ``rowid = id`` in its asker's partition and, a channel
 success, ``rowid = -id`` in its channel's. Pending episodes have none.
 
 The index is *contentless* (``content=''``): it holds the postings and nothing else, no
@@ -31,9 +31,9 @@ from contextlib import contextmanager
 from sqlite_utils import Database
 
 from memory.models import Episode, EpisodeStatus
+from memory.partitions import channel_key, personal_key
 from memory.recall_query import indexed_words
 from memory.sqlite.codec import episode_from_row
-from memory.sqlite.scope_tokens import channel_key, personal_key
 from memory.sqlite.vectors import index_vectors, unindex_vectors
 from memory.visibility import Visibility
 

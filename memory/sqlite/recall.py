@@ -14,16 +14,16 @@ from sqlite_utils import Database
 
 from memory.config import MemoryConfig
 from memory.models import Episode, RecalledEpisode, RecallRequest
+from memory.partitions import partition_keys
 from memory.ranking import Candidate, fit_budget, rank
 from memory.recall_query import question_match
 from memory.sqlite.codec import episode_from_row
 from memory.sqlite.counters import increment
 from memory.sqlite.fts import BM25_WEIGHTS
-from memory.sqlite.scope_tokens import channel_key, personal_key
 from memory.sqlite.vectors import similarities
 from memory.vectors import most_similar
 
-__all__ = ["partition_keys", "recall", "recall_matching"]
+__all__ = ["recall", "recall_matching"]
 
 _IN_SCOPE = """
   episodes.team_id = :team_id
@@ -56,14 +56,6 @@ LIMIT :candidates
 
 def _shares_channel(request: RecallRequest, config: MemoryConfig) -> bool:
     return config.visibility.shares_in(request.scope)
-
-
-def partition_keys(request: RecallRequest, config: MemoryConfig) -> list[str]:
-    """The keys of the partitions the asker may recall from."""
-    keys = [personal_key(request.scope, request.requester_id)]
-    if _shares_channel(request, config):
-        keys.append(channel_key(request.scope))
-    return keys
 
 
 _BY_ID_SQL = f"""

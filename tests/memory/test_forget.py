@@ -9,7 +9,7 @@ import pytest
 from memory_helpers import CHANNEL, DM, T0, Memory
 
 from memory import EpisodeStatus, MemoryConfig, NewExchange, Vote
-from memory.sqlite.scope_tokens import personal_key
+from memory.partitions import personal_key
 
 FORGOTTEN = "UFORGETME1"
 KEPT = "UKEEPME22"

@@ -1,4 +1,5 @@
-"""Keys naming recall partitions, written before every word the full-text index holds.
+"""Keys naming recall partitions, written before every word the full-text index holds
+(by every backend: SQLite's FTS5 index and PostgreSQL's ``tsvector`` alike).
 
 A validated episode is indexed in its asker's partition (each word as ``<key>_<word>``)
 and, a channel success, in its channel's too. A recall query names its partitions the same
@@ -13,9 +14,10 @@ from __future__ import annotations
 
 import hashlib
 
-from memory.models import Scope
+from memory.config import MemoryConfig
+from memory.models import RecallRequest, Scope
 
-__all__ = ["channel_key", "personal_key"]
+__all__ = ["channel_key", "partition_keys", "personal_key"]
 
 
 def _key(kind: str, *parts: str) -> str:
@@ -31,3 +33,11 @@ def personal_key(scope: Scope, user_id: str) -> str:
 def channel_key(scope: Scope) -> str:
     """The successes of a channel that its members share (when sharing is enabled)."""
     return _key("2", scope.team_id, scope.channel_id)
+
+
+def partition_keys(request: RecallRequest, config: MemoryConfig) -> list[str]:
+    """The keys of the partitions the asker may recall from."""
+    keys = [personal_key(request.scope, request.requester_id)]
+    if config.visibility.shares_in(request.scope):
+        keys.append(channel_key(request.scope))
+    return keys
