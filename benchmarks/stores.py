@@ -66,7 +66,10 @@ WRITE_PATH = (
     "sqlite/episodes.py",
     "sqlite/fts.py",
     "sqlite/migrations.py",
+    "sqlite/vectors.py",
     "sqlite/votes.py",
+    "embedding.py",
+    "vectors.py",
 )
 """The modules of :mod:`memory` that decide what a store holds (the index's words
 included): a cached store is reused only while they are unchanged."""
