@@ -22,14 +22,14 @@ from memory import (
     EpisodeStatus,
     MemoryConfig,
     MemoryStore,
-    NewExchange,
     RecallRequest,
     Scope,
     StoreStats,
     UserExport,
-    VoteEvent,
+    Vote,
     open_store,
 )
+from tests.memory.memory_helpers import Memory
 
 ALICE = "U0ALICE"
 BOB = "U0BOB"
@@ -56,40 +56,20 @@ async def store(db_path: Path) -> AsyncIterator[MemoryStore]:
     await opened.close()
 
 
+@pytest.fixture
+def memory(store: MemoryStore) -> Memory:
+    return Memory(store)
+
+
 async def rated(
-    store: MemoryStore,
-    user: str,
-    question: str,
-    ts: str,
-    *,
-    reaction: str | None = "+1",
-    scope: Scope = DM,
+    memory: Memory, user: str, question: str, *, vote: Vote | None = Vote.UP, scope: Scope = DM
 ) -> int:
-    """An answered question, voted on by its asker unless ``reaction`` is None."""
-    now = datetime.now(UTC)
-    episode = await store.record_exchange(
-        NewExchange(
-            scope=scope,
-            requester_id=user,
-            thread_ts=None,
-            question=question,
-            answer=f"Answer to {question}",
-            message_ts=[ts],
-            created_at=now,
-        )
-    )
-    if reaction is not None:
-        outcome = await store.apply_vote(
-            VoteEvent(
-                channel_id=scope.channel_id,
-                message_ts=ts,
-                voter_id=user,
-                reaction=reaction,
-                added=True,
-                at=now + timedelta(seconds=1),
-            )
-        )
-        assert outcome.applied, outcome.reason
+    """An answered question (two minutes ago), voted on by its asker unless ``vote`` is None."""
+    at, answer = datetime.now(UTC) - timedelta(minutes=2), f"Answer to {question}"
+    if vote is None:
+        episode = await memory.ask(question, answer, user=user, scope=scope, at=at)
+    else:
+        episode = await memory.answered(question, answer, user=user, scope=scope, at=at, vote=vote)
     return episode.id
 
 
@@ -98,13 +78,13 @@ async def run_cli(*argv: str) -> int:
 
 
 async def test_memory_shows_one_persons_episodes_of_every_status_and_notes(
-    store: MemoryStore, capsys: pytest.CaptureFixture[str]
+    memory: Memory, store: MemoryStore, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    await rated(store, ALICE, "How do I restart search?", "1.1")
-    failed = await rated(store, ALICE, "How do I deploy billing?", "1.2", reaction="-1")
+    await rated(memory, ALICE, "How do I restart search?")
+    failed = await rated(memory, ALICE, "How do I deploy billing?", vote=Vote.DOWN)
     await store.set_lesson(failed, "Use the staging target.")
-    await rated(store, ALICE, "Never rated question", "1.3", reaction=None)
-    await rated(store, BOB, "Bob's private question", "1.4", scope=GENERAL)
+    await rated(memory, ALICE, "Never rated question", vote=None)
+    await rated(memory, BOB, "Bob's private question", scope=GENERAL)
     await store.replace_wisdom(
         DM, ALICE, ["Likes one-line commands."], episode_count=2, at=datetime.now(UTC)
     )
@@ -122,10 +102,10 @@ async def test_memory_shows_one_persons_episodes_of_every_status_and_notes(
 
 
 async def test_export_is_json_of_everything_about_the_person_and_nobody_else(
-    store: MemoryStore, capsys: pytest.CaptureFixture[str]
+    memory: Memory, store: MemoryStore, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    mine = await rated(store, ALICE, "How do I restart search?", "2.1")
-    await rated(store, BOB, "Bob's question", "2.2", scope=GENERAL)
+    mine = await rated(memory, ALICE, "How do I restart search?")
+    await rated(memory, BOB, "Bob's question", scope=GENERAL)
 
     assert await run_cli("export", ALICE) == 0
 
@@ -137,11 +117,11 @@ async def test_export_is_json_of_everything_about_the_person_and_nobody_else(
 
 
 async def test_stats_counts_episodes_votes_recalls_and_tool_errors(
-    store: MemoryStore, capsys: pytest.CaptureFixture[str]
+    memory: Memory, store: MemoryStore, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    await rated(store, ALICE, "How do I restart search?", "3.1")
-    await rated(store, ALICE, "How do I deploy billing?", "3.2", reaction="-1")
-    await rated(store, BOB, "Unrated", "3.3", reaction=None, scope=GENERAL)
+    await rated(memory, ALICE, "How do I restart search?")
+    await rated(memory, ALICE, "How do I deploy billing?", vote=Vote.DOWN)
+    await rated(memory, BOB, "Unrated", vote=None, scope=GENERAL)
     await store.recall(
         RecallRequest(scope=DM, requester_id=ALICE, text="restart search", now=datetime.now(UTC))
     )
@@ -173,13 +153,14 @@ def test_stats_of_an_empty_store_have_no_tool_error_lines() -> None:
 
 
 async def test_consolidate_writes_notes_with_the_model_once(
+    memory: Memory,
     store: MemoryStore,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    await rated(store, ALICE, "How do I restart search?", "4.1")
-    await rated(store, ALICE, "How do I deploy billing?", "4.2", reaction="-1")
-    await rated(store, BOB, "Unrated", "4.3", reaction=None, scope=GENERAL)
+    await rated(memory, ALICE, "How do I restart search?")
+    await rated(memory, ALICE, "How do I deploy billing?", vote=Vote.DOWN)
+    await rated(memory, BOB, "Unrated", vote=None, scope=GENERAL)
     async with FakeLLMServer() as llm:
         llm.script(ScriptedReply.answer('["Prefers one-line commands.", "Staging first."]'))
         monkeypatch.setenv("LLM_BASE_URL", llm.base_url)

@@ -23,11 +23,10 @@ from memory import (
     EpisodeStatus,
     MemoryConfig,
     MemoryStore,
-    NewExchange,
     Scope,
-    VoteEvent,
     open_store,
 )
+from tests.memory.memory_helpers import Memory
 
 
 async def call(tool: Tool, context: TurnContext, **arguments: object) -> dict:
@@ -77,37 +76,13 @@ async def store(tmp_path: Path) -> AsyncIterator[MemoryStore]:
     await store.close()
 
 
-async def remember(store: MemoryStore, user: str, question: str, ts: str, vote: str | None) -> None:
-    await store.record_exchange(
-        NewExchange(
-            scope=DM,
-            requester_id=user,
-            thread_ts=None,
-            question=question,
-            answer=f"answer to {question}",
-            message_ts=[ts],
-            created_at=T0,
-        )
-    )
-    if vote is not None:
-        await store.apply_vote(
-            VoteEvent(
-                channel_id=DM.channel_id,
-                message_ts=ts,
-                voter_id=user,
-                reaction=vote,
-                added=True,
-                at=T0 + timedelta(minutes=1),
-            )
-        )
-
-
 async def test_recall_against_the_real_store_finds_only_own_validated_episodes(
     store: MemoryStore,
 ) -> None:
-    await remember(store, "U0REQUESTER", "kubernetes rollout stuck", "1.1", "+1")
-    await remember(store, "U0REQUESTER", "kubernetes rollout pending", "1.2", None)
-    await remember(store, "U0OTHER", "kubernetes rollout secret", "1.3", "+1")
+    memory = Memory(store)
+    await memory.answered("kubernetes rollout stuck", user="U0REQUESTER", scope=DM, at=T0)
+    await memory.ask("kubernetes rollout pending", user="U0REQUESTER", scope=DM, at=T0)
+    await memory.answered("kubernetes rollout secret", user="U0OTHER", scope=DM, at=T0)
     other_channel = Scope(team_id=DM.team_id, channel_id="D0ELSE", kind=DM.kind)
     context = make_context(memory=store, now=T0 + timedelta(hours=1))
 

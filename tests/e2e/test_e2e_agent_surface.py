@@ -116,8 +116,7 @@ async def test_a_reaction_on_the_greeting_teaches_nothing(
     await prompts_after(fake_slack, 1)
     [greeting] = [m for m in fake_slack.bot_messages(dm_channel(ALICE)) if m.thread_ts == thread_ts]
 
-    await slack.react(greeting, user=ALICE, reaction="+1")
-    await slack.settled()
+    await slack.vote(greeting, user=ALICE, reaction="+1")
 
     memory = slack.services.memory
     statuses = frozenset(EpisodeStatus)
@@ -217,8 +216,7 @@ async def test_an_expired_stream_is_completed_with_chat_update_and_its_vote_coun
     assert "feedback_buttons" in json.dumps(answer.blocks)
     assert len(fake_slack.bot_messages(dm_channel(ALICE))) == 1
 
-    await slack.react(answer, user=ALICE, reaction="+1")
-    await slack.settled()
+    await slack.vote(answer, user=ALICE, reaction="+1")
     memory = slack.services.memory
     [episode] = await memory.list_episodes(ALICE)
     assert (episode.status, episode.answer) == (EpisodeStatus.SUCCESS, text)
@@ -230,8 +228,7 @@ async def test_a_reaction_on_a_streamed_dm_answer_counts(
     answer = await slack.ask_in_dm("which port does billing use?")
     assert fake_slack.calls_to("chat.stopStream")
 
-    await slack.react(answer, user=ALICE, reaction="-1")
-    await slack.settled()
+    await slack.vote(answer, user=ALICE, reaction="-1")
 
     memory = slack.services.memory
     [episode] = await memory.list_episodes(ALICE)

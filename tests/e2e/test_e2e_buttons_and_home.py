@@ -84,8 +84,7 @@ async def test_the_home_tab_lists_the_viewers_memories_and_forget_everything_emp
     slack: SignedSlack, fake_slack: FakeSlackWebAPI
 ) -> None:
     answer = await slack.ask_in_dm("remember this about deployments")
-    await slack.react(answer, user=ALICE, reaction="+1")
-    await slack.settled()
+    await slack.vote(answer, user=ALICE, reaction="+1")
 
     await slack.open_home(user=ALICE)
     await fake_slack.wait_for(lambda: bool(fake_slack.calls_to("views.publish")), what="home")

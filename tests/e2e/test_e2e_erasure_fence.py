@@ -47,8 +47,7 @@ async def test_an_answer_in_flight_at_forget_is_shown_but_never_recorded_nor_vot
 
     [answer] = await slack.answers(1, channel=dm_channel(ALICE))
     assert "quokka" in answer.text, "the person still gets the answer"
-    await slack.react(answer, reaction="+1")
-    await slack.settled()
+    await slack.vote(answer, reaction="+1")
 
     export = await memory_of(slack.server).export_user(ALICE)
     assert (export.episodes, export.ledger_entries, export.votes) == ([], 0, [])
@@ -86,8 +85,7 @@ async def test_a_consolidation_running_at_forget_writes_no_note_about_the_person
 
     fake_llm.responder = model
     answer = await slack.ask_in_dm(SECRET)
-    await slack.react(answer, reaction="+1")
-    await slack.settled()
+    await slack.vote(answer, reaction="+1")
 
     components = slack.server.bot.components
     assert components is not None

@@ -182,8 +182,7 @@ async def test_each_handled_event_is_exactly_one_line_of_its_kind_without_text(
     slack: SignedSlack, scenario: Scenario, expected: dict[str, str]
 ) -> None:
     answer = await slack.ask_in_dm(QUESTION)
-    await slack.react(answer, reaction="+1")
-    await slack.settled()
+    await slack.vote(answer, reaction="+1")
 
     with attached_event_lines() as lines:
         await scenario(slack, answer)

@@ -33,8 +33,7 @@ async def test_a_thumbs_up_from_the_asker_makes_the_exchange_past_experience(
     answer = await slack.ask_in_dm(FIRST)
     assert EXPERIENCE_HEADING not in system_text(request_for(fake_llm, FIRST))
 
-    await slack.react(answer, user=ALICE, reaction="+1")
-    await slack.settled()
+    await slack.vote(answer, user=ALICE, reaction="+1")
     await slack.ask_in_dm(RELATED)
 
     prompt = system_text(request_for(fake_llm, RELATED))
@@ -50,8 +49,7 @@ async def test_someone_elses_thumbs_up_does_not_count(
 ) -> None:
     answer = await slack.ask_in_dm(FIRST)
 
-    await slack.react(answer, user=BOB, reaction="+1")
-    await slack.settled()
+    await slack.vote(answer, user=BOB, reaction="+1")
     await slack.ask_in_dm(RELATED)
 
     assert EXPERIENCE_HEADING not in system_text(request_for(fake_llm, RELATED))
@@ -64,8 +62,7 @@ async def test_removing_the_reaction_takes_the_experience_back(
 ) -> None:
     answer = await slack.ask_in_dm(FIRST)
 
-    await slack.react(answer, user=ALICE, reaction="+1")
-    await slack.settled()
+    await slack.vote(answer, user=ALICE, reaction="+1")
     await slack.react(answer, user=ALICE, reaction="+1", added=False)
     await slack.settled()
     await slack.ask_in_dm(RELATED)
@@ -78,8 +75,7 @@ async def test_a_thumbs_down_is_recalled_as_what_did_not_work(
 ) -> None:
     answer = await slack.ask_in_dm(FIRST)
 
-    await slack.react(answer, user=ALICE, reaction="-1")
-    await slack.settled()
+    await slack.vote(answer, user=ALICE, reaction="-1")
     await slack.ask_in_dm(RELATED)
 
     prompt = system_text(request_for(fake_llm, RELATED))
@@ -105,8 +101,7 @@ async def test_forget_erases_everything_and_answers_ephemerally_with_counts(
     slack: SignedSlack, fake_llm: FakeLLMServer
 ) -> None:
     answer = await slack.ask_in_dm(FIRST)
-    await slack.react(answer, user=ALICE, reaction="+1")
-    await slack.settled()
+    await slack.vote(answer, user=ALICE, reaction="+1")
 
     response = await slack.command("/forget", user=ALICE)
 
@@ -130,8 +125,7 @@ async def test_forget_with_nothing_stored_says_so(slack: SignedSlack) -> None:
 
 async def test_memory_lists_the_rated_answers_ephemerally(slack: SignedSlack) -> None:
     answer = await slack.ask_in_dm(FIRST)
-    await slack.react(answer, user=ALICE, reaction="+1")
-    await slack.settled()
+    await slack.vote(answer, user=ALICE, reaction="+1")
 
     response = await slack.command("/memory", user=ALICE, channel=dm_channel(ALICE))
 

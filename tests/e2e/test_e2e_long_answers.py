@@ -84,8 +84,7 @@ async def test_a_long_answer_is_split_with_code_blocks_intact_and_fully_recorded
     assert streamed_parts == (0 if where == "posted" else len(parts))
     services = slack.services
     for part in parts:  # every part is in the ledger: a 👍 on any of them validates
-        await slack.react(part, user=ALICE, reaction="+1")
-        await slack.settled()
+        await slack.vote(part, user=ALICE, reaction="+1")
     [episode] = await services.memory.list_episodes(ALICE)
     assert episode.status is EpisodeStatus.SUCCESS
     assert content_lines(episode.answer) == content_lines(original)

@@ -49,8 +49,7 @@ async def test_metrics_move_after_an_answer_a_vote_and_a_forget_and_hold_no_text
     assert before["bot_answers_total{outcome=answered}"] == 0
 
     answer = await slack.ask_in_dm(QUESTION)
-    await slack.react(answer, reaction="+1")
-    await slack.settled()
+    await slack.vote(answer, reaction="+1")
     forgot = await slack.command("/forget")
     assert forgot.status_code == 200
     await slack.settled()
@@ -83,8 +82,7 @@ async def test_each_handled_event_is_one_line_with_ids_and_timings_but_no_text(
     caplog.set_level(logging.INFO, logger=EVENT_LOGGER)
 
     answer = await slack.ask_in_dm(QUESTION)
-    await slack.react(answer, reaction="-1")
-    await slack.settled()
+    await slack.vote(answer, reaction="-1")
 
     lines = [record for record in caplog.records if record.name == EVENT_LOGGER]
     assert [line.event["kind"] for line in lines] == ["answer", "vote"]  # type: ignore[attr-defined]

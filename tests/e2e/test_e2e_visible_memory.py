@@ -212,8 +212,7 @@ async def test_a_thumbs_down_then_a_related_question_gets_the_lesson_as_advice(
     answer = await slack.ask_in_dm(FIRST)
     assert ADVICE_HEADER not in system_text(request_for(fake_llm, FIRST))
 
-    await slack.react(answer, user=ALICE, reaction="-1")
-    await slack.settled()
+    await slack.vote(answer, user=ALICE, reaction="-1")
     await draw_lessons(services, fake_llm)
     await slack.ask_in_dm(RELATED)
 
@@ -230,8 +229,7 @@ async def test_no_advice_from_an_unrated_answer_or_in_another_conversation(
 ) -> None:
     await slack.ask_in_dm(FIRST)  # never rated
     answer = await slack.ask_in_dm("How do I restart the search cluster?", user=BOB)
-    await slack.react(answer, user=BOB, reaction="-1")
-    await slack.settled()
+    await slack.vote(answer, user=BOB, reaction="-1")
 
     await slack.ask_in_dm(RELATED)
     await slack.ask_in_channel("restart the search cluster how?", user=BOB)
@@ -303,8 +301,7 @@ async def test_a_button_vote_equals_a_reaction_vote(
         for element in block.get("elements", [])
     )
 
-    await slack.react(by_reaction, user=ALICE, reaction="-1")
-    await slack.settled()
+    await slack.vote(by_reaction, user=ALICE, reaction="-1")
     await lessons_asked(fake_llm, 1)
     await click_feedback(slack, by_button, "down", user=BOB)
     await lessons_asked(fake_llm, 2)  # the click woke the reflection job too
@@ -365,8 +362,7 @@ async def test_forgetting_one_item_from_memory_removes_it_and_only_it(slack: Sig
     dropped = await slack.ask_in_dm(FIRST)
     elsewhere = await slack.ask_in_channel("Who owns billing?")
     for answer, reaction in ((kept, "+1"), (dropped, "-1"), (elsewhere, "+1")):
-        await slack.react(answer, user=ALICE, reaction=reaction)
-    await slack.settled()
+        await slack.vote(answer, user=ALICE, reaction=reaction)
 
     reply = (await slack.command("/memory", user=ALICE, channel=dm_channel(ALICE))).json()
 
@@ -396,8 +392,7 @@ async def test_forgetting_one_item_from_memory_removes_it_and_only_it(slack: Sig
 async def test_someone_elses_forget_click_erases_nothing(slack: SignedSlack) -> None:
     services = services_of(slack)
     answer = await slack.ask_in_dm(FIRST)
-    await slack.react(answer, user=ALICE, reaction="+1")
-    await slack.settled()
+    await slack.vote(answer, user=ALICE, reaction="+1")
     [episode] = await services.memory.list_episodes(ALICE)
 
     await click_forget_in_memory_list(
@@ -477,8 +472,7 @@ async def test_the_home_tab_is_valid_block_kit_and_shows_only_the_viewers_memori
     await seed_rated(services, ALICE, channel, 80, first_ts=1_800_001_000)
     await seed_rated(services, BOB, channel, 5, first_ts=1_800_002_000)
     answered = await slack.ask_in_channel("Bob's own channel question", user=BOB)
-    await slack.react(answered, user=BOB, reaction="+1")
-    await slack.settled()
+    await slack.vote(answered, user=BOB, reaction="+1")
 
     alices_home = await open_home(slack, fake_slack, ALICE)
     bobs_home = await open_home(slack, fake_slack, BOB)
@@ -508,8 +502,7 @@ async def test_forget_from_the_home_tab_removes_one_item_and_republishes(
     first = await slack.ask_in_dm(FIRST)
     second = await slack.ask_in_dm("How do I restart search?")
     await slack.react(first, user=ALICE, reaction="+1")
-    await slack.react(second, user=ALICE, reaction="+1")
-    await slack.settled()
+    await slack.vote(second, user=ALICE, reaction="+1")
     home = await open_home(slack, fake_slack, ALICE)
     [newest, oldest] = forget_values(home["blocks"])
     published = len(fake_slack.calls_to("views.publish"))

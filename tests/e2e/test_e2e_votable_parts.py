@@ -61,8 +61,7 @@ async def test_an_empty_completion_notice_is_never_recorded_nor_votable(
     notice = await slack.ask_in_dm("what about the kestrel rollout?")
     assert notice.text == EMPTY_REPLY_TEXT
 
-    await slack.react(notice, reaction="+1")
-    await slack.settled()
+    await slack.vote(notice, reaction="+1")
 
     export = await memory_of(slack.server).export_user(ALICE)
     assert (export.episodes, export.ledger_entries, export.votes) == ([], 0, [])
@@ -77,8 +76,7 @@ async def test_a_model_unavailable_notice_in_a_thread_is_never_recorded(
     [notice] = await slack.answers(1, channel=GENERAL)
     assert notice.text.strip() == MODEL_UNAVAILABLE
 
-    await slack.react(notice, reaction="+1")
-    await slack.settled()
+    await slack.vote(notice, reaction="+1")
 
     export = await memory_of(slack.server).export_user(ALICE)
     assert (export.episodes, export.ledger_entries) == ([], 0)
