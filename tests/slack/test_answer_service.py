@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
 import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -15,30 +12,15 @@ from bot.testing.agent import ScriptedProvider, make_agent
 from bot.testing.fake_slack import FakeSlackWebAPI
 from memory import (
     EpisodeStatus,
-    MemoryConfig,
     MemoryStore,
     NewExchange,
     PlanAdvisor,
     WorkingMemory,
-    open_store,
 )
 
 DM = "D0000ALICE"
 ALICE = "U0000ALICE"
 ALL_STATUSES = frozenset(EpisodeStatus)
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeSlackWebAPI]:
-    async with FakeSlackWebAPI() as fake:
-        yield fake
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[MemoryStore]:
-    store = await open_store(str(tmp_path / "bot.db"), MemoryConfig())
-    yield store
-    await store.close()
 
 
 def service(fake: FakeSlackWebAPI, store: MemoryStore, *script: str | Exception) -> AnswerService:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import httpx
 import pytest
 from slack_sdk.errors import SlackApiError
@@ -13,17 +11,6 @@ from bot.slack.directory import WebApiDirectory
 from bot.testing.fake_slack import FakeSlackWebAPI
 
 CHANNEL = "C0000TEST"
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeSlackWebAPI]:
-    async with FakeSlackWebAPI() as fake:
-        yield fake
-
-
-@pytest.fixture
-def client(fake: FakeSlackWebAPI) -> AsyncWebClient:
-    return AsyncWebClient(token=fake.token, base_url=fake.base_url)
 
 
 async def test_a_wrong_token_is_refused(fake: FakeSlackWebAPI) -> None:

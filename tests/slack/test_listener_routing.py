@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bot.answering import BotIdentity, IncomingMessage
 from bot.listeners.translate import Ignored, from_app_mention, from_message
-from memory import ConversationKind, MemoryConfig, MemoryStore, NewExchange, Scope, open_store
+from memory import ConversationKind, MemoryStore, Scope
+from tests.memory.memory_helpers import Memory
 
 BOT = BotIdentity(user_id="U0000BOT", bot_id="B0000BOT", team_id="T1")
-
-
-@pytest.fixture
-async def memory(tmp_path: Path) -> AsyncIterator[MemoryStore]:
-    store = await open_store(str(tmp_path / "bot.db"), MemoryConfig())
-    yield store
-    await store.close()
 
 
 def body(**event: Any) -> dict[str, Any]:
@@ -29,9 +20,9 @@ def body(**event: Any) -> dict[str, Any]:
 
 
 async def test_a_top_level_dm_starts_a_conversation_answered_in_its_thread(
-    memory: MemoryStore,
+    store: MemoryStore,
 ) -> None:
-    incoming = await from_message(body(channel="D1", channel_type="im"), BOT, memory)
+    incoming = await from_message(body(channel="D1", channel_type="im"), BOT, store)
 
     assert isinstance(incoming, IncomingMessage)
     assert incoming.is_dm
@@ -41,9 +32,9 @@ async def test_a_top_level_dm_starts_a_conversation_answered_in_its_thread(
     assert incoming.dedupe_keys == ("Ev1", "D1:1.000001")
 
 
-async def test_a_dm_in_a_thread_is_answered_in_that_thread(memory: MemoryStore) -> None:
+async def test_a_dm_in_a_thread_is_answered_in_that_thread(store: MemoryStore) -> None:
     incoming = await from_message(
-        body(channel="D1", channel_type="im", thread_ts="0.5"), BOT, memory
+        body(channel="D1", channel_type="im", thread_ts="0.5"), BOT, store
     )
 
     assert isinstance(incoming, IncomingMessage)
@@ -52,23 +43,13 @@ async def test_a_dm_in_a_thread_is_answered_in_that_thread(memory: MemoryStore) 
 
 
 async def test_a_dm_thread_already_answered_in_continues_its_conversation(
-    memory: MemoryStore,
+    store: MemoryStore,
 ) -> None:
     scope = Scope(team_id="T1", channel_id="D1", kind=ConversationKind.DM)
-    await memory.record_exchange(
-        NewExchange(
-            scope=scope,
-            requester_id="U1",
-            thread_ts="0.5",
-            question="q",
-            answer="a",
-            message_ts=["0.6"],
-            created_at=datetime.now(UTC),
-        )
-    )
+    await Memory(store).ask("q", "a", user="U1", scope=scope, thread_ts="0.5")
 
     incoming = await from_message(
-        body(channel="D1", channel_type="im", thread_ts="0.5"), BOT, memory
+        body(channel="D1", channel_type="im", thread_ts="0.5"), BOT, store
     )
 
     assert isinstance(incoming, IncomingMessage)
@@ -89,35 +70,31 @@ async def test_a_dm_thread_already_answered_in_continues_its_conversation(
     ids=["edit", "deletion", "join", "bot-message", "other-bot", "itself", "no-user"],
 )
 async def test_messages_not_written_by_a_person_are_ignored(
-    memory: MemoryStore, event: dict[str, Any], why: Ignored
+    store: MemoryStore, event: dict[str, Any], why: Ignored
 ) -> None:
-    assert await from_message(body(channel_type="im", **event), BOT, memory) == why
+    assert await from_message(body(channel_type="im", **event), BOT, store) == why
 
 
 async def test_a_channel_message_needs_a_mention_or_an_answered_thread(
-    memory: MemoryStore,
+    store: MemoryStore,
 ) -> None:
-    unaddressed = await from_message(body(channel_type="channel"), BOT, memory)
+    unaddressed = await from_message(body(channel_type="channel"), BOT, store)
     assert unaddressed == Ignored.NOT_ADDRESSED
-    in_other_thread = await from_message(body(channel_type="channel", thread_ts="0.5"), BOT, memory)
+    in_other_thread = await from_message(body(channel_type="channel", thread_ts="0.5"), BOT, store)
     assert in_other_thread == Ignored.NOT_ADDRESSED
 
-    mentioned = await from_message(body(channel_type="channel", text="<@U0000BOT> hi"), BOT, memory)
+    mentioned = await from_message(body(channel_type="channel", text="<@U0000BOT> hi"), BOT, store)
     assert isinstance(mentioned, IncomingMessage)
     assert mentioned.reply_thread_ts == "1.000001"
 
-    await memory.record_exchange(
-        NewExchange(
-            scope=Scope(team_id="T1", channel_id="C1", kind=ConversationKind.CHANNEL),
-            requester_id="U1",
-            thread_ts="0.5",
-            question="q",
-            answer="a",
-            message_ts=["0.6"],
-            created_at=datetime.now(UTC),
-        )
+    await Memory(store).ask(
+        "q",
+        "a",
+        user="U1",
+        scope=Scope(team_id="T1", channel_id="C1", kind=ConversationKind.CHANNEL),
+        thread_ts="0.5",
     )
-    follow_up = await from_message(body(channel_type="channel", thread_ts="0.5"), BOT, memory)
+    follow_up = await from_message(body(channel_type="channel", thread_ts="0.5"), BOT, store)
     assert isinstance(follow_up, IncomingMessage)
     assert follow_up.reply_thread_ts == "0.5"
     assert not follow_up.is_dm
@@ -136,11 +113,11 @@ def test_an_app_mention_by_a_bot_is_ignored() -> None:
 
 
 async def test_the_scope_is_the_workspace_of_the_conversation_not_of_the_writer(
-    memory: MemoryStore,
+    store: MemoryStore,
 ) -> None:
     """In a Slack Connect channel, a guest's ``event.team`` is their own workspace."""
     guest = body(team="T9GUEST", text=f"{BOT.mention} hello", channel_type="channel")
-    incoming = await from_message(guest, BOT, memory)
+    incoming = await from_message(guest, BOT, store)
 
     assert isinstance(incoming, IncomingMessage)
     assert incoming.scope == Scope(team_id="T1", channel_id="C1", kind=ConversationKind.CHANNEL)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -21,17 +19,6 @@ from bot.testing.fake_slack import FakeSlackWebAPI
 
 CHANNEL = "C0000TEST"
 LIMIT = 200
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeSlackWebAPI]:
-    async with FakeSlackWebAPI() as fake:
-        yield fake
-
-
-@pytest.fixture
-def client(fake: FakeSlackWebAPI) -> AsyncWebClient:
-    return AsyncWebClient(token=fake.token, base_url=fake.base_url)
 
 
 def target(fake: FakeSlackWebAPI, *, thread_ts: str | None) -> ReplyTarget:
