@@ -60,6 +60,8 @@ GROWN_ONE_BY_ONE = 50_000
 LAYOUT_VERSION = 2
 """Bump when the population changes, so cached stores of the old layout are not reused."""
 WRITE_PATH = (
+    "embedding.py",
+    "embedding_model/tokens.npy",
     "partitions.py",
     "recall_query.py",
     "sqlite/codec.py",
@@ -68,7 +70,6 @@ WRITE_PATH = (
     "sqlite/migrations.py",
     "sqlite/vectors.py",
     "sqlite/votes.py",
-    "embedding.py",
     "vectors.py",
 )
 """The modules of :mod:`memory` that decide what a store holds (the index's words

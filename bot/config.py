@@ -93,7 +93,7 @@ class AdminSettings(BaseSettings):
     share_channel_successes: bool = False
     recall_top_k: int = Field(default=5, ge=1, le=20)
     recall_token_budget: int = Field(default=1500, ge=100)
-    recall_semantic_share: float = Field(default=0.5, ge=0, le=1)
+    recall_semantic_share: float = Field(default=0.3, ge=0, le=1)
     recall_fusion: Fusion = Fusion.SCORE
     recall_weight_relevance: float = Field(default=1.0, ge=0)
     recall_weight_recency: float = Field(default=0.0, ge=0)

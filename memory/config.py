@@ -46,7 +46,7 @@ class HybridRecall(BaseModel):
     ``semantic = 0`` is full-text recall alone, ``1`` semantic recall alone.
     """
 
-    semantic: float = Field(default=0.5, ge=0, le=1)
+    semantic: float = Field(default=0.3, ge=0, le=1)
     fusion: Fusion = Fusion.SCORE
     candidates_per_result: int = Field(default=4, ge=1, le=20)
     min_similarity: float = Field(default=0.3, ge=-1, le=1)

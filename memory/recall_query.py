@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from datetime import datetime
 
 __all__ = [
     "ENGLISH_STOPWORDS",
@@ -74,6 +75,17 @@ def identifier_parts(word: str) -> list[str]:
     if not _CASE_CHANGE.search(word) or "".join(parts) != word:
         return [word.lower()]
     return [part.lower() for part in parts]
+
+
+def _ordinal(day: int) -> str:
+    suffix = "th" if 11 <= day <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
+    return f"{day}{suffix}"
+
+
+def date_words(moment: datetime) -> str:
+    """The day of ``moment`` as people name it: *May 4th 2023*. Indexed with each episode,
+    so a question naming the day (*what did I tell you on May 4th?*) finds that day's."""
+    return f"{moment:%B} {_ordinal(moment.day)} {moment.year}"
 
 
 def indexed_words(text: str) -> list[str]:

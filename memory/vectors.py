@@ -13,6 +13,7 @@ import numpy as np
 
 from memory.embedding import default_embedder
 from memory.models import Episode
+from memory.recall_query import date_words
 
 __all__ = [
     "SCALE",
@@ -29,8 +30,10 @@ SCALE = 127
 
 
 def episode_text(episode: Episode) -> str:
-    """What the vector of a validated episode embeds: the question, answer and lesson."""
-    return "\n".join(part for part in (episode.question, episode.answer, episode.lesson) if part)
+    """What the vector of a validated episode embeds: the question, answer and lesson,
+    and the day it was asked (:func:`memory.recall_query.date_words`)."""
+    parts = (date_words(episode.created_at), episode.question, episode.answer, episode.lesson)
+    return "\n".join(part for part in parts if part)
 
 
 def episode_vector(episode: Episode) -> bytes | None:

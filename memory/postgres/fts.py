@@ -19,7 +19,7 @@ from memory.partitions import channel_key, personal_key
 from memory.postgres.codec import episode_from_row
 from memory.postgres.session import Session
 from memory.postgres.vectors import index_vectors
-from memory.recall_query import indexed_words
+from memory.recall_query import date_words, indexed_words
 from memory.visibility import Visibility
 
 __all__ = [
@@ -81,7 +81,9 @@ async def index_words(db: Session, episode: Episode) -> None:
             {
                 "id": episode.id,
                 "key": key,
-                "question": folded_words(indexed_words(episode.question)),
+                "question": folded_words(
+                    indexed_words(f"{episode.question} {date_words(episode.created_at)}")
+                ),
                 "answer": folded_words(indexed_words(episode.answer)),
                 "lesson": folded_words(indexed_words(episode.lesson or "")),
             },

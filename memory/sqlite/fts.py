@@ -32,7 +32,7 @@ from sqlite_utils import Database
 
 from memory.models import Episode, EpisodeStatus
 from memory.partitions import channel_key, personal_key
-from memory.recall_query import indexed_words
+from memory.recall_query import date_words, indexed_words
 from memory.sqlite.codec import episode_from_row
 from memory.sqlite.vectors import index_vectors, unindex_vectors
 from memory.visibility import Visibility
@@ -56,7 +56,8 @@ TOKENIZE = "porter unicode61 remove_diacritics 2 tokenchars '_'"
 """Porter stemming; ``_`` joins a partition key to its word in one token."""
 
 _Entry = tuple[int, str, str, str]
-"""One row of the index: rowid, then the question, answer and lesson as indexed."""
+"""One row of the index: rowid, then the question (with the day it was asked, see
+:func:`memory.recall_query.date_words`), answer and lesson as indexed."""
 
 
 def partitioned(key: str, text: str) -> str:
@@ -94,7 +95,7 @@ def _entries(episode: Episode) -> list[_Entry]:
     return [
         (
             rowid,
-            partitioned(key, episode.question),
+            partitioned(key, f"{episode.question} {date_words(episode.created_at)}"),
             partitioned(key, episode.answer),
             partitioned(key, episode.lesson or ""),
         )

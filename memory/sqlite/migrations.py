@@ -179,5 +179,20 @@ def m008_recall_vectors(db: Database) -> None:
         index_vectors(db, episode, [key for _, key in partitions(episode)])
 
 
+@migrations()
+def m009_dated_recall(db: Database) -> None:
+    """Each episode is recalled by the day it was asked too (its question is indexed, and
+    its vector embedded, with :func:`memory.recall_query.date_words`): the index is built
+    anew (a contentless index forgets an entry only given the text it was filed with) and
+    the vectors computed again."""
+    db.execute("DROP TABLE episodes_fts")
+    create_index(db)
+    validated = db.query("SELECT * FROM episodes WHERE status IN ('success', 'failure')")
+    for row in list(validated):
+        index_episode(db, row["id"])
+        episode = episode_from_row(row)
+        index_vectors(db, episode, [key for _, key in partitions(episode)])
+
+
 def apply_migrations(db: Database) -> None:
     migrations.apply(db)

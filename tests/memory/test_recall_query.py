@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from contextlib import closing
+from datetime import UTC, datetime
 
 import pytest
 from hypothesis import example, given
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 from memory.recall_query import (
     MAX_TERMS,
     MIN_PREFIX_LENGTH,
+    date_words,
     fts5_match,
     identifier_parts,
     question_match,
@@ -131,3 +133,10 @@ def test_any_text_makes_a_valid_query_that_finds_that_text_in_its_partition_only
         if match is not None:
             found = conn.execute("SELECT rowid FROM t WHERE t MATCH ?", [match]).fetchall()
             assert found == [(1,)]
+
+
+def test_date_words_name_the_day_as_people_do() -> None:
+    assert date_words(datetime(2023, 5, 4, 23, 59, tzinfo=UTC)) == "May 4th 2023"
+    assert date_words(datetime(2023, 4, 1, tzinfo=UTC)) == "April 1st 2023"
+    assert date_words(datetime(2023, 4, 22, tzinfo=UTC)) == "April 22nd 2023"
+    assert date_words(datetime(2023, 4, 13, tzinfo=UTC)) == "April 13th 2023"

@@ -7,7 +7,15 @@ from datetime import timedelta
 import pytest
 from memory_helpers import CHANNEL, DM, T0, Memory
 
-from memory import ConversationKind, EpisodeStatus, MemoryConfig, RecallWeights, Scope, Vote
+from memory import (
+    ConversationKind,
+    EpisodeStatus,
+    HybridRecall,
+    MemoryConfig,
+    RecallWeights,
+    Scope,
+    Vote,
+)
 
 DAY = timedelta(days=1)
 
@@ -186,7 +194,13 @@ async def test_a_shared_success_turned_failure_is_no_longer_shared(memory: Memor
 
 
 @pytest.mark.parametrize(
-    "config", [MemoryConfig(weights=RecallWeights(recency=1.0, importance=1.0))]
+    "config",
+    [
+        # full text alone: the two episodes' vectors differ by the day they were asked
+        MemoryConfig(
+            weights=RecallWeights(recency=1.0, importance=1.0), hybrid=HybridRecall(semantic=0)
+        )
+    ],
 )
 async def test_recency_and_importance_rerank_equally_relevant_episodes(memory: Memory) -> None:
     old = await memory.answered("How do I restart the worker pool?", at=T0)

@@ -3,15 +3,18 @@ only, and their vectors leave the disk with them."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from memory_helpers import CHANNEL, DM, FreshStore, Memory
+from memory_helpers import CHANNEL, DM, T0, FreshStore, Memory
 from test_forget import disk_bytes
 
 from memory import Episode, HybridRecall, MemoryConfig, Scope, Vote, vectors
 from memory.embedding import default_embedder
 from memory.vectors import episode_text, to_bytes
+
+DAY = timedelta(days=1)
 
 LIBRARY = {
     "vpn": (
@@ -147,3 +150,11 @@ async def test_without_the_model_recall_is_full_text_only(
         assert await memory.recall(PARAPHRASES[0][0]) == []
         [found] = await memory.recall("the VPN disconnects again")
         assert found.episode.id == ids["vpn"]
+
+
+async def test_a_question_naming_the_day_finds_that_days_episode(memory: Memory) -> None:
+    may_4th = T0.replace(month=5, day=4)
+    await memory.answered("Any gift idea for my friend?", "A book about painters.", at=T0)
+    gift = await memory.answered("Any gift idea for my sister?", "A tea set.", at=may_4th)
+    recalled = await memory.recall("What gift did you suggest on May 4th?", now=may_4th + DAY)
+    assert recalled[0].episode.id == gift.id
