@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
 from collections import deque
 from collections.abc import Callable
 from typing import Any, Self
@@ -121,6 +122,23 @@ class FakeLLMServer:
         """Return once ``count`` chat requests in all have been recorded."""
         async with self._request_recorded:
             await self._request_recorded.wait_for(lambda: len(self.requests) >= count)
+
+    def request_for(self, question: str, *, agent_only: bool = False) -> dict[str, Any]:
+        """The last chat request whose last user message ends with ``question``; with
+        ``agent_only``, only a request that offered tools (the agent's, not a lesson's)."""
+        for request in reversed(self.requests):
+            users = [
+                m.get("content") for m in request.get("messages", []) if m.get("role") == "user"
+            ]
+            if agent_only and not request.get("tools"):
+                continue
+            if users and isinstance(users[-1], str) and users[-1].endswith(question):
+                return request
+        raise AssertionError(f"no model request for {question!r}")
+
+    def prompt_for(self, question: str) -> str:
+        """The messages of :meth:`request_for` ``question``, as one JSON string to search."""
+        return json.dumps(self.request_for(question)["messages"], ensure_ascii=False)
 
     @property
     def pending_replies(self) -> int:

@@ -17,14 +17,6 @@ from memory import MemoryStore
 SECRET = "How do I open the vellichor vault behind the quokka door?"
 
 
-def prompt_for(fake_llm: FakeLLMServer, question: str) -> str:
-    for request in reversed(fake_llm.requests):
-        users = [m["content"] for m in request["messages"] if m["role"] == "user"]
-        if users and users[-1].endswith(question):
-            return json.dumps(request["messages"])
-    raise AssertionError(f"no model request for {question!r}")
-
-
 def memory_of(server: HttpServer) -> MemoryStore:
     services = server.bot.services
     assert services is not None
@@ -105,7 +97,7 @@ async def test_a_dm_read_back_from_slack_after_forget_leaves_out_what_came_befor
     await slack.answers(1, channel=dm_channel(ALICE))
     await slack.dm("and the second door?", thread_ts=conversation)
     await slack.answers(2, channel=dm_channel(ALICE))
-    assert "vellichor" in prompt_for(fake_llm, "and the second door?"), "history is read"
+    assert "vellichor" in fake_llm.prompt_for("and the second door?"), "history is read"
 
     await forget(slack)
     await slack.dm("a fresh start: what is a good lunch?", thread_ts=conversation)
@@ -113,7 +105,7 @@ async def test_a_dm_read_back_from_slack_after_forget_leaves_out_what_came_befor
     await slack.dm("and dessert?", thread_ts=conversation)
     await slack.answers(4, channel=dm_channel(ALICE))
 
-    prompt = prompt_for(fake_llm, "and dessert?")
+    prompt = fake_llm.prompt_for("and dessert?")
     for word in ("vellichor", "quokka", "second door"):
         assert word not in prompt, word
     assert "good lunch" in prompt, "what came after /forget is history as usual"
@@ -129,7 +121,7 @@ async def test_a_thread_read_back_for_someone_else_leaves_out_a_forgotten_person
     await slack.mention("bob: what was this thread about?", user=BOB, thread_ts=root.ts)
     await slack.answers(2, channel=GENERAL)
 
-    prompt = prompt_for(fake_llm, "bob: what was this thread about?")
+    prompt = fake_llm.prompt_for("bob: what was this thread about?")
     assert "vellichor" not in prompt and "quokka" not in prompt
 
 
@@ -188,6 +180,6 @@ async def test_an_answer_in_flight_at_forget_is_left_out_of_the_thread_for_every
     await slack.mention("carol: what was said here?", user="U0000CAROL", thread_ts=root.ts)
     await slack.answers(3, channel=GENERAL)
 
-    prompt = prompt_for(fake_llm, "carol: what was said here?")
+    prompt = fake_llm.prompt_for("carol: what was said here?")
     assert "lunch rota" in prompt, "the rest of the thread is history as usual"
     assert "vellichor" not in prompt and "quokka" not in prompt

@@ -14,15 +14,6 @@ FIRST = "How do I deploy the billing service to staging?"
 RELATED = "what's the way to get billing deployed on staging"
 
 
-def request_for(fake_llm: FakeLLMServer, question: str) -> dict[str, Any]:
-    """The agent's request for ``question`` (reflection requests are skipped)."""
-    for request in fake_llm.requests:
-        users = [m["content"] for m in request["messages"] if m["role"] == "user"]
-        if users and users[-1] == question:
-            return request
-    raise AssertionError(f"no model request for {question!r}")
-
-
 def system_text(request: dict[str, Any]) -> str:
     return "\n".join(m["content"] for m in request["messages"] if m["role"] == "system")
 
@@ -31,12 +22,12 @@ async def test_a_thumbs_up_from_the_asker_makes_the_exchange_past_experience(
     slack: SignedSlack, fake_llm: FakeLLMServer
 ) -> None:
     answer = await slack.ask_in_dm(FIRST)
-    assert EXPERIENCE_HEADING not in system_text(request_for(fake_llm, FIRST))
+    assert EXPERIENCE_HEADING not in system_text(fake_llm.request_for(FIRST, agent_only=True))
 
     await slack.vote(answer, user=ALICE, reaction="+1")
     await slack.ask_in_dm(RELATED)
 
-    prompt = system_text(request_for(fake_llm, RELATED))
+    prompt = system_text(fake_llm.request_for(RELATED, agent_only=True))
     assert EXPERIENCE_HEADING in prompt
     assert FIRST in prompt
     assert f"Answer: {FIRST}" in prompt
@@ -52,7 +43,7 @@ async def test_someone_elses_thumbs_up_does_not_count(
     await slack.vote(answer, user=BOB, reaction="+1")
     await slack.ask_in_dm(RELATED)
 
-    assert EXPERIENCE_HEADING not in system_text(request_for(fake_llm, RELATED))
+    assert EXPERIENCE_HEADING not in system_text(fake_llm.request_for(RELATED, agent_only=True))
     services = slack.services
     assert await services.memory.list_episodes(ALICE) == []
 
@@ -67,7 +58,7 @@ async def test_removing_the_reaction_takes_the_experience_back(
     await slack.settled()
     await slack.ask_in_dm(RELATED)
 
-    assert EXPERIENCE_HEADING not in system_text(request_for(fake_llm, RELATED))
+    assert EXPERIENCE_HEADING not in system_text(fake_llm.request_for(RELATED, agent_only=True))
 
 
 async def test_a_thumbs_down_is_recalled_as_what_did_not_work(
@@ -78,7 +69,7 @@ async def test_a_thumbs_down_is_recalled_as_what_did_not_work(
     await slack.vote(answer, user=ALICE, reaction="-1")
     await slack.ask_in_dm(RELATED)
 
-    prompt = system_text(request_for(fake_llm, RELATED))
+    prompt = system_text(fake_llm.request_for(RELATED, agent_only=True))
     assert EXPERIENCE_HEADING in prompt
     assert "👎" in prompt
     assert FIRST in prompt
@@ -111,7 +102,7 @@ async def test_forget_erases_everything_and_answers_ephemerally_with_counts(
     assert reply["text"].startswith("Done: I erased everything I kept about you (")
     assert any(char.isdigit() for char in reply["text"])
     await slack.ask_in_dm(RELATED)
-    assert EXPERIENCE_HEADING not in system_text(request_for(fake_llm, RELATED))
+    assert EXPERIENCE_HEADING not in system_text(fake_llm.request_for(RELATED, agent_only=True))
 
 
 async def test_forget_with_nothing_stored_says_so(slack: SignedSlack) -> None:

@@ -4,11 +4,9 @@ conversations, forgetting down to the bytes on disk, durability, and no lost vot
 from __future__ import annotations
 
 import asyncio
-import json
 import sqlite3
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -23,18 +21,6 @@ from memory import EpisodeStatus, ForgetReport
 
 SECRET_QUESTION = "How do I reach the payroll vault from the quokka jumpbox?"
 RELATED = "remind me how to get into the payroll vault"
-
-
-def whole_prompt(request: dict[str, Any]) -> str:
-    return json.dumps(request["messages"])
-
-
-def prompt_for(fake_llm: FakeLLMServer, question: str) -> str:
-    for request in fake_llm.requests:
-        users = [m["content"] for m in request["messages"] if m["role"] == "user"]
-        if users and users[-1].endswith(question):
-            return whole_prompt(request)
-    raise AssertionError(f"no model request for {question!r}")
 
 
 async def taught_in_dm(slack: SignedSlack, question: str, *, user: str = ALICE) -> None:
@@ -54,10 +40,10 @@ async def test_a_dm_memory_never_reaches_a_channel_or_another_person(
     await slack.dm(RELATED, user=ALICE)
     await slack.answers(2, channel=dm_channel(ALICE))
 
-    alice_dm = prompt_for(fake_llm, RELATED)
+    alice_dm = fake_llm.prompt_for(RELATED)
     assert EXPERIENCE_HEADING in alice_dm and "quokka" in alice_dm
     for elsewhere in (f"{RELATED} (channel)", f"{RELATED} (bob)"):
-        prompt = prompt_for(fake_llm, elsewhere)
+        prompt = fake_llm.prompt_for(elsewhere)
         assert "quokka" not in prompt
         assert EXPERIENCE_HEADING not in prompt
 
@@ -97,7 +83,7 @@ async def test_memories_survive_a_restart(
         finally:
             await second.stop()
 
-    prompt = prompt_for(fake_llm, RELATED)
+    prompt = fake_llm.prompt_for(RELATED)
     assert EXPERIENCE_HEADING in prompt
     assert "quokka" in prompt
 

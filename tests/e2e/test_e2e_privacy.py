@@ -21,15 +21,6 @@ SECRET = "How do I rotate the wombat vault key on the quokka cluster?"
 ASKS_TO_RECALL = "RECALL-PLEASE: did anything like this come up before?"
 
 
-def prompt_for(fake_llm: FakeLLMServer, question: str) -> str:
-    """The whole prompt of the last model request made to answer ``question``."""
-    for request in reversed(fake_llm.requests):
-        users = [m["content"] for m in request["messages"] if m["role"] == "user"]
-        if users and users[-1].endswith(question):
-            return json.dumps(request["messages"])
-    raise AssertionError(f"no model request for {question!r}")
-
-
 def recalling_model(request: dict[str, Any]) -> ScriptedReply:
     """A tool-calling model: asked to recall, it calls ``recall_my_memories`` once."""
     messages = request["messages"]
@@ -84,10 +75,10 @@ async def test_alices_recalled_failure_never_reaches_bobs_turn_in_the_same_threa
     await slack.say("alice again: and after that?", user=ALICE, thread_ts=root.ts)
     await slack.answers(4, channel=GENERAL)
 
-    bob_prompt = prompt_for(fake_llm, "bob here: what should I run next?")
+    bob_prompt = fake_llm.prompt_for("bob here: what should I run next?")
     for word in ("wombat", "quokka", "recall_my_memories"):
         assert word not in bob_prompt, word
-    alice_prompt = prompt_for(fake_llm, "alice again: and after that?")
+    alice_prompt = fake_llm.prompt_for("alice again: and after that?")
     assert "wombat" in alice_prompt, "her own notes still serve her follow-up"
 
 
@@ -102,6 +93,6 @@ async def test_a_shared_channel_success_reaches_others_but_a_failure_never_does(
     await slack.mention("bob: wombat ingest restart and queue drain, anyone?", user=BOB)
     await slack.answers(3, channel=GENERAL)
 
-    prompt = prompt_for(fake_llm, "bob: wombat ingest restart and queue drain, anyone?")
+    prompt = fake_llm.prompt_for("bob: wombat ingest restart and queue drain, anyone?")
     assert ("restart the wombat ingest" in prompt) is sharing
     assert "drain the wombat queue" not in prompt

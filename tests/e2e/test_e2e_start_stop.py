@@ -45,15 +45,23 @@ async def finished(process: asyncio.subprocess.Process, within: float) -> str:
     return stderr.decode()
 
 
+async def served_then_stopped(
+    env: dict[str, str], cwd: Path, signum: int = signal.SIGTERM, within: float = 30
+) -> tuple[asyncio.subprocess.Process, str]:
+    """Start the bot with ``env``, wait until it serves, send ``signum``: the ended process
+    and its log."""
+    process = await run_bot(env=env, cwd=cwd)
+    await wait_until_healthy(local_url(env), process)
+    process.send_signal(signum)
+    return process, await finished(process, within)
+
+
 async def test_start_up_names_the_model_and_warns_when_the_endpoint_does_not_list_it(
     tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
 ) -> None:
     env = bot_env(tmp_path, fake_slack, fake_llm, LLM_MODEL="llama9-unpulled")
-    process = await run_bot(env=env, cwd=tmp_path)
-    await wait_until_healthy(local_url(env), process)
 
-    process.send_signal(signal.SIGTERM)
-    logs = await finished(process, 30)
+    process, logs = await served_then_stopped(env, tmp_path)
 
     assert process.returncode == 0, logs
     [named] = [line for line in logs.splitlines() if "answering with the model" in line]
@@ -67,11 +75,8 @@ async def test_with_log_format_json_every_line_is_a_json_object(
     tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
 ) -> None:
     env = bot_env(tmp_path, fake_slack, fake_llm, LOG_FORMAT="json")
-    process = await run_bot(env=env, cwd=tmp_path)
-    await wait_until_healthy(local_url(env), process)
 
-    process.send_signal(signal.SIGTERM)
-    logs = await finished(process, 30)
+    process, logs = await served_then_stopped(env, tmp_path)
 
     assert process.returncode == 0, logs
     entries = [json.loads(line) for line in logs.strip().splitlines()]
@@ -144,11 +149,8 @@ async def test_a_signal_while_serving_stops_the_bot_cleanly(
     tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer, signum: int
 ) -> None:
     env = bot_env(tmp_path, fake_slack, fake_llm)
-    process = await run_bot(env=env, cwd=tmp_path)
-    await wait_until_healthy(local_url(env), process)
 
-    process.send_signal(signum)
-    logs = await finished(process, STOP_WITHIN_SECONDS)
+    process, logs = await served_then_stopped(env, tmp_path, signum, STOP_WITHIN_SECONDS)
 
     assert process.returncode == 0, logs
     assert "Traceback" not in logs

@@ -150,15 +150,6 @@ def services_of(slack: SignedSlack) -> Services:
     return services
 
 
-def request_for(fake_llm: FakeLLMServer, question: str) -> dict[str, Any]:
-    """The agent's (last) request for ``question``."""
-    for request in reversed(fake_llm.requests):
-        users = [m["content"] for m in request["messages"] if m["role"] == "user"]
-        if users and users[-1] == question and request.get("tools"):
-            return request
-    raise AssertionError(f"no agent request for {question!r}")
-
-
 def system_text(request: dict[str, Any]) -> str:
     return "\n".join(m["content"] for m in request["messages"] if m["role"] == "system")
 
@@ -210,13 +201,13 @@ async def test_a_thumbs_down_then_a_related_question_gets_the_lesson_as_advice(
 ) -> None:
     services = services_of(slack)
     answer = await slack.ask_in_dm(FIRST)
-    assert ADVICE_HEADER not in system_text(request_for(fake_llm, FIRST))
+    assert ADVICE_HEADER not in system_text(fake_llm.request_for(FIRST, agent_only=True))
 
     await slack.vote(answer, user=ALICE, reaction="-1")
     await draw_lessons(services, fake_llm)
     await slack.ask_in_dm(RELATED)
 
-    prompt = system_text(request_for(fake_llm, RELATED))
+    prompt = system_text(fake_llm.request_for(RELATED, agent_only=True))
     assert ADVICE_HEADER in prompt
     advice = prompt[prompt.index(ADVICE_HEADER) :]
     assert "did NOT work" in advice
@@ -234,9 +225,9 @@ async def test_no_advice_from_an_unrated_answer_or_in_another_conversation(
     await slack.ask_in_dm(RELATED)
     await slack.ask_in_channel("restart the search cluster how?", user=BOB)
 
-    assert ADVICE_HEADER not in system_text(request_for(fake_llm, RELATED))
+    assert ADVICE_HEADER not in system_text(fake_llm.request_for(RELATED, agent_only=True))
     assert ADVICE_HEADER not in system_text(
-        request_for(fake_llm, "restart the search cluster how?")
+        fake_llm.request_for("restart the search cluster how?", agent_only=True)
     )
 
 
@@ -258,9 +249,13 @@ async def test_consolidated_notes_reach_later_prompts_of_their_conversation_only
     await slack.ask_in_dm("anything else about deploys?")
     await slack.ask_in_channel("anything else about the cluster?")
     await slack.ask_in_channel("and for me, anything about the cluster?", user=BOB)
-    dm_prompt = system_text(request_for(fake_llm, "anything else about deploys?"))
-    channel_prompt = system_text(request_for(fake_llm, "anything else about the cluster?"))
-    bobs_prompt = system_text(request_for(fake_llm, "and for me, anything about the cluster?"))
+    dm_prompt = system_text(fake_llm.request_for("anything else about deploys?", agent_only=True))
+    channel_prompt = system_text(
+        fake_llm.request_for("anything else about the cluster?", agent_only=True)
+    )
+    bobs_prompt = system_text(
+        fake_llm.request_for("and for me, anything about the cluster?", agent_only=True)
+    )
     assert f"WISDOM<{dm_question}>" in dm_prompt
     assert "WISDOM<" + channel_question not in dm_prompt
     assert f"WISDOM<{channel_question}>" in channel_prompt
@@ -311,9 +306,9 @@ async def test_a_button_vote_equals_a_reaction_vote(
     assert alices.status is bobs.status is EpisodeStatus.FAILURE
     await draw_lessons(services, fake_llm)
     await slack.ask_in_dm(RELATED, user=ALICE)
-    alice_advice = advice_text(request_for(fake_llm, RELATED))
+    alice_advice = advice_text(fake_llm.request_for(RELATED, agent_only=True))
     await slack.ask_in_dm(RELATED, user=BOB)
-    bob_advice = advice_text(request_for(fake_llm, RELATED))
+    bob_advice = advice_text(fake_llm.request_for(RELATED, agent_only=True))
     assert alice_advice == bob_advice
     assert LESSON in bob_advice
 
@@ -541,11 +536,13 @@ async def test_thread_notes_reach_the_next_turn_are_never_stored_and_forget_drop
     await slack.ask_in_dm("and what was her time zone?", thread_ts=conversation)
     await slack.ask_in_channel("what time zone is Carol in?")
 
-    follow_up = system_text(request_for(fake_llm, "and what was her time zone?"))
+    follow_up = system_text(fake_llm.request_for("and what was her time zone?", agent_only=True))
     assert "Working notes" in follow_up
     assert "Europe/Oslo" in follow_up
     assert "who is <@U0CAROL>?" in follow_up
-    assert "Working notes" not in system_text(request_for(fake_llm, "what time zone is Carol in?"))
+    assert "Working notes" not in system_text(
+        fake_llm.request_for("what time zone is Carol in?", agent_only=True)
+    )
     stored = (await services.memory.export_user(ALICE)).model_dump_json()
     assert "Europe/Oslo" not in stored
     assert await services.memory.list_episodes(ALICE) == []  # nothing validated
@@ -553,4 +550,6 @@ async def test_thread_notes_reach_the_next_turn_are_never_stored_and_forget_drop
     await slack.command("/forget", user=ALICE, channel=dm_channel(ALICE))
     await slack.ask_in_dm("remind me of her time zone?", thread_ts=conversation)
 
-    assert "Working notes" not in system_text(request_for(fake_llm, "remind me of her time zone?"))
+    assert "Working notes" not in system_text(
+        fake_llm.request_for("remind me of her time zone?", agent_only=True)
+    )

@@ -13,9 +13,9 @@ from memory import MemoryConfig, MemoryStore, open_store
 
 
 @pytest.fixture
-async def fake() -> AsyncIterator[FakeSlackWebAPI]:
-    async with FakeSlackWebAPI() as fake:
-        yield fake
+def fake(fake_slack: FakeSlackWebAPI) -> FakeSlackWebAPI:
+    """The suite's fake Web API (``fake_slack``), under the short name these tests use."""
+    return fake_slack
 
 
 @pytest.fixture
