@@ -5,9 +5,9 @@ Ingest is what one validated episode costs through the public verbs, as the bot 
 one after the other, each its own transaction, into a copy of the recall benchmark's
 large store (where a busy bot's store ends up), with the rate into an empty store beside
 it. The size is that large store's (same rows and index as the public verbs write, see
-:mod:`benchmarks.stores`) in megabytes (10^6 bytes) per million episodes. And since
-forgetting rewrites the full-text index (so no old segment keeps deleted text), how long
-``forget_user`` of one person takes in that store.
+:mod:`benchmarks.stores`) in megabytes (10^6 bytes) per million episodes, next to the
+text it holds. And how long ``forget_user`` of one person takes in that store, with the
+recalls and votes running meanwhile (:mod:`benchmarks.forget_load`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.harness import BENCH_DIR, Figure
+import sqlite_utils
+
+from benchmarks.forget_load import forget_under_load
+from benchmarks.harness import BENCH_DIR, Comparison, Figure, Target
 from benchmarks.recall import FULL_EPISODES, QUICK_EPISODES
 from benchmarks.stores import cached_store, exchanges, user_id
 from memory import MemoryConfig, NewExchange, VoteEvent, open_store
@@ -56,16 +59,14 @@ async def _ingest_per_second(path: Path, count: int) -> float:
         await store.close()
 
 
-async def _forget_seconds(path: Path, user: str) -> tuple[float, int]:
-    """How long ``/forget`` of one person takes in the store at ``path``, and how many
-    rows it erased."""
-    store = await open_store(str(path), MemoryConfig())
+def _text_bytes(path: Path) -> int:
+    """The bytes of the questions and answers the store holds: its raw material."""
+    store = sqlite_utils.Database(path)
     try:
-        started = time.perf_counter()
-        report = await store.forget_user(user)
-        return time.perf_counter() - started, report.total
+        [row] = store.query("SELECT sum(length(question) + length(answer)) AS n FROM episodes")
+        return int(row["n"])
     finally:
-        await store.close()
+        store.close()
 
 
 def run(quick: bool) -> list[Figure]:
@@ -78,7 +79,7 @@ def run(quick: bool) -> list[Figure]:
         grown = Path(directory) / "grown.db"
         shutil.copyfile(path, grown)
         into_large = asyncio.run(_ingest_per_second(grown, count))
-        forget_seconds, erased = asyncio.run(_forget_seconds(grown, user_id(1)))
+        forgetting = asyncio.run(forget_under_load(grown, user_id(1)))
     return [
         Figure(
             name="episodes_per_second_ingest",
@@ -91,13 +92,17 @@ def run(quick: bool) -> list[Figure]:
             name="db_mb_per_million_episodes",
             value=size / total * 1_000_000 / 1e6,
             unit="MB",
-            detail=f"{size / 1e6:.0f} MB for {total} validated episodes",
+            detail=f"{size / 1e6:.0f} MB for {total} validated episodes, whose question and"
+            f" answer text is {_text_bytes(path) / total * 1_000_000 / 1e6:.0f} MB per million",
+            target=Target(comparison=Comparison.AT_MOST, bound=1200),
         ),
         Figure(
             name="forget_user_seconds",
-            value=forget_seconds,
+            value=forgetting.forget_ms / 1000,
             unit="s",
-            detail=f"/forget of one person ({erased} rows) in the {total}-episode store;"
-            " the database thread is busy, so memory waits, meanwhile",
+            detail=f"/forget of one person ({forgetting.erased} rows) in a copy of the"
+            f" {total}-episode store; {forgetting.line('recalls')};"
+            f" {forgetting.line('votes')}",
+            target=Target(comparison=Comparison.AT_MOST, bound=0.5),
         ),
     ]
