@@ -10,16 +10,20 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import BaseModel
 
 from benchmarks.harness import percentile
 from benchmarks.recall import queries
-from benchmarks.stores import exchanges
-from memory import MemoryConfig, MemoryStore, NewExchange, VoteEvent, open_store
+from benchmarks.stores import newcomers
+from memory import MemoryConfig, MemoryStore, VoteEvent, open_store
 
 __all__ = ["ForgetUnderLoad", "forget_under_load"]
+
+T = TypeVar("T")
 
 QUIET_CALLS = 300
 """Recalls and votes each, timed before the erasure as the baseline."""
@@ -49,20 +53,6 @@ class ForgetUnderLoad(BaseModel):
         )
 
 
-def _ballots(count: int) -> list[tuple[NewExchange, VoteEvent]]:
-    """Answers on messages no store has seen, to be voted on during the measurement."""
-    pairs = []
-    for index, (exchange, vote) in enumerate(exchanges(count)):
-        ts = f"{1_900_000_000 + index}.000400"
-        pairs.append(
-            (
-                exchange.model_copy(update={"message_ts": [ts]}),
-                vote.model_copy(update={"message_ts": ts}),
-            )
-        )
-    return pairs
-
-
 async def _traffic(
     store: MemoryStore, votes: list[VoteEvent], *, calls: int, until: asyncio.Task[object] | None
 ) -> tuple[list[float], list[float]]:
@@ -75,23 +65,19 @@ async def _traffic(
     def more(done: int) -> bool:
         return done < calls if until is None else not until.done()
 
-    async def recalling() -> None:
-        for request in requests:
-            if not more(len(recall_ms)):
+    async def timing(
+        call: Callable[[T], Awaitable[object]], args: list[T], into: list[float]
+    ) -> None:
+        for arg in args:
+            if not more(len(into)):
                 return
             started = time.perf_counter()
-            await store.recall(request)
-            recall_ms.append((time.perf_counter() - started) * 1000)
+            await call(arg)
+            into.append((time.perf_counter() - started) * 1000)
 
-    async def voting() -> None:
-        for vote in votes:
-            if not more(len(vote_ms)):
-                return
-            started = time.perf_counter()
-            await store.apply_vote(vote)
-            vote_ms.append((time.perf_counter() - started) * 1000)
-
-    await asyncio.gather(recalling(), voting())
+    await asyncio.gather(
+        timing(store.recall, requests, recall_ms), timing(store.apply_vote, votes, vote_ms)
+    )
     return recall_ms, vote_ms
 
 
@@ -99,7 +85,7 @@ async def forget_under_load(path: Path, user: str) -> ForgetUnderLoad:
     """Forget ``user`` in the store at ``path`` while recalls and votes run."""
     store = await open_store(str(path), MemoryConfig())
     try:
-        ballots = _ballots(BALLOTS)
+        ballots = newcomers(BALLOTS, first_ts=1_900_000_000)
         for exchange, _ in ballots:
             await store.record_exchange(exchange)
         votes = [vote for _, vote in ballots]

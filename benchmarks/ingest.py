@@ -18,36 +18,22 @@ import tempfile
 import time
 from pathlib import Path
 
-import sqlite_utils
-
 from benchmarks.forget_load import forget_under_load
 from benchmarks.harness import BENCH_DIR, Comparison, Figure, Target
 from benchmarks.recall import FULL_EPISODES, QUICK_EPISODES
-from benchmarks.stores import cached_store, exchanges, user_id
-from memory import MemoryConfig, NewExchange, VoteEvent, open_store
+from benchmarks.stores import cached_store, newcomers, scalar, user_id
+from memory import MemoryConfig, open_store
 
 __all__ = ["FIGURES", "NAME", "run"]
 
 NAME = "ingest"
 FIGURES = ("episodes_per_second_ingest", "db_mb_per_million_episodes", "forget_user_seconds")
-
-
-def _newcomers(count: int) -> list[tuple[NewExchange, VoteEvent]]:
-    """Exchanges like the population's, on messages no store of theirs has seen yet."""
-    pairs = []
-    for index, (exchange, vote) in enumerate(exchanges(count)):
-        ts = f"{1_800_000_000 + index}.000300"
-        pairs.append(
-            (
-                exchange.model_copy(update={"message_ts": [ts]}),
-                vote.model_copy(update={"message_ts": ts}),
-            )
-        )
-    return pairs
+TEXT_BYTES_SQL = "SELECT sum(length(question) + length(answer)) FROM episodes"
+"""The questions and answers the store holds: its raw material."""
 
 
 async def _ingest_per_second(path: Path, count: int) -> float:
-    population = _newcomers(count)
+    population = newcomers(count, first_ts=1_800_000_000)
     store = await open_store(str(path), MemoryConfig())
     try:
         started = time.perf_counter()
@@ -59,21 +45,12 @@ async def _ingest_per_second(path: Path, count: int) -> float:
         await store.close()
 
 
-def _text_bytes(path: Path) -> int:
-    """The bytes of the questions and answers the store holds: its raw material."""
-    store = sqlite_utils.Database(path)
-    try:
-        [row] = store.query("SELECT sum(length(question) + length(answer)) AS n FROM episodes")
-        return int(row["n"])
-    finally:
-        store.close()
-
-
 def run(quick: bool) -> list[Figure]:
     count = 2_000 if quick else 20_000
     total = QUICK_EPISODES if quick else FULL_EPISODES
     path, _ = cached_store(total, MemoryConfig())
     size = path.stat().st_size
+    text = scalar(path, TEXT_BYTES_SQL)
     with tempfile.TemporaryDirectory(prefix="bench-ingest-", dir=BENCH_DIR) as directory:
         empty = asyncio.run(_ingest_per_second(Path(directory) / "empty.db", count))
         grown = Path(directory) / "grown.db"
@@ -93,7 +70,7 @@ def run(quick: bool) -> list[Figure]:
             value=size / total * 1_000_000 / 1e6,
             unit="MB",
             detail=f"{size / 1e6:.0f} MB for {total} validated episodes, whose question and"
-            f" answer text is {_text_bytes(path) / total * 1_000_000 / 1e6:.0f} MB per million",
+            f" answer text is {text / total * 1_000_000 / 1e6:.0f} MB per million",
             target=Target(comparison=Comparison.AT_MOST, bound=1200),
         ),
         Figure(

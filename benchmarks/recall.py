@@ -17,12 +17,18 @@ import statistics
 import time
 from pathlib import Path
 
-import sqlite_utils
 from pydantic import BaseModel
 
 from benchmarks.corpus import Corpus
 from benchmarks.harness import Comparison, Figure, Target, percentile
-from benchmarks.stores import EPISODES_PER_USER, MEASURED_USER, NOW, cached_store, dm_scope
+from benchmarks.stores import (
+    EPISODES_PER_USER,
+    MEASURED_USER,
+    NOW,
+    cached_store,
+    dm_scope,
+    scalar,
+)
 from memory import MemoryConfig, MemoryStore, RecallRequest, open_store
 
 __all__ = ["FIGURES", "NAME", "Measured", "index_segments", "measure_recall", "queries", "run"]
@@ -88,12 +94,7 @@ async def measure_recall(large: Path, small: Path, asked: list[RecallRequest]) -
 
 def index_segments(path: Path) -> int:
     """How many segments the store's full-text index has now."""
-    store = sqlite_utils.Database(path)
-    try:
-        [row] = store.query("SELECT count(DISTINCT segid) AS n FROM episodes_fts_idx")
-        return int(row["n"])
-    finally:
-        store.close()
+    return scalar(path, "SELECT count(DISTINCT segid) FROM episodes_fts_idx")
 
 
 def run(quick: bool) -> list[Figure]:

@@ -27,6 +27,8 @@ from datetime import UTC, datetime, timedelta
 from itertools import islice
 from pathlib import Path
 
+from sqlite_utils import Database
+
 from benchmarks.corpus import Corpus
 from benchmarks.harness import BENCH_DIR
 from memory import ConversationKind, MemoryConfig, NewExchange, Scope, VoteEvent
@@ -45,6 +47,8 @@ __all__ = [
     "dm_scope",
     "exchanges",
     "load",
+    "newcomers",
+    "scalar",
     "user_id",
 ]
 
@@ -126,6 +130,30 @@ def exchanges(total: int) -> Iterator[tuple[NewExchange, VoteEvent]]:
             at=created_at + timedelta(minutes=1),
         )
         yield exchange, vote
+
+
+def newcomers(count: int, *, first_ts: int) -> list[tuple[NewExchange, VoteEvent]]:
+    """Exchanges like the population's, on messages (from ``first_ts`` on) that no store
+    of theirs has seen yet."""
+    pairs = []
+    for index, (exchange, vote) in enumerate(exchanges(count)):
+        ts = f"{first_ts + index}.000300"
+        pairs.append(
+            (
+                exchange.model_copy(update={"message_ts": [ts]}),
+                vote.model_copy(update={"message_ts": ts}),
+            )
+        )
+    return pairs
+
+
+def scalar(path: Path, sql: str) -> int:
+    """The one number ``sql`` reads from the store at ``path``."""
+    store = Database(path)
+    try:
+        return int(store.execute(sql).fetchone()[0])
+    finally:
+        store.close()
 
 
 def load(path: Path, total: int, config: MemoryConfig) -> None:
