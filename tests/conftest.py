@@ -1,4 +1,5 @@
-"""The end-to-end harness: fake Slack, fake LLM, a real SQLite file and the real bot server."""
+"""The end-to-end harness: fake Slack, fake LLM, a real SQLite file and the real bot server;
+and a real SQLite store on that file, for tests that use the store directly."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from bot.slack.streaming import THINKING_PLACEHOLDER
 from bot.testing import FakeLLMServer
 from bot.testing.fake_slack import FakeSlackWebAPI
 from bot.testing.harness import SIGNING_SECRET, SignedSlack, start_bot
+from memory import MemoryConfig, MemoryStore, open_store
 
 
 @pytest.fixture
@@ -31,6 +33,13 @@ async def fake_llm() -> AsyncIterator[FakeLLMServer]:
 @pytest.fixture
 def db_file(tmp_path: Path) -> Path:
     return tmp_path / "bot.db"
+
+
+@pytest.fixture
+async def store(db_file: Path) -> AsyncIterator[MemoryStore]:
+    opened = await open_store(str(db_file), MemoryConfig())
+    yield opened
+    await opened.close()
 
 
 @pytest.fixture

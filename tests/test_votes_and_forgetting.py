@@ -2,25 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
-
-import pytest
 
 from bot.forgetting import Forgetting
 from bot.votes import Votes
 from memory import (
     ConversationKind,
     EpisodeStatus,
-    MemoryConfig,
     MemoryStore,
     NewExchange,
     Scope,
     Vote,
     VoteEvent,
     WorkingMemory,
-    open_store,
 )
 from memory.reactions import BUTTON
 
@@ -34,13 +28,6 @@ class CountingWaker:
 
     def wake(self) -> None:
         self.wakes += 1
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[MemoryStore]:
-    opened = await open_store(str(tmp_path / "bot.db"), MemoryConfig())
-    yield opened
-    await opened.close()
 
 
 async def exchange(store: MemoryStore, ts: str) -> int:

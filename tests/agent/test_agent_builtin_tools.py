@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from agent_support import DM, T0, episode
@@ -21,10 +19,8 @@ from bot.testing.agent import FakeMemory, FakeSlack, make_context
 from bot.testing.fake_slack import FakeSlackWebAPI
 from memory import (
     EpisodeStatus,
-    MemoryConfig,
     MemoryStore,
     Scope,
-    open_store,
 )
 from tests.memory.memory_helpers import Memory
 
@@ -67,13 +63,6 @@ async def test_recall_searches_the_requesters_scope_and_renders_outcomes() -> No
         ("worked", None),
         ("did_not_work", "no ssh"),
     ]
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[MemoryStore]:
-    store = await open_store(f"sqlite:///{tmp_path / 'bot.db'}", MemoryConfig())
-    yield store
-    await store.close()
 
 
 async def test_recall_against_the_real_store_finds_only_own_validated_episodes(

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
-
-import pytest
 
 from bot.learning import LLMFailureReflector, LLMImportanceScorer
 from bot.llm import OpenAICompatibleProvider
@@ -15,24 +11,15 @@ from memory import (
     ConversationKind,
     Episode,
     EpisodeStatus,
-    MemoryConfig,
     MemoryStore,
     NewExchange,
     Scope,
     VoteEvent,
-    open_store,
 )
 from memory.reflection import ReflectionWorker
 
 T0 = datetime(2026, 11, 23, 9, tzinfo=UTC)
 DM = Scope(team_id="T1", channel_id="D1", kind=ConversationKind.DM)
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[MemoryStore]:
-    opened = await open_store(f"sqlite:///{tmp_path / 'bot.db'}", MemoryConfig())
-    yield opened
-    await opened.close()
 
 
 async def rated(store: MemoryStore, question: str, ts: str, reaction: str) -> Episode:

@@ -1,15 +1,11 @@
-"""Fixtures of the Slack-side tests: the fake Web API, a client on it, a real SQLite store."""
+"""Fixtures of the Slack-side tests: the fake Web API and a client on it."""
 
 from __future__ import annotations
-
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.testing.fake_slack import FakeSlackWebAPI
-from memory import MemoryConfig, MemoryStore, open_store
 
 
 @pytest.fixture
@@ -21,10 +17,3 @@ def fake(fake_slack: FakeSlackWebAPI) -> FakeSlackWebAPI:
 @pytest.fixture
 def client(fake: FakeSlackWebAPI) -> AsyncWebClient:
     return AsyncWebClient(token=fake.token, base_url=fake.base_url)
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[MemoryStore]:
-    store = await open_store(str(tmp_path / "bot.db"), MemoryConfig())
-    yield store
-    await store.close()
