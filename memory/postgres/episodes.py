@@ -12,6 +12,7 @@ from memory.postgres.codec import episode_from_row, scope_from_row
 from memory.postgres.fence import forgotten_since, lock_person
 from memory.postgres.fts import reindex_episode
 from memory.postgres.session import Session
+from memory.rows import IMPORTED_COLUMNS, imported_row, utc
 
 __all__ = [
     "REFLECTION_LEASE",
@@ -79,22 +80,9 @@ async def import_episodes(db: Session, episodes: Sequence[ImportedEpisode]) -> l
             ids.append(None)
             continue
         row = await db.row(
-            "INSERT INTO episodes (team_id, channel_id, kind, requester_id, thread_ts,"
-            " question, answer, status, lesson, created_at, validated_at)"
-            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
-            [
-                item.scope.team_id,
-                item.scope.channel_id,
-                item.scope.kind.value,
-                item.requester_id,
-                item.thread_ts,
-                item.question,
-                item.answer,
-                item.status.value,
-                item.lesson,
-                item.created_at,
-                item.validated_at,
-            ],
+            f"INSERT INTO episodes ({IMPORTED_COLUMNS}) VALUES ({', '.join(['%s'] * 11)})"
+            " RETURNING id",
+            imported_row(item, utc),
         )
         assert row is not None
         await reindex_episode(db, row["id"])

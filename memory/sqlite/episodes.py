@@ -10,6 +10,7 @@ from sqlite_utils import Database
 
 from memory.config import MemoryConfig
 from memory.models import Episode, EpisodeStatus, ImportedEpisode, NewExchange, Scope
+from memory.rows import IMPORTED_COLUMNS, imported_row
 from memory.sqlite.codec import episode_from_row, from_db_time, to_db_time
 from memory.sqlite.fence import forgotten_since
 from memory.sqlite.fts import reindexing
@@ -98,23 +99,9 @@ def import_episodes(db: Database, episodes: Sequence[ImportedEpisode]) -> list[i
             episode_id = _next_episode_id(db)
             with reindexing(db, episode_id):
                 db.execute(
-                    "INSERT INTO episodes (id, team_id, channel_id, kind, requester_id,"
-                    " thread_ts, question, answer, status, lesson, created_at, validated_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [
-                        episode_id,
-                        item.scope.team_id,
-                        item.scope.channel_id,
-                        item.scope.kind.value,
-                        item.requester_id,
-                        item.thread_ts,
-                        item.question,
-                        item.answer,
-                        item.status.value,
-                        item.lesson,
-                        to_db_time(item.created_at),
-                        to_db_time(item.validated_at),
-                    ],
+                    f"INSERT INTO episodes (id, {IMPORTED_COLUMNS})"
+                    f" VALUES ({', '.join(['?'] * 12)})",
+                    [episode_id, *imported_row(item, to_db_time)],
                 )
             ids.append(episode_id)
     return ids
