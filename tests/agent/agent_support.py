@@ -18,6 +18,7 @@ from bot.agent import (
 )
 from bot.agent.result import AgentResult
 from memory import ConversationKind, Episode, EpisodeStatus, RecalledEpisode, Scope
+from tests.episodes import make_episode
 
 __all__ = ["DM", "T0", "Recorder", "ask", "episode", "recalled"]
 
@@ -39,17 +40,15 @@ def episode(
     scope: Scope = DM,
     id: int = 1,
 ) -> Episode:
-    return Episode(
+    return make_episode(
+        question,
+        answer,
+        status,
         id=id,
         scope=scope,
         requester_id=requester_id,
-        thread_ts=None,
-        question=question,
-        answer=answer,
-        status=status,
         lesson=lesson,
         created_at=T0,
-        validated_at=None if status is EpisodeStatus.PENDING else T0,
     )
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
 from bot.agent.provider import ModelUnavailable
@@ -16,6 +14,7 @@ from bot.learning import (
 from bot.llm import OpenAICompatibleProvider
 from bot.testing import FakeLLMServer, ScriptedReply
 from memory import ConversationKind, Episode, EpisodeStatus, Scope
+from tests.episodes import make_episode
 
 SCOPE = Scope(team_id="T1", channel_id="C1", kind=ConversationKind.CHANNEL)
 
@@ -23,17 +22,7 @@ SCOPE = Scope(team_id="T1", channel_id="C1", kind=ConversationKind.CHANNEL)
 def episode(
     number: int, question: str, answer: str, status: EpisodeStatus, lesson: str | None = None
 ) -> Episode:
-    return Episode(
-        id=number,
-        scope=SCOPE,
-        requester_id="U1",
-        thread_ts=None,
-        question=question,
-        answer=answer,
-        status=status,
-        lesson=lesson,
-        created_at=datetime(2026, 11, 23, 9, tzinfo=UTC),
-    )
+    return make_episode(question, answer, status, id=number, scope=SCOPE, lesson=lesson)
 
 
 def prompt_of(llm: FakeLLMServer) -> tuple[str, str]:

@@ -12,6 +12,7 @@ from bot.listeners.votes import button_vote, reaction_vote
 from bot.testing import block_kit_problems
 from memory import ConversationKind, Episode, EpisodeStatus, Scope, Vote, WisdomNote
 from memory.reactions import BUTTON
+from tests.episodes import make_episode
 
 T0 = datetime(2026, 11, 23, 9, tzinfo=UTC)
 DM = Scope(team_id="T1", channel_id="D1", kind=ConversationKind.DM)
@@ -134,16 +135,7 @@ def test_a_d_channel_is_a_dm_scope_and_anything_else_a_channel() -> None:
 
 
 def episode(question: str, status: EpisodeStatus) -> Episode:
-    return Episode(
-        id=1,
-        scope=DM,
-        requester_id="U1",
-        thread_ts=None,
-        question=question,
-        answer="a",
-        status=status,
-        created_at=T0,
-    )
+    return make_episode(question, status=status, scope=DM, created_at=T0)
 
 
 def test_the_memory_message_has_a_text_fallback_and_valid_blocks() -> None:

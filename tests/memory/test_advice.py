@@ -8,7 +8,6 @@ import pytest
 from memory_helpers import CHANNEL, DM, T0, FreshStore, Memory
 
 from memory import (
-    Episode,
     EpisodeStatus,
     MemoryConfig,
     MemoryStore,
@@ -18,6 +17,7 @@ from memory import (
     Vote,
 )
 from memory.advice import ADVICE_HEADER, Advice, PlanAdvisor
+from tests.episodes import make_episode
 
 LATER = T0 + timedelta(days=1)
 QUESTION = "How do I deploy the billing service to staging?"
@@ -133,14 +133,13 @@ async def test_advice_from_recalled_episodes_keeps_only_what_the_asker_may_see(
     def recalled(
         number: int, status: EpisodeStatus, *, user: str = "U1", scope: Scope = CHANNEL
     ) -> RecalledEpisode:
-        episode = Episode(
+        episode = make_episode(
+            QUESTION,
+            f"Answer {number}.",
+            status,
             id=number,
             scope=scope,
             requester_id=user,
-            thread_ts=None,
-            question=QUESTION,
-            answer=f"Answer {number}.",
-            status=status,
             created_at=T0,
         )
         return RecalledEpisode(episode=episode, score=1, relevance=1, recency=1, importance=0.5)

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from memory import ConversationKind, Episode, EpisodeStatus, RecallWeights, Scope
+from memory import ConversationKind, Episode, RecallWeights, Scope
 from memory.ranking import (
     Candidate,
     fit_budget,
@@ -16,6 +16,7 @@ from memory.ranking import (
     relevance_scores,
     token_estimate,
 )
+from tests.episodes import make_episode
 
 NOW = datetime(2026, 5, 1, tzinfo=UTC)
 SCOPE = Scope(team_id="T", channel_id="D", kind=ConversationKind.DM)
@@ -31,14 +32,12 @@ def episode(
     lesson: str | None = None,
 ) -> Episode:
     validated_at = NOW - timedelta(days=validated_days_ago)
-    return Episode(
+    return make_episode(
+        question,
+        answer,
         id=episode_id,
         scope=SCOPE,
         requester_id="U",
-        thread_ts=None,
-        question=question,
-        answer=answer,
-        status=EpisodeStatus.SUCCESS,
         lesson=lesson,
         importance=importance,
         created_at=validated_at - timedelta(minutes=1),

@@ -6,21 +6,13 @@ import pytest
 from memory_helpers import CHANNEL, DM, T0
 
 from memory import Episode, EpisodeStatus, Scope, Visibility, WisdomNote
+from tests.episodes import make_episode
 
 OTHER_CHANNEL = Scope(team_id="T1", channel_id="C200", kind=CHANNEL.kind)
 
 
 def episode(status: EpisodeStatus, *, scope: Scope = CHANNEL, user: str = "U1") -> Episode:
-    return Episode(
-        id=1,
-        scope=scope,
-        requester_id=user,
-        thread_ts=None,
-        question="q",
-        answer="a",
-        status=status,
-        created_at=T0,
-    )
+    return make_episode(status=status, scope=scope, requester_id=user, created_at=T0)
 
 
 @pytest.mark.parametrize("sharing", [False, True])

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from bot.listeners.commands.forget import forget_summary
 from bot.listeners.commands.memory import memory_summary
-from memory import ConversationKind, Episode, EpisodeStatus, ForgetReport, Scope
+from memory import Episode, EpisodeStatus, ForgetReport
+from tests.episodes import make_episode
 
 
 def test_forget_lists_each_kind_with_its_count_in_words() -> None:
@@ -26,16 +25,7 @@ def test_forget_with_nothing_says_so() -> None:
 
 
 def episode(question: str, status: EpisodeStatus) -> Episode:
-    return Episode(
-        id=1,
-        scope=Scope(team_id="T1", channel_id="D1", kind=ConversationKind.DM),
-        requester_id="U1",
-        thread_ts=None,
-        question=question,
-        answer="a",
-        status=status,
-        created_at=datetime.now(UTC),
-    )
+    return make_episode(question, status=status)
 
 
 def test_memory_shows_rated_questions_shortened() -> None:

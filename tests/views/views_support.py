@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from memory import ConversationKind, Episode, EpisodeStatus, Scope, WisdomNote
+from tests.episodes import make_episode
 
 T0 = datetime(2026, 11, 23, 9, tzinfo=UTC)
 TEAM = "T1"
@@ -21,17 +22,8 @@ def episode(
     lesson: str | None = None,
     scope: Scope = DM,
 ) -> Episode:
-    return Episode(
-        id=id,
-        scope=scope,
-        requester_id="U0ALICE",
-        thread_ts=None,
-        question=question,
-        answer=answer,
-        status=status,
-        lesson=lesson,
-        created_at=T0,
-        validated_at=T0,
+    return make_episode(
+        question, answer, status, id=id, scope=scope, requester_id="U0ALICE", lesson=lesson
     )
 
 
