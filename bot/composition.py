@@ -175,7 +175,7 @@ async def open_components(
         worker = ReflectionWorker(
             store,
             LLMFailureReflector(provider),
-            LLMImportanceScorer(provider),
+            LLMImportanceScorer(provider) if settings.recall_weight_importance > 0 else None,
             retry_interval=REFLECTION_RETRY,
         )
 

@@ -143,8 +143,11 @@ class ReflectionQueue(Protocol):
     """Validated episodes awaiting a lesson (👎) or an importance score (👍)."""
 
     @abstractmethod
-    async def episodes_awaiting_reflection(self, *, limit: int) -> list[Episode]:
-        """Failures without a lesson and successes without an importance score."""
+    async def episodes_awaiting_reflection(
+        self, *, limit: int, with_successes: bool = True
+    ) -> list[Episode]:
+        """Failures without a lesson and, unless ``with_successes`` is False, successes
+        without an importance score."""
 
     @abstractmethod
     async def set_lesson(self, episode_id: int, lesson: str) -> bool:

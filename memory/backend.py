@@ -90,8 +90,14 @@ class BackendStore(MemoryStore):
     async def apply_vote(self, event: models.VoteEvent) -> models.VoteOutcome:
         return await self._call(self._modules.votes.apply_vote, event=event, config=self._config)
 
-    async def episodes_awaiting_reflection(self, *, limit: int) -> list[models.Episode]:
-        return await self._call(self._modules.episodes.awaiting_reflection, limit=limit)
+    async def episodes_awaiting_reflection(
+        self, *, limit: int, with_successes: bool = True
+    ) -> list[models.Episode]:
+        return await self._call(
+            self._modules.episodes.awaiting_reflection,
+            limit=limit,
+            with_successes=with_successes,
+        )
 
     async def set_lesson(self, episode_id: int, lesson: str) -> bool:
         return await self._call(

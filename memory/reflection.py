@@ -51,6 +51,9 @@ class ReflectionWorker:
     ``retry_interval`` up to ``max_backoff``) and the run stops, since the next call would
     most likely fail too; an outage is logged once at warning, without anyone's text.
 
+    Without a ``scorer``, successes are left unscored and never sent to the model: an
+    importance score is worth a model call only when recall weighs it.
+
     A vote may change while the model thinks. Before writing, the worker re-reads the
     episode's status and drops the result when it changed, so a lesson never lands on an
     episode that is no longer a failure. (The store also drops lesson and importance when
@@ -61,7 +64,7 @@ class ReflectionWorker:
         self,
         store: ReflectionQueue,
         reflector: FailureReflector,
-        scorer: ImportanceScorer,
+        scorer: ImportanceScorer | None,
         *,
         batch: int = 20,
         retry_interval: timedelta = timedelta(minutes=5),
@@ -89,7 +92,9 @@ class ReflectionWorker:
         report = ReflectionReport()
         now = self._clock()
         waiting = {episode_id for episode_id, retry_at in self._retry_at.items() if retry_at > now}
-        episodes = await self._store.episodes_awaiting_reflection(limit=self.batch + len(waiting))
+        episodes = await self._store.episodes_awaiting_reflection(
+            limit=self.batch + len(waiting), with_successes=self._scorer is not None
+        )
         self._forget_resolved({episode.id for episode in episodes})
         due = [episode for episode in episodes if episode.id not in waiting][: self.batch]
         for episode in due:
@@ -111,6 +116,8 @@ class ReflectionWorker:
             report.stale += 1
 
     async def _score(self, episode: Episode, report: ReflectionReport) -> None:
+        if self._scorer is None:  # unreachable: without a scorer the queue holds no success
+            return
         importance = await self._scorer.score(episode.question, episode.answer, episode.status)
         if await self._store.set_importance(episode.id, importance):
             report.scored += 1

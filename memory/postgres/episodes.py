@@ -132,9 +132,12 @@ async def answered_in_thread(db: Session, channel_id: str, thread_ts: str) -> bo
     return bool(row["answered"])
 
 
-async def awaiting_reflection(db: Session, limit: int, holder: str) -> list[Episode]:
-    """Failures without a lesson and successes without a score, oldest vote first, that no
-    other process is reflecting on; they are leased to ``holder`` (:data:`REFLECTION_LEASE`).
+async def awaiting_reflection(
+    db: Session, limit: int, holder: str, with_successes: bool
+) -> list[Episode]:
+    """Failures without a lesson and (``with_successes``) successes without a score, oldest
+    vote first, that no other process is reflecting on; they are leased to ``holder``
+    (:data:`REFLECTION_LEASE`).
 
     ``SKIP LOCKED`` lets replicas asking at the same moment take different episodes, so the
     model is asked about each once, not once per replica. The holder's own leased episodes
@@ -145,12 +148,17 @@ async def awaiting_reflection(db: Session, limit: int, holder: str) -> list[Epis
         " WHERE id IN ("
         "   SELECT id FROM episodes"
         "   WHERE ((status = 'failure' AND lesson IS NULL)"
-        "     OR (status = 'success' AND importance IS NULL))"
+        "     OR (%(with_successes)s AND status = 'success' AND importance IS NULL))"
         "   AND (reflection_until IS NULL OR reflection_until < now()"
         "     OR reflection_holder = %(holder)s)"
         "   ORDER BY validated_at, id LIMIT %(limit)s FOR UPDATE SKIP LOCKED"
         " ) RETURNING *",
-        {"holder": holder, "lease": REFLECTION_LEASE, "limit": limit},
+        {
+            "holder": holder,
+            "lease": REFLECTION_LEASE,
+            "limit": limit,
+            "with_successes": with_successes,
+        },
     )
     episodes = [episode_from_row(row) for row in rows]
     return sorted(episodes, key=lambda episode: (episode.validated_at, episode.id))

@@ -47,9 +47,16 @@ class PostgresMemoryStore(BackendStore):
     async def ping(self) -> None:
         await self._db.run(_ping)
 
-    async def episodes_awaiting_reflection(self, *, limit: int) -> list[Episode]:
+    async def episodes_awaiting_reflection(
+        self, *, limit: int, with_successes: bool = True
+    ) -> list[Episode]:
         """Leased to this process, so another replica does not reflect on them too."""
-        return await self._call(episodes.awaiting_reflection, limit=limit, holder=self._holder)
+        return await self._call(
+            episodes.awaiting_reflection,
+            limit=limit,
+            holder=self._holder,
+            with_successes=with_successes,
+        )
 
     async def take_turn(self, job: str, *, every: timedelta) -> bool:
         return await self._call(jobs.take_turn, job=job, every=every)

@@ -151,19 +151,21 @@ def answered_in_thread(db: Database, channel_id: str, thread_ts: str) -> bool:
     return bool(row["answered"])
 
 
-AWAITING_REFLECTION_SQL = (
+_AWAITING = "(status = 'failure' AND lesson IS NULL) OR (status = 'success' AND importance IS NULL)"
+_QUEUE = (
     "SELECT * FROM episodes INDEXED BY episodes_awaiting_reflection"
-    " WHERE (status = 'failure' AND lesson IS NULL)"
-    " OR (status = 'success' AND importance IS NULL)"
-    " ORDER BY validated_at, id LIMIT ?"
+    " WHERE {} ORDER BY validated_at, id LIMIT ?"
 )
+AWAITING_REFLECTION_SQL = _QUEUE.format(_AWAITING)
+AWAITING_LESSONS_SQL = _QUEUE.format(f"({_AWAITING}) AND status = 'failure'")
 """The reflection queue, read from its own partial index: only the episodes waiting, in
 order, however many validated episodes the store holds (the planner, left to itself,
-would read every failure and success through the status index)."""
+would read every failure and success through the status index). The lessons-only form
+keeps the index's own condition as a term, so SQLite still sees that the index applies."""
 
 
-def awaiting_reflection(db: Database, limit: int) -> list[Episode]:
-    rows = db.query(AWAITING_REFLECTION_SQL, [limit])
+def awaiting_reflection(db: Database, limit: int, with_successes: bool) -> list[Episode]:
+    rows = db.query(AWAITING_REFLECTION_SQL if with_successes else AWAITING_LESSONS_SQL, [limit])
     return [episode_from_row(row) for row in rows]
 
 

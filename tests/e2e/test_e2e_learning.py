@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from typing import Any
 
+import httpx
+import pytest
+
 from bot.assistant import EXPERIENCE_HEADING
+from bot.config import Settings
+from bot.learning.reflector import REFLECTION_PROMPT
 from bot.learning.scorer import SCORING_PROMPT
 from bot.testing import FakeLLMServer
-from bot.testing.harness import ALICE, BOB, SignedSlack, dm_channel
+from bot.testing.fake_slack import FakeSlackWebAPI
+from bot.testing.harness import ALICE, BOB, SignedSlack, dm_channel, start_bot
 
 FIRST = "How do I deploy the billing service to staging?"
 RELATED = "what's the way to get billing deployed on staging"
@@ -75,17 +82,44 @@ async def test_a_thumbs_down_is_recalled_as_what_did_not_work(
     assert FIRST in prompt
 
 
+@pytest.fixture
+async def importance_weighed(
+    settings: Settings, fake_slack: FakeSlackWebAPI, http: httpx.AsyncClient
+) -> AsyncIterator[SignedSlack]:
+    """The bot with ``RECALL_WEIGHT_IMPORTANCE`` above 0, so 👍 answers get scored."""
+    server = await start_bot(settings.model_copy(update={"recall_weight_importance": 1.0}))
+    yield SignedSlack(server, fake_slack, http)
+    await server.stop()
+
+
 async def test_a_vote_wakes_reflection_which_asks_the_model_to_score_the_answer(
-    slack: SignedSlack, fake_llm: FakeLLMServer
+    importance_weighed: SignedSlack, fake_llm: FakeLLMServer
 ) -> None:
-    answer = await slack.ask_in_dm(FIRST)
+    answer = await importance_weighed.ask_in_dm(FIRST)
     asked = len(fake_llm.requests)
 
-    await slack.react(answer, user=ALICE, reaction="thumbsup")
+    await importance_weighed.react(answer, user=ALICE, reaction="thumbsup")
 
     # Reflection runs every few minutes, so only the vote's wake-up can bring this soon.
     await asyncio.wait_for(fake_llm.wait_for_requests(asked + 1), 5)
     assert SCORING_PROMPT.splitlines()[0] in system_text(fake_llm.requests[asked])
+
+
+async def test_by_default_a_thumbs_up_costs_no_model_call_and_a_thumbs_down_asks_a_lesson(
+    slack: SignedSlack, fake_llm: FakeLLMServer
+) -> None:
+    liked = await slack.ask_in_dm(FIRST)
+    disliked = await slack.ask_in_dm(RELATED)
+    asked = len(fake_llm.requests)
+
+    await slack.vote(liked, user=ALICE, reaction="+1")
+    await slack.react(disliked, user=ALICE, reaction="thumbsdown")
+
+    await asyncio.wait_for(fake_llm.wait_for_requests(asked + 1), 5)
+    await asyncio.sleep(0.3)  # room for a scoring request, were one coming
+    reflection = [system_text(request) for request in fake_llm.requests[asked:]]
+    assert len(reflection) == 1
+    assert REFLECTION_PROMPT.splitlines()[0] in reflection[0]
 
 
 async def test_forget_erases_everything_and_answers_ephemerally_with_counts(

@@ -120,7 +120,7 @@ async def test_a_background_job_s_failure_logs_its_frames_never_its_message(
     with sqlite3.connect(database) as db:
         db.execute(
             "INSERT INTO episodes (team_id, channel_id, kind, requester_id, question, answer,"
-            " status, created_at, validated_at) VALUES (?, ?, ?, ?, ?, ?, 'success', ?, ?)",
+            " status, created_at, validated_at) VALUES (?, ?, ?, ?, ?, ?, 'failure', ?, ?)",
             ["T1", "D1", unreadable, ALICE, QUESTIONS[1], QUESTIONS[2], NOW, NOW],
         )
     db.close()

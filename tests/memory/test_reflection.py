@@ -113,6 +113,29 @@ async def test_failures_get_lessons_and_successes_get_importance(
     assert len(model.calls) == 2
 
 
+async def test_without_a_scorer_successes_are_never_sent_to_the_model(
+    store: MemoryStore, memory: Memory, model: ScriptedModel
+) -> None:
+    """Recall gives importance no weight by default, so no model call is spent scoring."""
+    worked = [
+        await memory.answered(f"worked {number}?", "yes", scope=CHANNEL, vote=Vote.UP)
+        for number in range(3)
+    ]
+    failed = await memory.answered("deploy billing?", "no", scope=CHANNEL, vote=Vote.DOWN)
+    worker = ReflectionWorker(store, model, None, batch=1)
+
+    report = await worker.run_once()
+
+    assert (report.lessons, report.scored, report.stale) == (1, 0, 0)
+    assert model.calls == ["deploy billing?"]
+    assert (await current(memory, failed)).lesson == "Lesson for deploy billing?"
+    assert [(await current(memory, episode)).importance for episode in worked] == [None] * 3
+    assert await store.episodes_awaiting_reflection(limit=10, with_successes=False) == []
+    assert {episode.id for episode in await store.episodes_awaiting_reflection(limit=10)} == {
+        episode.id for episode in worked
+    }
+
+
 async def test_a_run_handles_at_most_one_batch(
     store: MemoryStore, memory: Memory, model: ScriptedModel
 ) -> None:

@@ -13,7 +13,7 @@ from memory_helpers import T0, Memory
 from memory import MemoryConfig, MemoryStore, Vote, open_store
 from memory.errors import StoreUnavailable
 from memory.sqlite import connection
-from memory.sqlite.episodes import AWAITING_REFLECTION_SQL
+from memory.sqlite.episodes import AWAITING_LESSONS_SQL, AWAITING_REFLECTION_SQL
 
 
 def test_the_store_runs_on_a_current_sqlite() -> None:
@@ -43,11 +43,13 @@ async def test_the_index_deletes_in_place_and_the_reflection_queue_is_indexed(
     try:
         [secure] = db.query("SELECT v FROM episodes_fts_config WHERE k = 'secure-delete'")
         assert secure["v"] == 1
-        plan = " ".join(
-            row["detail"] for row in db.query(f"EXPLAIN QUERY PLAN {AWAITING_REFLECTION_SQL}", [20])
-        )
+        plans = [
+            " ".join(row["detail"] for row in db.query(f"EXPLAIN QUERY PLAN {sql}", [20]))
+            for sql in (AWAITING_REFLECTION_SQL, AWAITING_LESSONS_SQL)
+        ]
     finally:
         db.close()
-    assert "USING INDEX episodes_awaiting_reflection" in plan, plan
-    assert "TEMP B-TREE" not in plan, "read in order from the index, not sorted"
+    for plan in plans:
+        assert "USING INDEX episodes_awaiting_reflection" in plan, plan
+        assert "TEMP B-TREE" not in plan, "read in order from the index, not sorted"
     assert [e.id for e in await store.episodes_awaiting_reflection(limit=5)] == [1]
