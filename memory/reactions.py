@@ -8,9 +8,19 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from memory.config import MemoryConfig
-from memory.models import EpisodeStatus, Vote, VoteEvent
+from memory.models import EpisodeStatus, Vote, VoteEvent, VoteOutcome
 
-__all__ = ["BUTTON", "Ballot", "ballot_for", "base_emoji", "status_for", "vote_for_emoji"]
+__all__ = [
+    "BUTTON",
+    "Ballot",
+    "ballot_for",
+    "base_emoji",
+    "counted",
+    "refusal",
+    "status_for",
+    "untracked",
+    "vote_for_emoji",
+]
 
 BUTTON = "button"
 """The ``reaction`` of a feedback-button click; one slot per voter, a new click replaces it."""
@@ -57,3 +67,44 @@ def status_for(latest_vote: Vote | None) -> EpisodeStatus:
     if latest_vote is None:
         return EpisodeStatus.PENDING
     return EpisodeStatus.SUCCESS if latest_vote is Vote.UP else EpisodeStatus.FAILURE
+
+
+def untracked() -> VoteOutcome:
+    """The outcome of a reaction on a message the ledger does not hold (never the bot's,
+    or already purged)."""
+    return VoteOutcome(applied=False, reason="not a message the bot is tracking")
+
+
+def refusal(
+    event: VoteEvent,
+    config: MemoryConfig,
+    *,
+    episode_id: int,
+    requester_id: str,
+    status: EpisodeStatus,
+    window_closed: bool,
+) -> VoteOutcome | None:
+    """Why a vote on a tracked answer cannot count, judged before anything is written;
+    None when it may. Every backend applies these same rules, in this order."""
+    if window_closed:
+        return VoteOutcome(
+            applied=False, reason="the feedback window has closed", episode_id=episode_id
+        )
+    if not config.anyone_may_vote and event.voter_id != requester_id:
+        return VoteOutcome(
+            applied=False,
+            reason="only the person who asked can validate this answer",
+            episode_id=episode_id,
+            status=status,
+        )
+    return None
+
+
+def counted(event: VoteEvent, episode_id: int, status: EpisodeStatus) -> VoteOutcome:
+    """The outcome of a vote that was stored (or removed), with the status it settled."""
+    return VoteOutcome(
+        applied=True,
+        reason="vote recorded" if event.added else "vote removed",
+        episode_id=episode_id,
+        status=status,
+    )

@@ -16,7 +16,7 @@ from memory.postgres.codec import utc
 from memory.postgres.fence import forgotten_since, lock_person
 from memory.postgres.fts import reindex_episode
 from memory.postgres.session import Session
-from memory.reactions import BUTTON, Ballot, ballot_for, status_for
+from memory.reactions import BUTTON, Ballot, ballot_for, counted, refusal, status_for, untracked
 
 __all__ = ["apply_vote", "settle_status"]
 
@@ -101,19 +101,18 @@ async def apply_vote(db: Session, event: VoteEvent, config: MemoryConfig) -> Vot
         [event.channel_id, event.message_ts],
     )
     if episode is None:
-        return VoteOutcome(applied=False, reason="not a message the bot is tracking")
+        return untracked()
     episode_id: int = episode["id"]
-    if episode["expires_at"] <= event.at:
-        return VoteOutcome(
-            applied=False, reason="the feedback window has closed", episode_id=episode_id
-        )
-    if not config.anyone_may_vote and event.voter_id != episode["requester_id"]:
-        return VoteOutcome(
-            applied=False,
-            reason="only the person who asked can validate this answer",
-            episode_id=episode_id,
-            status=_row_status(episode),
-        )
+    refused = refusal(
+        event,
+        config,
+        episode_id=episode_id,
+        requester_id=episode["requester_id"],
+        status=_row_status(episode),
+        window_closed=episode["expires_at"] <= event.at,
+    )
+    if refused is not None:
+        return refused
     if await forgotten_since(db, event.voter_id, event.at):
         return VoteOutcome(
             applied=False, reason="the voter was forgotten since", episode_id=episode_id
@@ -124,10 +123,4 @@ async def apply_vote(db: Session, event: VoteEvent, config: MemoryConfig) -> Vot
         return VoteOutcome(
             applied=False, reason=no_op, episode_id=episode_id, status=_row_status(episode)
         )
-    status = await settle_status(db, episode_id, config)
-    return VoteOutcome(
-        applied=True,
-        reason="vote recorded" if event.added else "vote removed",
-        episode_id=episode_id,
-        status=status,
-    )
+    return counted(event, episode_id, await settle_status(db, episode_id, config))

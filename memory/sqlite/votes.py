@@ -13,7 +13,7 @@ from sqlite_utils import Database
 
 from memory.config import MemoryConfig
 from memory.models import EpisodeStatus, Vote, VoteEvent, VoteOutcome
-from memory.reactions import BUTTON, Ballot, ballot_for, status_for
+from memory.reactions import BUTTON, Ballot, ballot_for, counted, refusal, status_for, untracked
 from memory.sqlite.codec import to_db_time
 from memory.sqlite.fence import forgotten_since
 from memory.sqlite.fts import reindexing
@@ -96,19 +96,18 @@ def apply_vote(db: Database, event: VoteEvent, config: MemoryConfig) -> VoteOutc
             [event.channel_id, event.message_ts],
         )
         if episode is None:
-            return VoteOutcome(applied=False, reason="not a message the bot is tracking")
+            return untracked()
         episode_id: int = episode["id"]
-        if episode["expires_at"] <= to_db_time(event.at):
-            return VoteOutcome(
-                applied=False, reason="the feedback window has closed", episode_id=episode_id
-            )
-        if not config.anyone_may_vote and event.voter_id != episode["requester_id"]:
-            return VoteOutcome(
-                applied=False,
-                reason="only the person who asked can validate this answer",
-                episode_id=episode_id,
-                status=EpisodeStatus(episode["status"]),
-            )
+        refused = refusal(
+            event,
+            config,
+            episode_id=episode_id,
+            requester_id=episode["requester_id"],
+            status=EpisodeStatus(episode["status"]),
+            window_closed=episode["expires_at"] <= to_db_time(event.at),
+        )
+        if refused is not None:
+            return refused
         if forgotten_since(db, event.voter_id, event.at):
             return VoteOutcome(
                 applied=False, reason="the voter was forgotten since", episode_id=episode_id
@@ -123,9 +122,4 @@ def apply_vote(db: Database, event: VoteEvent, config: MemoryConfig) -> VoteOutc
                 status=EpisodeStatus(episode["status"]),
             )
         status = settle_status(db, episode_id, config)
-    return VoteOutcome(
-        applied=True,
-        reason="vote recorded" if event.added else "vote removed",
-        episode_id=episode_id,
-        status=status,
-    )
+    return counted(event, episode_id, status)
