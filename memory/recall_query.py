@@ -89,8 +89,14 @@ def date_words(moment: datetime) -> str:
 
 
 def indexed_words(text: str) -> list[str]:
-    """Every word of ``text``, lowercased, as the full-text index holds them."""
-    return [word.lower() for word in _WORD.findall(text)]
+    """The words of ``text`` a query can ask for, lowercased, as the full-text index holds
+    them: every word but the stopwords and single characters, which :func:`search_terms`
+    never asks for (a third of the index's postings, for nothing)."""
+    return [
+        lowered
+        for lowered in (word.lower() for word in _WORD.findall(text))
+        if len(lowered) >= 2 and lowered not in STOPWORDS
+    ]
 
 
 def _words(text: str) -> list[str]:

@@ -30,7 +30,7 @@ from contextlib import contextmanager
 
 from sqlite_utils import Database
 
-from memory.models import Episode, EpisodeStatus
+from memory.models import ConversationKind, Episode, EpisodeStatus
 from memory.partitions import channel_key, personal_key
 from memory.recall_query import date_words, indexed_words
 from memory.sqlite.codec import episode_from_row
@@ -87,6 +87,14 @@ def partitions(episode: Episode) -> list[tuple[int, str]]:
     return keys
 
 
+def _possible_keys(episode: Episode) -> list[str]:
+    """Every partition the episode may be filed in, whatever its status."""
+    keys = [personal_key(episode.scope, episode.requester_id)]
+    if episode.scope.kind is ConversationKind.CHANNEL:
+        keys.append(channel_key(episode.scope))
+    return keys
+
+
 def _entries(episode: Episode) -> list[_Entry]:
     """The index rows of the episode as it is now: one per partition it is recalled from
     while validated, none while pending."""
@@ -123,13 +131,13 @@ def index_episode(db: Database, episode_id: int) -> Episode | None:
 def unindex_episodes(db: Database, episode_ids: Iterable[int]) -> None:
     """Take the episodes' entries out, with the text their rows hold now (call it before
     the rows change or go). Only rows the index holds are named: a 'delete' of a row it
-    does not hold would corrupt it. Their vectors go too."""
-    episode_ids = list(episode_ids)
-    unindex_vectors(db, episode_ids)
+    does not hold would corrupt it. Their vectors go too, from every partition the
+    episode could have been filed in."""
     for episode_id in episode_ids:
         episode = _episode(db, episode_id)
         if episode is None:
             continue
+        unindex_vectors(db, episode_id, _possible_keys(episode))
         held = {
             row[0]
             for row in db.execute(

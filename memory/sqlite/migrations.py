@@ -171,22 +171,39 @@ def _index_validated(db: Database) -> None:
 @migrations()
 def m008_recall_vectors(db: Database) -> None:
     """Semantic recall: each validated episode's vector in its partitions (see
-    :mod:`memory.sqlite.vectors`), computed now for the episodes already validated."""
-    db.executescript(CREATE_VECTORS)
-    validated = db.query("SELECT * FROM episodes WHERE status IN ('success', 'failure')")
-    for row in list(validated):
-        episode = episode_from_row(row)
-        index_vectors(db, episode, [key for _, key in partitions(episode)])
+    :mod:`memory.sqlite.vectors`). Computed by :func:`m010_lean_index`, which replaced this
+    table with a leaner one."""
+    db.executescript(
+        """
+        CREATE TABLE episode_vectors (
+            partition TEXT NOT NULL,
+            episode_id INTEGER NOT NULL REFERENCES episodes (id) ON DELETE CASCADE,
+            vector BLOB NOT NULL,
+            PRIMARY KEY (partition, episode_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX episode_vectors_episode ON episode_vectors (episode_id);
+        """
+    )
 
 
 @migrations()
 def m009_dated_recall(db: Database) -> None:
     """Each episode is recalled by the day it was asked too (its question is indexed, and
-    its vector embedded, with :func:`memory.recall_query.date_words`): the index is built
-    anew (a contentless index forgets an entry only given the text it was filed with) and
-    the vectors computed again."""
+    its vector embedded, with :func:`memory.recall_query.date_words`). The index and the
+    vectors are built anew by :func:`m010_lean_index`."""
+
+
+@migrations()
+def m010_lean_index(db: Database) -> None:
+    """The index and the vectors built anew, leaner: the index leaves out the words no
+    query asks for (stopwords, single characters: :func:`memory.recall_query.indexed_words`),
+    a third of its postings; the vectors table keys its partitions by number and has no
+    second index (see :mod:`memory.sqlite.vectors`). A contentless index forgets an entry
+    only given the text it was filed with, hence the rebuild."""
     db.execute("DROP TABLE episodes_fts")
+    db.execute("DROP TABLE episode_vectors")
     create_index(db)
+    db.executescript(CREATE_VECTORS)
     validated = db.query("SELECT * FROM episodes WHERE status IN ('success', 'failure')")
     for row in list(validated):
         index_episode(db, row["id"])

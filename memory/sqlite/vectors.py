@@ -3,12 +3,17 @@
 Like the full-text index (:mod:`memory.sqlite.fts`), a validated episode has a row in its
 asker's partition and, a channel success, in its channel's; a pending one has none. The
 table is clustered by partition (``WITHOUT ROWID``, keyed ``(partition, episode_id)``),
-so reading one person's vectors reads only their pages. Rows go with their episode
-(``ON DELETE CASCADE``), and ``secure_delete`` zeroes them as it does the text.
+so reading one person's vectors reads only their pages. The partition is stored as a
+64-bit number derived from its key (:func:`partition_number`), not as the key's 21
+characters, and the table has no other index: rows are taken out by their key, with the
+partitions the episode was filed in, exactly as its index entries are (see
+:func:`memory.sqlite.fts.unindex_episodes`). ``secure_delete`` zeroes them as it does the
+text.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
 from sqlite_utils import Database
@@ -16,22 +21,37 @@ from sqlite_utils import Database
 from memory.models import Episode
 from memory.vectors import episode_vector, nearest
 
-__all__ = ["CREATE_VECTORS", "index_vectors", "similarities", "unindex_vectors"]
+__all__ = [
+    "CREATE_VECTORS",
+    "index_vectors",
+    "partition_number",
+    "similarities",
+    "unindex_vectors",
+]
 
 CREATE_VECTORS = """
-CREATE TABLE IF NOT EXISTS episode_vectors (
-    partition TEXT NOT NULL,
-    episode_id INTEGER NOT NULL REFERENCES episodes (id) ON DELETE CASCADE,
+CREATE TABLE episode_vectors (
+    partition INTEGER NOT NULL,
+    episode_id INTEGER NOT NULL,
     vector BLOB NOT NULL,
     PRIMARY KEY (partition, episode_id)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS episode_vectors_episode ON episode_vectors (episode_id);
 """
 
 
-def unindex_vectors(db: Database, episode_ids: Sequence[int]) -> None:
-    for episode_id in episode_ids:
-        db.execute("DELETE FROM episode_vectors WHERE episode_id = ?", [episode_id])
+def partition_number(key: str) -> int:
+    """The partition ``key`` as the vectors table stores it: 8 bytes of its hash, as a
+    signed 64-bit integer (two keys sharing one in a store is a 1-in-10^10 chance even
+    with a million partitions, and recall checks every candidate's scope anyway)."""
+    return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big", signed=True)
+
+
+def unindex_vectors(db: Database, episode_id: int, partitions: Sequence[str]) -> None:
+    """Take the episode's vectors out of the partitions it was filed in."""
+    db.conn.executemany(
+        "DELETE FROM episode_vectors WHERE partition = ? AND episode_id = ?",
+        [(partition_number(key), episode_id) for key in partitions],
+    )
 
 
 def index_vectors(db: Database, episode: Episode, partitions: Sequence[str]) -> None:
@@ -40,12 +60,10 @@ def index_vectors(db: Database, episode: Episode, partitions: Sequence[str]) -> 
     vector = episode_vector(episode)
     if vector is None:
         return
-    for key in partitions:
-        db.execute(
-            "INSERT OR REPLACE INTO episode_vectors (partition, episode_id, vector)"
-            " VALUES (?, ?, ?)",
-            [key, episode.id, vector],
-        )
+    db.conn.executemany(
+        "INSERT OR REPLACE INTO episode_vectors (partition, episode_id, vector) VALUES (?, ?, ?)",
+        [(partition_number(key), episode.id, vector) for key in partitions],
+    )
 
 
 def similarities(db: Database, text: str, partitions: Sequence[str]) -> dict[int, float]:
@@ -55,6 +73,6 @@ def similarities(db: Database, text: str, partitions: Sequence[str]) -> dict[int
     marks = ", ".join("?" for _ in partitions)
     rows = db.execute(
         f"SELECT episode_id, vector FROM episode_vectors WHERE partition IN ({marks})",
-        list(partitions),
+        [partition_number(key) for key in partitions],
     ).fetchall()
     return nearest(text, [row[0] for row in rows], [row[1] for row in rows])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from contextlib import closing
 from datetime import UTC, datetime
@@ -16,6 +17,7 @@ from memory.recall_query import (
     date_words,
     fts5_match,
     identifier_parts,
+    indexed_words,
     question_match,
     search_terms,
 )
@@ -133,6 +135,20 @@ def test_any_text_makes_a_valid_query_that_finds_that_text_in_its_partition_only
         if match is not None:
             found = conn.execute("SELECT rowid FROM t WHERE t MATCH ?", [match]).fetchall()
             assert found == [(1,)]
+
+
+def test_the_index_holds_the_content_words_only() -> None:
+    words = indexed_words("I think the Deploy of v2 is a go, thx!")
+    assert words == ["think", "deploy", "v2", "go"]
+
+
+@example(text="The getThe parseX a I")
+@given(text=st.text(max_size=200))
+def test_the_index_leaves_out_only_words_no_question_asks_for(text: str) -> None:
+    kept = set(indexed_words(text))
+    for word in re.findall(r"[^\W_]+", text):
+        if word.lower() not in kept:
+            assert word.lower() not in search_terms(word)
 
 
 def test_date_words_name_the_day_as_people_do() -> None:
