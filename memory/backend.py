@@ -96,8 +96,12 @@ class BackendStore(MemoryStore):
         return await self._call(
             self._modules.episodes.awaiting_reflection,
             limit=limit,
-            with_successes=with_successes,
+            with_successes=self._scores_wanted(with_successes),
         )
+
+    def _scores_wanted(self, with_successes: bool) -> bool:
+        """Whether successes wait for an importance score: asked for, and weighed by recall."""
+        return with_successes and self._config.weights.importance > 0
 
     async def set_lesson(self, episode_id: int, lesson: str) -> bool:
         return await self._call(

@@ -55,7 +55,7 @@ class PostgresMemoryStore(BackendStore):
             episodes.awaiting_reflection,
             limit=limit,
             holder=self._holder,
-            with_successes=with_successes,
+            with_successes=self._scores_wanted(with_successes),
         )
 
     async def take_turn(self, job: str, *, every: timedelta) -> bool:

@@ -23,6 +23,7 @@ __all__ = [
     "import_episodes",
     "list_episodes",
     "purge_expired",
+    "queue_for_score",
     "record_exchange",
     "scopes_with_recent_episodes",
     "set_importance",
@@ -151,22 +152,41 @@ def answered_in_thread(db: Database, channel_id: str, thread_ts: str) -> bool:
     return bool(row["answered"])
 
 
-_AWAITING = "(status = 'failure' AND lesson IS NULL) OR (status = 'success' AND importance IS NULL)"
-_QUEUE = (
-    "SELECT * FROM episodes INDEXED BY episodes_awaiting_reflection"
-    " WHERE {} ORDER BY validated_at, id LIMIT ?"
+_LESSONS = (
+    "SELECT * FROM episodes INDEXED BY episodes_awaiting_lesson"
+    " WHERE status = 'failure' AND lesson IS NULL"
 )
-AWAITING_REFLECTION_SQL = _QUEUE.format(_AWAITING)
-AWAITING_LESSONS_SQL = _QUEUE.format(f"({_AWAITING}) AND status = 'failure'")
-"""The reflection queue, read from its own partial index: only the episodes waiting, in
-order, however many validated episodes the store holds (the planner, left to itself,
-would read every failure and success through the status index). The lessons-only form
-keeps the index's own condition as a term, so SQLite still sees that the index applies."""
+_SCORES = (
+    "SELECT episodes.* FROM score_queue CROSS JOIN episodes"
+    " ON episodes.id = score_queue.episode_id"
+    " WHERE episodes.status = 'success' AND episodes.importance IS NULL"
+)
+AWAITING_LESSONS_SQL = f"{_LESSONS} ORDER BY validated_at, id LIMIT ?"
+AWAITING_REFLECTION_SQL = (
+    f"SELECT * FROM ({_LESSONS} UNION ALL {_SCORES}) ORDER BY validated_at, id LIMIT ?"
+)
+"""The reflection queue: failures awaiting a lesson, read from their own partial index,
+and (``with_successes``) the successes in ``score_queue``, oldest vote first; only the
+episodes waiting, however many validated episodes the store holds. A success is queued
+for a score only while recall weighs importance (:func:`queue_for_score`): with the
+default weight of 0 no success waits, and none costs the queue a byte. (``CROSS JOIN``
+reads the queue first: left to itself, the planner would read every success.)"""
 
 
 def awaiting_reflection(db: Database, limit: int, with_successes: bool) -> list[Episode]:
     rows = db.query(AWAITING_REFLECTION_SQL if with_successes else AWAITING_LESSONS_SQL, [limit])
     return [episode_from_row(row) for row in rows]
+
+
+def queue_for_score(
+    db: Database, episode_id: int, was: EpisodeStatus, now: EpisodeStatus, config: MemoryConfig
+) -> None:
+    """Keep the episode in the score queue exactly while it is a success awaiting an
+    importance score that recall would use, as its status changes from ``was`` to ``now``."""
+    if was is EpisodeStatus.SUCCESS:
+        db.execute("DELETE FROM score_queue WHERE episode_id = ?", [episode_id])
+    if now is EpisodeStatus.SUCCESS and config.weights.importance > 0:
+        db.execute("INSERT INTO score_queue (episode_id) VALUES (?)", [episode_id])
 
 
 def set_lesson(db: Database, episode_id: int, lesson: str) -> bool:
@@ -190,6 +210,8 @@ def set_importance(db: Database, episode_id: int, importance: int) -> bool:
         "UPDATE episodes SET importance = ? WHERE id = ? AND status = ?",
         [importance, episode_id, EpisodeStatus.SUCCESS.value],
     )
+    if cursor.rowcount:
+        db.execute("DELETE FROM score_queue WHERE episode_id = ?", [episode_id])
     return bool(cursor.rowcount)
 
 

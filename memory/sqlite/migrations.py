@@ -211,5 +211,27 @@ def m010_lean_index(db: Database) -> None:
         index_vectors(db, episode, [key for _, key in partitions(episode)])
 
 
+@migrations()
+def m011_lean_queues(db: Database) -> None:
+    """The reflection queue's index holds only the failures awaiting a lesson; a success
+    waits for an importance score in ``score_queue``, and only while recall weighs
+    importance (see :func:`memory.sqlite.episodes.queue_for_score`): under the default
+    weight of 0 every success stayed in the old index for good, about 50 bytes each. The
+    thread index leaves out the episodes asked outside any thread."""
+    db.executescript(
+        """
+        DROP INDEX episodes_awaiting_reflection;
+        CREATE INDEX episodes_awaiting_lesson ON episodes (validated_at, id)
+            WHERE status = 'failure' AND lesson IS NULL;
+        CREATE TABLE score_queue (
+            episode_id INTEGER PRIMARY KEY REFERENCES episodes (id) ON DELETE CASCADE
+        );
+        DROP INDEX episodes_thread;
+        CREATE INDEX episodes_thread ON episodes (channel_id, thread_ts)
+            WHERE thread_ts IS NOT NULL;
+        """
+    )
+
+
 def apply_migrations(db: Database) -> None:
     migrations.apply(db)

@@ -15,6 +15,7 @@ from memory.config import MemoryConfig
 from memory.models import EpisodeStatus, Vote, VoteEvent, VoteOutcome
 from memory.reactions import BUTTON, Ballot, ballot_for, counted, refusal, status_for, untracked
 from memory.sqlite.codec import to_db_time
+from memory.sqlite.episodes import queue_for_score
 from memory.sqlite.fence import forgotten_since
 from memory.sqlite.fts import reindexing
 
@@ -48,6 +49,7 @@ def settle_status(db: Database, episode_id: int, config: MemoryConfig) -> Episod
                 " importance = NULL WHERE id = ?",
                 [status.value, latest["at"] if latest else None, episode_id],
             )
+            queue_for_score(db, episode_id, EpisodeStatus(episode["status"]), status, config)
     return status
 
 

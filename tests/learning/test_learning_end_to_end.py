@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
 
 from bot.learning import LLMFailureReflector, LLMImportanceScorer
 from bot.llm import OpenAICompatibleProvider
@@ -11,10 +15,13 @@ from memory import (
     ConversationKind,
     Episode,
     EpisodeStatus,
+    MemoryConfig,
     MemoryStore,
     NewExchange,
+    RecallWeights,
     Scope,
     VoteEvent,
+    open_store,
 )
 from memory.reflection import ReflectionWorker
 
@@ -47,6 +54,14 @@ async def rated(store: MemoryStore, question: str, ts: str, reaction: str) -> Ep
     )
     assert outcome.applied, outcome.reason
     return episode
+
+
+@pytest.fixture
+async def store(db_file: Path) -> AsyncIterator[MemoryStore]:
+    """A store whose recall weighs importance, so 👍 answers wait for a score."""
+    opened = await open_store(str(db_file), MemoryConfig(weights=RecallWeights(importance=0.5)))
+    yield opened
+    await opened.close()
 
 
 async def test_votes_become_lessons_and_scores_once_the_model_answers(

@@ -20,6 +20,7 @@ from memory import (
     MemoryConfig,
     MemoryStore,
     NewExchange,
+    RecallWeights,
     Vote,
     open_store,
 )
@@ -156,6 +157,7 @@ async def test_votes_arriving_at_different_replicas_at_once_are_all_counted(
     assert stored.status is EpisodeStatus.FAILURE, "the latest vote wins, wherever it arrived"
 
 
+@pytest.mark.parametrize("config", [MemoryConfig(weights=RecallWeights(importance=0.5))])
 async def test_each_episode_is_reflected_on_by_one_replica(
     replicas: list[MemoryStore],
 ) -> None:

@@ -12,7 +12,7 @@ from memory_helpers import CHANNEL, T0, Memory
 
 from bot.composition import reflection_run
 from bot.scheduler import Job, Scheduler
-from memory import Episode, EpisodeStatus, MemoryStore, Vote
+from memory import Episode, EpisodeStatus, MemoryConfig, MemoryStore, RecallWeights, Vote
 from memory.reflection import ReflectionWorker
 
 SECRET = "zanzibar-quokka"
@@ -88,6 +88,11 @@ def worker(store: MemoryStore, model: ScriptedModel, clock: Clock) -> Reflection
     )
 
 
+SCORING = MemoryConfig(weights=RecallWeights(importance=0.5))
+"""Recall weighs importance, so successes wait for a score."""
+
+
+@pytest.mark.parametrize("config", [SCORING])
 async def test_failures_get_lessons_and_successes_get_importance(
     memory: Memory, model: ScriptedModel, worker: ReflectionWorker
 ) -> None:
@@ -131,9 +136,24 @@ async def test_without_a_scorer_successes_are_never_sent_to_the_model(
     assert (await current(memory, failed)).lesson == "Lesson for deploy billing?"
     assert [(await current(memory, episode)).importance for episode in worked] == [None] * 3
     assert await store.episodes_awaiting_reflection(limit=10, with_successes=False) == []
-    assert {episode.id for episode in await store.episodes_awaiting_reflection(limit=10)} == {
-        episode.id for episode in worked
-    }
+    assert await store.episodes_awaiting_reflection(limit=10) == [], "no success waits a score"
+
+
+@pytest.mark.parametrize("config", [SCORING])
+async def test_successes_wait_for_a_score_only_while_recall_weighs_importance(
+    memory: Memory,
+) -> None:
+    worked = await memory.answered(
+        "restart search?", "kubectl rollout", scope=CHANNEL, vote=Vote.UP
+    )
+    assert [e.id for e in await memory.store.episodes_awaiting_reflection(limit=10)] == [worked.id]
+    await take_back(memory, worked, "+1")
+    assert await memory.store.episodes_awaiting_reflection(limit=10) == []
+    ts = memory.sent[worked.id][0]
+    await memory.react(CHANNEL, ts, "U1", "+1", at=T0 + timedelta(minutes=2))
+    assert [e.id for e in await memory.store.episodes_awaiting_reflection(limit=10)] == [worked.id]
+    assert await memory.store.set_importance(worked.id, 6)
+    assert await memory.store.episodes_awaiting_reflection(limit=10) == []
 
 
 async def test_a_run_handles_at_most_one_batch(
@@ -214,6 +234,7 @@ async def test_a_vote_removed_while_reflecting_gets_no_lesson(
     assert (now.status, now.lesson) == (EpisodeStatus.PENDING, None)
 
 
+@pytest.mark.parametrize("config", [SCORING])
 async def test_a_vote_flipped_to_thumbs_up_while_reflecting_gets_no_lesson(
     memory: Memory, model: ScriptedModel, worker: ReflectionWorker
 ) -> None:

@@ -50,6 +50,9 @@ async def test_the_index_deletes_in_place_and_the_reflection_queue_is_indexed(
     finally:
         db.close()
     for plan in plans:
-        assert "USING INDEX episodes_awaiting_reflection" in plan, plan
-        assert "TEMP B-TREE" not in plan, "read in order from the index, not sorted"
+        assert "SCAN episodes USING INDEX episodes_awaiting_lesson" in plan, plan
+        assert "episodes_status" not in plan, "no read of every validated episode"
+    with_scores, lessons_only = plans
+    assert "SCAN score_queue" in with_scores and "SEARCH episodes USING INTEGER" in with_scores
+    assert "TEMP B-TREE" not in lessons_only, "read in order from the index, not sorted"
     assert [e.id for e in await store.episodes_awaiting_reflection(limit=5)] == [1]

@@ -13,6 +13,7 @@ from memory import (
     EpisodeStatus,
     MemoryConfig,
     MemoryStore,
+    RecallWeights,
     StoreClosed,
     StoreUnavailable,
     Vote,
@@ -83,6 +84,7 @@ async def test_answered_in_thread_knows_threads_and_replies_under_bot_messages(
     assert not await store.answered_in_thread("C-other", "500.1")
 
 
+@pytest.mark.parametrize("config", [MemoryConfig(weights=RecallWeights(importance=0.5))])
 async def test_reflection_queue_holds_failures_without_lessons_and_unscored_successes(
     memory: Memory,
 ) -> None:
