@@ -34,6 +34,7 @@ from benchmarks.harness import BENCH_DIR
 from memory import ConversationKind, MemoryConfig, NewExchange, Scope, VoteEvent
 from memory.sqlite import episodes, votes
 from memory.sqlite.connection import connect
+from memory.sqlite.fts import align_channel_partitions
 
 __all__ = [
     "CHANNELS",
@@ -160,6 +161,7 @@ def load(path: Path, total: int, config: MemoryConfig) -> None:
     """Write the population of ``total`` episodes into a new store at ``path``."""
     db = connect(path)
     try:
+        align_channel_partitions(db, share=config.share_channel_successes)  # as opening does
         pending = exchanges(total)
         bulk = max(0, total - GROWN_ONE_BY_ONE)
         for start in range(0, bulk, BATCH):

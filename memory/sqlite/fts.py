@@ -40,6 +40,8 @@ from memory.visibility import Visibility
 __all__ = [
     "BM25_WEIGHTS",
     "TOKENIZE",
+    "align_channel_partitions",
+    "channel_partitions_filed",
     "create_index",
     "index_episode",
     "partitioned",
@@ -79,12 +81,53 @@ def secure_delete(db: Database) -> None:
     db.execute("INSERT INTO episodes_fts (episodes_fts, rank) VALUES ('secure-delete', 1)")
 
 
-def partitions(episode: Episode) -> list[tuple[int, str]]:
-    """(rowid, key) of each partition the episode is recalled from while validated."""
+def partitions(episode: Episode, *, channel: bool) -> list[tuple[int, str]]:
+    """(rowid, key) of each partition the episode is recalled from while validated: its
+    asker's, and a channel success its channel's too while the store files channel
+    partitions (``channel``, see :func:`align_channel_partitions`)."""
     keys = [(episode.id, personal_key(episode.scope, episode.requester_id))]
-    if Visibility.shareable(episode):
+    if channel and Visibility.shareable(episode):
         keys.append((-episode.id, channel_key(episode.scope)))
     return keys
+
+
+def channel_partitions_filed(db: Database) -> bool:
+    """Whether the store files channel successes in their channel's partition too."""
+    row = db.execute("SELECT value FROM index_state WHERE name = 'channel_partitions'").fetchone()
+    return bool(row[0])
+
+
+def align_channel_partitions(db: Database, *, share: bool) -> int:
+    """File channel successes in their channel's partition exactly while channel
+    successes are shared (``share``): when the setting changed since the store was last
+    opened, file or take out those entries now. Returns how many episodes it changed.
+
+    Those entries serve only recall across a channel's members; kept when nobody shares
+    (the default), a channel success would be indexed twice for nothing."""
+    if channel_partitions_filed(db) == share:
+        return 0
+    with db.atomic():
+        successes = [
+            episode
+            for episode in map(
+                episode_from_row, db.query("SELECT * FROM episodes WHERE status = 'success'")
+            )
+            if Visibility.shareable(episode)
+        ]
+        if share:
+            db.conn.executemany(_FILE, [_entry(-e.id, channel_key(e.scope), e) for e in successes])
+            for episode in successes:
+                index_vectors(db, episode, [channel_key(episode.scope)])
+        else:
+            for episode in successes:
+                unindex_vectors(db, episode.id, [channel_key(episode.scope)])
+            db.conn.executemany(
+                _DELETE, [_entry(-e.id, channel_key(e.scope), e) for e in successes]
+            )
+        db.execute(
+            "UPDATE index_state SET value = ? WHERE name = 'channel_partitions'", [int(share)]
+        )
+    return len(successes)
 
 
 def _possible_keys(episode: Episode) -> list[str]:
@@ -95,20 +138,28 @@ def _possible_keys(episode: Episode) -> list[str]:
     return keys
 
 
-def _entries(episode: Episode) -> list[_Entry]:
+def _entry(rowid: int, key: str, episode: Episode) -> _Entry:
+    return (
+        rowid,
+        partitioned(key, f"{episode.question} {date_words(episode.created_at)}"),
+        partitioned(key, episode.answer),
+        partitioned(key, episode.lesson or ""),
+    )
+
+
+def _entries(episode: Episode, *, channel: bool) -> list[_Entry]:
     """The index rows of the episode as it is now: one per partition it is recalled from
-    while validated, none while pending."""
+    while validated (see :func:`partitions`), none while pending."""
     if episode.status is EpisodeStatus.PENDING:
         return []
-    return [
-        (
-            rowid,
-            partitioned(key, f"{episode.question} {date_words(episode.created_at)}"),
-            partitioned(key, episode.answer),
-            partitioned(key, episode.lesson or ""),
-        )
-        for rowid, key in partitions(episode)
-    ]
+    return [_entry(rowid, key, episode) for rowid, key in partitions(episode, channel=channel)]
+
+
+_FILE = "INSERT INTO episodes_fts (rowid, question, answer, lesson) VALUES (?, ?, ?, ?)"
+_DELETE = (
+    "INSERT INTO episodes_fts (episodes_fts, rowid, question, answer, lesson)"
+    " VALUES ('delete', ?, ?, ?, ?)"
+)
 
 
 def _episode(db: Database, episode_id: int) -> Episode | None:
@@ -116,15 +167,13 @@ def _episode(db: Database, episode_id: int) -> Episode | None:
     return episode_from_row(rows[0]) if rows else None
 
 
-def index_episode(db: Database, episode_id: int) -> Episode | None:
-    """File the episode's entries (it must have none yet); the episode, when it exists."""
+def index_episode(db: Database, episode_id: int, *, channel: bool) -> Episode | None:
+    """File the episode's entries (it must have none yet), in its channel's partition too
+    when ``channel``; the episode, when it exists."""
     episode = _episode(db, episode_id)
     if episode is None:
         return None
-    db.conn.executemany(
-        "INSERT INTO episodes_fts (rowid, question, answer, lesson) VALUES (?, ?, ?, ?)",
-        _entries(episode),
-    )
+    db.conn.executemany(_FILE, _entries(episode, channel=channel))
     return episode
 
 
@@ -145,9 +194,7 @@ def unindex_episodes(db: Database, episode_ids: Iterable[int]) -> None:
             )
         }
         db.conn.executemany(
-            "INSERT INTO episodes_fts (episodes_fts, rowid, question, answer, lesson)"
-            " VALUES ('delete', ?, ?, ?, ?)",
-            [entry for entry in _entries(episode) if entry[0] in held],
+            _DELETE, [entry for entry in _entries(episode, channel=True) if entry[0] in held]
         )
 
 
@@ -158,6 +205,7 @@ def reindexing(db: Database, episode_id: int) -> Iterator[None]:
     its vector)."""
     unindex_episodes(db, [episode_id])
     yield
-    episode = index_episode(db, episode_id)
+    channel = channel_partitions_filed(db)
+    episode = index_episode(db, episode_id, channel=channel)
     if episode is not None and episode.status is not EpisodeStatus.PENDING:
-        index_vectors(db, episode, [key for _, key in partitions(episode)])
+        index_vectors(db, episode, [key for _, key in partitions(episode, channel=channel)])

@@ -165,7 +165,7 @@ def _index_validated(db: Database) -> None:
     """File every validated episode in a new, empty index."""
     validated = db.query("SELECT id FROM episodes WHERE status IN ('success', 'failure')")
     for row in list(validated):
-        index_episode(db, row["id"])
+        index_episode(db, row["id"], channel=True)
 
 
 @migrations()
@@ -206,9 +206,9 @@ def m010_lean_index(db: Database) -> None:
     db.executescript(CREATE_VECTORS)
     validated = db.query("SELECT * FROM episodes WHERE status IN ('success', 'failure')")
     for row in list(validated):
-        index_episode(db, row["id"])
+        index_episode(db, row["id"], channel=True)
         episode = episode_from_row(row)
-        index_vectors(db, episode, [key for _, key in partitions(episode)])
+        index_vectors(db, episode, [key for _, key in partitions(episode, channel=True)])
 
 
 @migrations()
@@ -256,6 +256,19 @@ def m014_compact_times(db: Database) -> None:
     for table, columns in _TIME_COLUMNS.items():
         changes = ", ".join(f"{column} = compact_time({column})" for column in columns)
         db.execute(f"UPDATE {table} SET {changes}")
+
+
+@migrations()
+def m015_channel_partitions_state(db: Database) -> None:
+    """Whether channel successes are filed in their channel's partition too: they were
+    until now; from now on, only while the store shares them (see
+    :func:`memory.sqlite.fts.align_channel_partitions`, run as the store opens)."""
+    db.executescript(
+        """
+        CREATE TABLE index_state (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+        INSERT INTO index_state (name, value) VALUES ('channel_partitions', 1);
+        """
+    )
 
 
 def apply_migrations(db: Database) -> None:

@@ -17,6 +17,7 @@ from memory.config import MemoryConfig
 from memory.models import VoteEvent, VoteOutcome
 from memory.sqlite import counters, episodes, erasure, fence, recall, votes, wisdom
 from memory.sqlite.connection import DatabaseThread
+from memory.sqlite.fts import align_channel_partitions
 from memory.sqlite.vote_queue import VoteQueue
 
 __all__ = ["SQLiteMemoryStore"]
@@ -42,8 +43,12 @@ class SQLiteMemoryStore(BackendStore):
 
     @classmethod
     async def open(cls, path: Path | str, config: MemoryConfig) -> SQLiteMemoryStore:
-        """Open (creating and migrating if needed) the database at ``path``."""
-        return cls(await DatabaseThread.open(Path(path)), config)
+        """Open (creating and migrating if needed) the database at ``path``, its index
+        aligned with whether ``config`` shares channel successes."""
+        thread = await DatabaseThread.open(Path(path))
+        share = config.share_channel_successes
+        await thread.run(lambda db: align_channel_partitions(db, share=share))
+        return cls(thread, config)
 
     async def close(self) -> None:
         await self._votes.settle()

@@ -7,6 +7,7 @@ import re
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
 import sqlite_utils
 from memory_helpers import CHANNEL, DM, T0, Memory
 
@@ -15,6 +16,13 @@ from memory.partitions import personal_key
 from memory.sqlite import episodes, votes
 from memory.sqlite.migrations import migrations
 from memory.sqlite.vectors import CREATE_VECTORS
+
+INDEX_STATE = """
+CREATE TABLE index_state (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+INSERT INTO index_state (name, value) VALUES ('channel_partitions', 1);
+"""
+"""What today's write path reads (migration 15), for the stores built as older versions
+did: channel successes filed in their channel's partition, as all were then."""
 
 OLD_QUESTION = "Which flugelhorn valve oil does the quartermaster recommend?"
 
@@ -39,6 +47,10 @@ async def test_the_index_keeps_no_copy_of_the_text(memory: Memory, db_path: Path
     assert recalled.episode.id == episode.id
 
 
+SHARING = MemoryConfig(share_channel_successes=True)
+
+
+@pytest.mark.parametrize("config", [SHARING])
 async def test_index_entries_follow_every_change_of_an_episode(
     memory: Memory, db_path: Path
 ) -> None:
@@ -74,6 +86,7 @@ def _build_before_contentless_index(path: Path, config: MemoryConfig) -> None:
     db.execute("PRAGMA secure_delete = ON")
     migrations.apply(db, stop_before="m007_contentless_index")
     db.executescript(CREATE_VECTORS)  # today's write path below also files vectors
+    db.executescript(INDEX_STATE)
     for index, (user, scope) in enumerate([("UOLD", DM), ("UOLD", CHANNEL), ("UKEEP", DM)]):
         ts = f"1700000000.00010{index}"
         episodes.record_exchange(
@@ -99,6 +112,7 @@ def _build_before_contentless_index(path: Path, config: MemoryConfig) -> None:
         )
         assert votes.apply_vote(db, event, config).applied
     db.execute("DROP TABLE episode_vectors")  # not there yet: migration 8 creates it
+    db.execute("DROP TABLE index_state")
     db.close()
 
 
@@ -135,6 +149,7 @@ def _build_with_every_word_indexed(path: Path, config: MemoryConfig) -> None:
     db = sqlite_utils.Database(path)
     db.execute("PRAGMA secure_delete = ON")
     migrations.apply(db, stop_before="m010_lean_index")
+    db.executescript(INDEX_STATE)
     for index, user in enumerate(["UOLD", "UKEEP"]):
         ts = f"1700000000.00020{index}"
         question = OLD_QUESTION if user == "UOLD" else "Where do the spare badges live?"
@@ -167,6 +182,7 @@ def _build_with_every_word_indexed(path: Path, config: MemoryConfig) -> None:
             "INSERT INTO episodes_fts (rowid, question, answer, lesson) VALUES (?, ?, ?, ?)",
             [row["id"], *every_word],
         )
+    db.execute("DROP TABLE index_state")
     db.close()
 
 
@@ -207,3 +223,41 @@ async def test_a_store_indexed_with_every_word_is_rebuilt_with_content_words(
     )
     assert b"flugel" not in data, "the old index's pages and the person's rows are zeroed"
     assert b"badges" in data
+
+
+async def test_channel_successes_are_filed_for_the_channel_only_while_it_shares(
+    db_path: Path,
+) -> None:
+    async def reopened(config: MemoryConfig) -> Memory:
+        return Memory(await open_store(f"sqlite:///{db_path}", config))
+
+    memory = await reopened(MemoryConfig())
+    shared = await memory.answered("Where is the staging kubeconfig?", "In vault.", scope=CHANNEL)
+    mine = await memory.answered("Who owns billing?", "Team Ledger.")
+    assert _index(db_path)[0] == {shared.id, mine.id}, "nobody shares: filed once"
+    assert [r.episode.id for r in await memory.recall("staging kubeconfig", scope=CHANNEL)] == [
+        shared.id
+    ]
+    await memory.store.close()
+
+    memory = await reopened(SHARING)
+    assert _index(db_path)[0] == {shared.id, -shared.id, mine.id}
+    [found] = await memory.recall("staging kubeconfig", scope=CHANNEL, user="U2")
+    assert found.episode.id == shared.id
+    await memory.store.close()
+
+    memory = await reopened(MemoryConfig())
+    assert _index(db_path)[0] == {shared.id, mine.id}
+    assert await memory.recall("staging kubeconfig", scope=CHANNEL, user="U2") == []
+    await memory.store.close()
+
+    memory = await reopened(SHARING)
+    await memory.store.forget_user("U1")
+    assert _index(db_path)[0] == set()
+    await memory.store.close()
+    data = b"".join(
+        path.read_bytes()
+        for suffix in ("", "-wal")
+        if (path := db_path.with_name(db_path.name + suffix)).exists()
+    )
+    assert b"kubeconf" not in data and b"staging" not in data
