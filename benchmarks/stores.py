@@ -15,7 +15,10 @@ the connection :func:`memory.sqlite.connection.connect` opens. The last
 writes them, one exchange and one vote per transaction, so the full-text index has the
 many segments of a store that grew one vote at a time (recall looks a term up in every
 segment); the ones before them in transactions of :data:`BATCH` exchanges, several times
-faster. The public verbs' own speed is the ``episodes_per_second_ingest`` figure.
+faster. The public verbs' own speed is the ``episodes_per_second_ingest`` figure. The
+bot's hourly upkeep runs on the population's clock as it goes (:func:`upkeep`): ledger
+rows older than their lifetime are purged, and the index's segments merged, so the size
+and the segments are those of a store that has been running for the half year.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from sqlite_utils import Database
 from benchmarks.corpus import Corpus
 from benchmarks.harness import BENCH_DIR
 from memory import ConversationKind, MemoryConfig, NewExchange, Scope, VoteEvent
-from memory.sqlite import episodes, votes
+from memory.sqlite import episodes, fts, votes
 from memory.sqlite.connection import connect
 from memory.sqlite.fts import align_channel_partitions
 
@@ -50,6 +53,7 @@ __all__ = [
     "load",
     "newcomers",
     "scalar",
+    "upkeep",
     "user_id",
 ]
 
@@ -62,7 +66,9 @@ NOW = datetime(2026, 6, 30, tzinfo=UTC)
 SPAN = timedelta(days=180)
 BATCH = 5_000
 GROWN_ONE_BY_ONE = 50_000
-LAYOUT_VERSION = 2
+UPKEEP_EVERY = timedelta(hours=1)
+"""As the bot's ledger purge and index upkeep (``bot.composition.PURGE_INTERVAL_SECONDS``)."""
+LAYOUT_VERSION = 3
 """Bump when the population changes, so cached stores of the old layout are not reused."""
 WRITE_PATH = (
     "embedding.py",
@@ -157,8 +163,18 @@ def scalar(path: Path, sql: str) -> int:
         store.close()
 
 
+def upkeep(db: Database, now: datetime, config: MemoryConfig) -> None:
+    """What the bot's hourly upkeep does (``bot.composition``): purge the expired ledger,
+    then tidy the full-text index step by step."""
+    episodes.purge_expired(db, now, config)
+    while fts.tidy_index(db):
+        pass
+
+
 def load(path: Path, total: int, config: MemoryConfig) -> None:
-    """Write the population of ``total`` episodes into a new store at ``path``."""
+    """Write the population of ``total`` episodes into a new store at ``path``, with the
+    bot's upkeep run on the population's clock: every :data:`UPKEEP_EVERY` of it, or
+    after each batch of the bulk (a batch spans more)."""
     db = connect(path)
     try:
         align_channel_partitions(db, share=config.share_channel_successes)  # as opening does
@@ -169,7 +185,14 @@ def load(path: Path, total: int, config: MemoryConfig) -> None:
                 for exchange, vote in islice(pending, min(BATCH, bulk - start)):
                     episodes.record_exchange(db, exchange, config)
                     votes.apply_vote(db, vote, config)
+            upkeep(db, exchange.created_at, config)
+        next_upkeep: datetime | None = None
         for exchange, vote in pending:  # each call its own transaction, as the bot's verbs
+            if next_upkeep is None:
+                next_upkeep = exchange.created_at + UPKEEP_EVERY
+            elif exchange.created_at >= next_upkeep:
+                upkeep(db, exchange.created_at, config)
+                next_upkeep += UPKEEP_EVERY
             episodes.record_exchange(db, exchange, config)
             votes.apply_vote(db, vote, config)
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -60,7 +60,8 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 PURGE_INTERVAL_SECONDS = 3600.0
-"""How often expired ledger entries (and the pending exchanges nobody can vote on) go."""
+"""How often expired ledger entries (and the pending exchanges nobody can vote on) go, and
+the full-text index is tidied (:meth:`memory.MemoryStore.tidy_index`)."""
 REFLECTION_RETRY = timedelta(minutes=5)
 """How often reflection retries what the model could not handle (a vote wakes it at once)."""
 
@@ -188,6 +189,10 @@ async def open_components(
             ):
                 purged = await store.purge_expired(now=datetime.now(UTC))
                 log.info("purged %d expired ledger row(s)", purged)
+                steps = 1
+                while await store.tidy_index():  # short steps: other calls run between them
+                    steps += 1
+                log.info("tidied the full-text index in %d step(s)", steps)
 
         async def consolidate() -> None:
             if await store.take_turn("consolidation", every=consolidation_every):

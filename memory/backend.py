@@ -116,6 +116,11 @@ class BackendStore(MemoryStore):
     async def purge_expired(self, *, now: datetime) -> int:
         return await self._call(self._modules.episodes.purge_expired, now=now, config=self._config)
 
+    async def tidy_index(self) -> bool:
+        """Nothing to do unless the backend says otherwise: PostgreSQL's GIN index needs no
+        merging from the bot (autovacuum folds its pending entries in)."""
+        return False
+
     async def recall(self, request: models.RecallRequest) -> list[models.RecalledEpisode]:
         return await self._call(self._modules.recall.recall, request=request, config=self._config)
 

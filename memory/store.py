@@ -60,6 +60,12 @@ class MemoryStore(
         """Delete expired ledger entries and the pending episodes nobody can vote on now."""
 
     @abstractmethod
+    async def tidy_index(self) -> bool:
+        """One short step of the full-text index's upkeep (a few tens of milliseconds at
+        most); True while there is more to do. Run by the periodic upkeep, step after step,
+        so that other calls are served in between."""
+
+    @abstractmethod
     async def list_wisdom(self, user_id: str) -> list[WisdomNote]: ...
 
     @abstractmethod

@@ -21,6 +21,13 @@ their postings stay on disk until a merge reaches them.)
 
 Semantic recall's vectors (:mod:`memory.sqlite.vectors`) follow the same changes: taken
 out with the entries, filed again with them.
+
+FTS5 writes each transaction's entries as a new *segment* and merges segments as they
+pile up; a query, and every deleted entry, looks each of its terms up in every segment,
+so their number is what recall and erasure pay for. A store that grows one vote at a
+time keeps about twenty. The periodic upkeep (:func:`tidy_index`, in short steps)
+merges any two segments of one level, and, once the segments besides the largest add up
+to a sixteenth of it, all of them into one: a store keeps a handful.
 """
 
 from __future__ import annotations
@@ -44,10 +51,12 @@ __all__ = [
     "channel_partitions_filed",
     "create_index",
     "index_episode",
+    "merge_pairs",
     "partitioned",
     "partitions",
     "reindexing",
     "secure_delete",
+    "tidy_index",
     "unindex_episodes",
 ]
 
@@ -67,18 +76,60 @@ def partitioned(key: str, text: str) -> str:
     return " ".join(f"{key}_{word}" for word in indexed_words(text))
 
 
+MERGE_PAGES = 200
+"""Index pages one step of the upkeep writes at most: a few tens of milliseconds of the
+database thread, which serves every other call between two steps."""
+
+FULL_MERGE_SHARE = 16
+"""The upkeep merges every segment into one once the others hold 1/16 of the largest's
+pages: each page is then rewritten about 16 times more, never the whole index hourly."""
+
+
 def create_index(db: Database) -> None:
-    """Create the (empty) contentless index, deleting in place."""
+    """Create the (empty) contentless index, deleting in place, merged by the upkeep."""
     db.execute(
         "CREATE VIRTUAL TABLE episodes_fts USING fts5"
         f" (question, answer, lesson, content = '', tokenize = \"{TOKENIZE}\")"
     )
     secure_delete(db)
+    merge_pairs(db)
 
 
 def secure_delete(db: Database) -> None:
     """Make the index remove a deleted row's postings in place (a persistent setting)."""
     db.execute("INSERT INTO episodes_fts (episodes_fts, rank) VALUES ('secure-delete', 1)")
+
+
+def merge_pairs(db: Database) -> None:
+    """Let the upkeep's merges take two segments of one level, not FTS5's default four
+    (a persistent setting)."""
+    db.execute("INSERT INTO episodes_fts (episodes_fts, rank) VALUES ('usermerge', 2)")
+
+
+def _merge(db: Database, pages: int) -> bool:
+    """FTS5's 'merge' of about ``abs(pages)`` pages (negative: start merging every
+    segment into one); whether it did any work, which FTS5 tells by changing two rows or
+    more."""
+    before = db.conn.total_changes
+    with db.atomic():
+        db.execute("INSERT INTO episodes_fts (episodes_fts, rank) VALUES ('merge', ?)", [pages])
+    return db.conn.total_changes - before >= 2
+
+
+def tidy_index(db: Database, pages: int = MERGE_PAGES) -> bool:
+    """One step of the index's upkeep, writing at most about ``pages`` pages; True while
+    there is more to do. It goes on with a merge under way, else merges two segments of
+    one level, else starts merging all of them into one when the segments besides the
+    largest hold :data:`FULL_MERGE_SHARE`-th of its pages."""
+    if _merge(db, pages):
+        return True
+    sizes = sorted(
+        (row[0] for row in db.execute("SELECT count(*) FROM episodes_fts_idx GROUP BY segid")),
+        reverse=True,
+    )
+    if len(sizes) > 1 and sum(sizes[1:]) * FULL_MERGE_SHARE >= sizes[0]:
+        return _merge(db, -pages)
+    return False
 
 
 def partitions(episode: Episode, *, channel: bool) -> list[tuple[int, str]]:

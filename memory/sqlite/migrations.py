@@ -7,7 +7,14 @@ from sqlite_utils.migrations import Migrations
 
 from memory.sqlite.codec import episode_from_row, from_db_time, to_db_time
 from memory.sqlite.fence import create_secret, digest
-from memory.sqlite.fts import TOKENIZE, create_index, index_episode, partitions, secure_delete
+from memory.sqlite.fts import (
+    TOKENIZE,
+    create_index,
+    index_episode,
+    merge_pairs,
+    partitions,
+    secure_delete,
+)
 from memory.sqlite.vectors import CREATE_VECTORS, index_vectors
 
 __all__ = ["apply_migrations", "migrations"]
@@ -231,6 +238,13 @@ def m011_lean_queues(db: Database) -> None:
             WHERE thread_ts IS NOT NULL;
         """
     )
+
+
+@migrations()
+def m013_index_upkeep(db: Database) -> None:
+    """The upkeep merges the index's segments two at a time (see
+    :func:`memory.sqlite.fts.tidy_index`); the index's words do not change."""
+    merge_pairs(db)
 
 
 _TIME_COLUMNS = {

@@ -15,7 +15,7 @@ from sqlite_utils import Database
 from memory.backend import BackendModules, BackendStore
 from memory.config import MemoryConfig
 from memory.models import VoteEvent, VoteOutcome
-from memory.sqlite import counters, episodes, erasure, fence, recall, votes, wisdom
+from memory.sqlite import counters, episodes, erasure, fence, fts, recall, votes, wisdom
 from memory.sqlite.connection import DatabaseThread
 from memory.sqlite.fts import align_channel_partitions
 from memory.sqlite.vote_queue import VoteQueue
@@ -61,6 +61,11 @@ class SQLiteMemoryStore(BackendStore):
         """Committed with the other votes waiting for the database thread (see
         :mod:`memory.sqlite.vote_queue`); returns once that transaction has committed."""
         return await self._votes.apply(event)
+
+    async def tidy_index(self) -> bool:
+        """One step of merging the full-text index's segments (see
+        :func:`memory.sqlite.fts.tidy_index`)."""
+        return await self._thread.run(fts.tidy_index)
 
     async def take_turn(self, job: str, *, every: timedelta) -> bool:
         """Always True: a SQLite file is served by one bot process."""

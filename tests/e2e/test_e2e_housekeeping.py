@@ -1,13 +1,15 @@
-"""Background work of the running bot: the ledger purge."""
+"""Background work of the running bot: the ledger purge and the index's upkeep."""
 
 from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime, timedelta
 
+from sqlite_utils.utils import sqlite3
+
 from bot.config import Settings
 from bot.testing.harness import ALICE, dm_channel, start_bot
-from memory import ConversationKind, EpisodeStatus, NewExchange, Scope
+from memory import ConversationKind, EpisodeStatus, NewExchange, Scope, VoteEvent
 
 ALL_STATUSES = frozenset(EpisodeStatus)
 
@@ -39,5 +41,54 @@ async def test_expired_ledger_entries_and_unvoted_exchanges_are_purged_periodica
             await asyncio.sleep(0.01)
 
         assert left == []
+    finally:
+        await server.stop()
+
+
+def _index_segments(settings: Settings) -> int:
+    with sqlite3.connect(settings.bot_db_path) as db:
+        return db.execute("SELECT count(DISTINCT segid) FROM episodes_fts_idx").fetchone()[0]
+
+
+async def test_the_upkeep_merges_the_segments_each_vote_wrote(settings: Settings) -> None:
+    server = await start_bot(settings, purge_interval_seconds=0.01)
+    try:
+        services = server.bot.services
+        assert services is not None
+        scope = Scope(team_id="T1", channel_id=dm_channel(ALICE), kind=ConversationKind.DM)
+        now = datetime.now(UTC)
+        segments = []
+        for index in range(12):  # each validated in a transaction of its own
+            ts = f"1700000000.{index:06d}"
+            await services.memory.record_exchange(
+                NewExchange(
+                    scope=scope,
+                    requester_id=ALICE,
+                    thread_ts=None,
+                    question=f"how do I renew certificate {index}?",
+                    answer=f"run the renewal script for host {index}",
+                    message_ts=[ts],
+                    created_at=now,
+                )
+            )
+            await services.memory.apply_vote(
+                VoteEvent(
+                    channel_id=scope.channel_id,
+                    message_ts=ts,
+                    voter_id=ALICE,
+                    reaction="+1",
+                    added=True,
+                    at=now,
+                )
+            )
+            segments.append(_index_segments(settings))
+
+        for _ in range(500):  # the upkeep runs every 10 ms: within 5 s
+            if _index_segments(settings) == 1:
+                break
+            await asyncio.sleep(0.01)
+
+        assert max(segments) > 1
+        assert _index_segments(settings) == 1
     finally:
         await server.stop()
