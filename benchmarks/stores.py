@@ -9,7 +9,8 @@ same text at every store size, so a size changes only how much *other* people's 
 the store holds.
 
 Building goes through memory's own SQL (:func:`memory.sqlite.episodes.record_exchange`
-and :func:`memory.sqlite.votes.apply_vote`, the functions behind the public verbs) on
+and :func:`memory.sqlite.votes.apply_vote`, the functions behind the public verbs, then
+:func:`memory.sqlite.fts.file_waiting` as the vote queue does) on
 the connection :func:`memory.sqlite.connection.connect` opens. The last
 :data:`GROWN_ONE_BY_ONE` exchanges (all of a smaller store) are written the way the bot
 writes them, one exchange and one vote per transaction, so the full-text index has the
@@ -185,6 +186,7 @@ def load(path: Path, total: int, config: MemoryConfig) -> None:
                 for exchange, vote in islice(pending, min(BATCH, bulk - start)):
                     episodes.record_exchange(db, exchange, config)
                     votes.apply_vote(db, vote, config)
+                fts.file_waiting(db)
             upkeep(db, exchange.created_at, config)
         next_upkeep: datetime | None = None
         for exchange, vote in pending:  # each call its own transaction, as the bot's verbs
@@ -195,6 +197,7 @@ def load(path: Path, total: int, config: MemoryConfig) -> None:
                 next_upkeep += UPKEEP_EVERY
             episodes.record_exchange(db, exchange, config)
             votes.apply_vote(db, vote, config)
+            fts.file_waiting(db)  # as the vote queue does once no other vote waits
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
         db.close()

@@ -40,18 +40,24 @@ class Embedder:
     def dimensions(self) -> int:
         return int(self._table.shape[1])
 
-    def _ids(self, text: str) -> list[int]:
-        ids = self._tokenizer.encode(text, add_special_tokens=False).ids[:MAX_TOKENS]
-        return [token for token in ids if token != self._unk]
+    def _known(self, ids: list[int]) -> list[int]:
+        return [token for token in ids[:MAX_TOKENS] if token != self._unk]
 
-    def embed(self, text: str) -> np.ndarray:
-        """The text's unit vector; all zeros for a text with no known token."""
-        ids = self._ids(text)
+    def _vector(self, ids: list[int]) -> np.ndarray:
         if not ids:
             return np.zeros(self.dimensions, dtype=np.float32)
         vector = self._table[ids].mean(axis=0)
         norm = float(np.linalg.norm(vector))
         return vector / norm if norm > 0 else vector
+
+    def embed(self, text: str) -> np.ndarray:
+        """The text's unit vector; all zeros for a text with no known token."""
+        return self._vector(self._known(self._tokenizer.encode(text, add_special_tokens=False).ids))
+
+    def embed_many(self, texts: list[str]) -> list[np.ndarray]:
+        """:meth:`embed` of each text, tokenized in one call."""
+        encodings = self._tokenizer.encode_batch(texts, add_special_tokens=False)
+        return [self._vector(self._known(encoding.ids)) for encoding in encodings]
 
 
 def load_embedder(directory: Path) -> Embedder | None:

@@ -19,6 +19,7 @@ __all__ = [
     "SCALE",
     "episode_text",
     "episode_vector",
+    "episode_vectors",
     "from_bytes",
     "most_similar",
     "nearest",
@@ -43,6 +44,14 @@ def episode_vector(episode: Episode) -> bytes | None:
     if embedder is None:
         return None
     return to_bytes(embedder.embed(episode_text(episode)))
+
+
+def episode_vectors(episodes: Sequence[Episode]) -> list[bytes | None]:
+    """:func:`episode_vector` of each episode, embedded together (one tokenizer call)."""
+    embedder = default_embedder()
+    if embedder is None:
+        return [None] * len(episodes)
+    return [to_bytes(vector) for vector in embedder.embed_many([episode_text(e) for e in episodes])]
 
 
 def to_bytes(vector: np.ndarray) -> bytes:

@@ -49,8 +49,10 @@ def create_secret(db: Database) -> None:
 
 def digest(db: Database, text: str) -> str:
     """The keyed hash of ``text`` under this database's secret, in hex."""
-    [row] = db.query("SELECT value FROM secrets WHERE name = ?", [_SECRET_NAME])
-    return hmac.new(row["value"], text.encode(), hashlib.sha256).hexdigest()
+    [secret] = db.conn.execute(
+        "SELECT value FROM secrets WHERE name = ?", [_SECRET_NAME]
+    ).fetchone()
+    return hmac.new(secret, text.encode(), hashlib.sha256).hexdigest()
 
 
 def record_forgetting(db: Database, user_id: str, at: datetime) -> None:
@@ -88,11 +90,11 @@ def erased_replies(db: Database, channel_id: str, message_ts: Iterable[str]) -> 
 def forgotten_since(db: Database, user_id: str, started_at: datetime) -> bool:
     """Whether the person was forgotten at or after ``started_at``: work that began then
     must not write about them."""
-    rows = db.query(
+    row = db.conn.execute(
         "SELECT 1 FROM forgotten WHERE person = ? AND at >= ?",
         [digest(db, user_id), to_db_time(started_at)],
-    )
-    return next(iter(rows), None) is not None
+    ).fetchone()
+    return row is not None
 
 
 def forgotten_at(db: Database, user_ids: Iterable[str]) -> dict[str, datetime]:

@@ -28,28 +28,43 @@ so their number is what recall and erasure pay for. A store that grows one vote 
 time keeps about twenty. The periodic upkeep (:func:`tidy_index`, in short steps)
 merges any two segments of one level, and, once the segments besides the largest add up
 to a sixteenth of it, all of them into one: a store keeps a handful.
+
+Filing can wait (``reindexing(..., later=True)``, what a vote does): the episode's id goes
+into ``index_queue`` in the change's own transaction, and :func:`file_waiting` files the
+queue in batches, one transaction each (a batch embeds its texts together and writes one
+index segment instead of one per episode). So at every commit each episode's entries are
+either absent or exactly what its row says, and an episode whose entries are absent while
+it is validated is in the queue. Recall files its conversation's waiting episodes before
+it searches (:func:`memory.sqlite.recall.recall`), so the question right after a vote sees
+it; the queue holds only ids, and a row's erasure takes its id along (``ON DELETE
+CASCADE``). Whatever rebuilds or realigns the index from the episodes files the queue
+first (as opening the store does) or empties it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import json
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 
 from sqlite_utils import Database
 
-from memory.models import ConversationKind, Episode, EpisodeStatus
+from memory.models import ConversationKind, Episode, EpisodeStatus, Scope
 from memory.partitions import channel_key, personal_key
 from memory.recall_query import date_words, indexed_words
 from memory.sqlite.codec import episode_from_row
-from memory.sqlite.vectors import index_vectors, unindex_vectors
+from memory.sqlite.vectors import file_vectors, index_vectors, unindex_vectors
 from memory.visibility import Visibility
 
 __all__ = [
     "BM25_WEIGHTS",
+    "CREATE_INDEX_QUEUE",
     "TOKENIZE",
     "align_channel_partitions",
     "channel_partitions_filed",
     "create_index",
+    "file_episodes",
+    "file_waiting",
     "index_episode",
     "merge_pairs",
     "partitioned",
@@ -69,6 +84,14 @@ TOKENIZE = "porter unicode61 remove_diacritics 2 tokenchars '_'"
 _Entry = tuple[int, str, str, str]
 """One row of the index: rowid, then the question (with the day it was asked, see
 :func:`memory.recall_query.date_words`), answer and lesson as indexed."""
+
+
+CREATE_INDEX_QUEUE = """
+CREATE TABLE index_queue (
+    episode_id INTEGER PRIMARY KEY REFERENCES episodes (id) ON DELETE CASCADE
+)
+"""
+"""Episodes whose entries (and vectors) wait to be filed: ids only, gone with their row."""
 
 
 def partitioned(key: str, text: str) -> str:
@@ -157,6 +180,7 @@ def align_channel_partitions(db: Database, *, share: bool) -> int:
     (the default), a channel success would be indexed twice for nothing."""
     if channel_partitions_filed(db) == share:
         return 0
+    file_waiting(db)  # what waits is filed as the store filed until now, then realigned
     with db.atomic():
         successes = [
             episode
@@ -220,7 +244,8 @@ def _episode(db: Database, episode_id: int) -> Episode | None:
 
 def index_episode(db: Database, episode_id: int, *, channel: bool) -> Episode | None:
     """File the episode's entries (it must have none yet), in its channel's partition too
-    when ``channel``; the episode, when it exists."""
+    when ``channel``; the episode, when it exists. (The migrations that rebuild the index;
+    the bot files through :func:`file_episodes`.)"""
     episode = _episode(db, episode_id)
     if episode is None:
         return None
@@ -233,10 +258,12 @@ def unindex_episodes(db: Database, episode_ids: Iterable[int]) -> None:
     the rows change or go). Only rows the index holds are named: a 'delete' of a row it
     does not hold would corrupt it. Their vectors go too, from every partition the
     episode could have been filed in."""
+    deleted = False
     for episode_id in episode_ids:
-        episode = _episode(db, episode_id)
+        rows = db.query("SELECT * FROM episodes WHERE id = ? AND status != 'pending'", [episode_id])
+        episode = next((episode_from_row(row) for row in rows), None)
         if episode is None:
-            continue
+            continue  # gone, or pending: no entries, no vectors
         unindex_vectors(db, episode_id, _possible_keys(episode))
         held = {
             row[0]
@@ -244,19 +271,74 @@ def unindex_episodes(db: Database, episode_ids: Iterable[int]) -> None:
                 "SELECT rowid FROM episodes_fts WHERE rowid IN (?, ?)", [episode_id, -episode_id]
             )
         }
-        db.conn.executemany(
-            _DELETE, [entry for entry in _entries(episode, channel=True) if entry[0] in held]
+        entries = [entry for entry in _entries(episode, channel=True) if entry[0] in held]
+        db.conn.executemany(_DELETE, entries)
+        deleted = deleted or bool(entries)
+    if deleted:
+        _flush(db)
+
+
+def _flush(db: Database) -> None:
+    """Write FTS5's pending changes to the index now (a savepoint makes it flush).
+
+    With ``secure-delete``, a 'delete' and a new entry of the same rowid flushed together
+    leave the old entry's longer position lists behind (SQLite 3.51: a term repeated a few
+    hundred times stays, on disk and in the index, after every later delete); flushed
+    one after the other, the delete removes them all."""
+    db.conn.execute("SAVEPOINT fts_flush")
+    db.conn.execute("RELEASE fts_flush")
+
+
+def file_episodes(db: Database, episode_ids: Sequence[int]) -> int:
+    """File the entries and vectors of these episodes (none may have any yet) as their rows
+    are now, all at once, and take them off the queue; how many were filed. A pending or
+    erased one is taken off the queue and filed nowhere."""
+    rows = db.execute(
+        "SELECT * FROM episodes WHERE id IN (SELECT value FROM json_each(?))"
+        " AND status != 'pending'",
+        [json.dumps(list(episode_ids))],
+    )
+    columns = [column[0] for column in rows.description]
+    episodes = [episode_from_row(dict(zip(columns, row, strict=True))) for row in rows]
+    channel = channel_partitions_filed(db)
+    db.conn.executemany(
+        _FILE, [entry for episode in episodes for entry in _entries(episode, channel=channel)]
+    )
+    keys = [[key for _, key in partitions(episode, channel=channel)] for episode in episodes]
+    file_vectors(db, list(zip(episodes, keys, strict=True)))
+    db.conn.executemany(
+        "DELETE FROM index_queue WHERE episode_id = ?", [(id_,) for id_ in episode_ids]
+    )
+    return len(episodes)
+
+
+def file_waiting(db: Database, *, scope: Scope | None = None, limit: int = -1) -> int:
+    """File up to ``limit`` waiting episodes (all by default), oldest first, in one
+    transaction; only those of ``scope``'s conversation, given one. How many were waiting."""
+    where = "" if scope is None else " WHERE team_id = ? AND channel_id = ?"
+    waiting = [
+        row[0]
+        for row in db.execute(
+            "SELECT episode_id FROM index_queue"
+            + ("" if scope is None else " JOIN episodes ON episodes.id = episode_id")
+            + f"{where} ORDER BY episode_id LIMIT ?",
+            [*([] if scope is None else [scope.team_id, scope.channel_id]), limit],
         )
+    ]
+    if waiting:
+        with db.atomic():
+            file_episodes(db, waiting)
+    return len(waiting)
 
 
 @contextmanager
-def reindexing(db: Database, episode_id: int) -> Iterator[None]:
+def reindexing(db: Database, episode_id: int, *, later: bool = False) -> Iterator[None]:
     """Keep the index agreeing with the episode across a change to its row, made inside
     the ``with``: indexed exactly while it is validated, with its text as it is then (and
-    its vector)."""
+    its vector). ``later`` queues the filing for :func:`file_waiting` instead."""
     unindex_episodes(db, [episode_id])
     yield
-    channel = channel_partitions_filed(db)
-    episode = index_episode(db, episode_id, channel=channel)
-    if episode is not None and episode.status is not EpisodeStatus.PENDING:
-        index_vectors(db, episode, [key for _, key in partitions(episode, channel=channel)])
+    if later:
+        db.execute("INSERT OR IGNORE INTO index_queue (episode_id) VALUES (?)", [episode_id])
+    else:
+        file_episodes(db, [episode_id])

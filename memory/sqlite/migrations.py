@@ -8,6 +8,7 @@ from sqlite_utils.migrations import Migrations
 from memory.sqlite.codec import episode_from_row, from_db_time, to_db_time
 from memory.sqlite.fence import create_secret, digest
 from memory.sqlite.fts import (
+    CREATE_INDEX_QUEUE,
     TOKENIZE,
     create_index,
     index_episode,
@@ -238,6 +239,13 @@ def m011_lean_queues(db: Database) -> None:
             WHERE thread_ts IS NOT NULL;
         """
     )
+
+
+@migrations()
+def m012_index_queue(db: Database) -> None:
+    """A vote files its episode in the full-text index and the vectors later, in a batch
+    with others (see :mod:`memory.sqlite.fts`): ``index_queue`` holds the ids waiting."""
+    db.execute(CREATE_INDEX_QUEUE)
 
 
 @migrations()

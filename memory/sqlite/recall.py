@@ -19,7 +19,7 @@ from memory.ranking import Candidate, fit_budget, rank
 from memory.recall_query import question_match
 from memory.sqlite.codec import episode_from_row
 from memory.sqlite.counters import increment
-from memory.sqlite.fts import BM25_WEIGHTS
+from memory.sqlite.fts import BM25_WEIGHTS, file_waiting
 from memory.sqlite.vectors import similarities
 from memory.vectors import most_similar
 
@@ -124,6 +124,9 @@ def recall_matching(
 
 
 def recall(db: Database, request: RecallRequest, config: MemoryConfig) -> list[RecalledEpisode]:
+    """Recall for the request, after filing the episodes of its conversation that a vote
+    left waiting (see :mod:`memory.sqlite.fts`): the question right after a vote sees it."""
+    file_waiting(db, scope=request.scope)
     match = question_match(request.text, partition_keys(request, config))
     recalled = recall_matching(db, request, config, match)
     if recalled:

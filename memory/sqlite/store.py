@@ -44,11 +44,18 @@ class SQLiteMemoryStore(BackendStore):
     @classmethod
     async def open(cls, path: Path | str, config: MemoryConfig) -> SQLiteMemoryStore:
         """Open (creating and migrating if needed) the database at ``path``, its index
-        aligned with whether ``config`` shares channel successes."""
+        aligned with whether ``config`` shares channel successes, and file what a vote
+        left in the index queue (see :mod:`memory.sqlite.vote_queue`)."""
         thread = await DatabaseThread.open(Path(path))
         share = config.share_channel_successes
         await thread.run(lambda db: align_channel_partitions(db, share=share))
-        return cls(thread, config)
+        store = cls(thread, config)
+        store._votes.file_soon()
+        return store
+
+    async def settle(self) -> None:
+        """Wait until every vote so far is committed and its episode filed in the index."""
+        await self._votes.settle()
 
     async def close(self) -> None:
         await self._votes.settle()

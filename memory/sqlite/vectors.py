@@ -19,10 +19,11 @@ from collections.abc import Sequence
 from sqlite_utils import Database
 
 from memory.models import Episode
-from memory.vectors import episode_vector, nearest
+from memory.vectors import episode_vector, episode_vectors, nearest
 
 __all__ = [
     "CREATE_VECTORS",
+    "file_vectors",
     "index_vectors",
     "partition_number",
     "similarities",
@@ -63,6 +64,20 @@ def index_vectors(db: Database, episode: Episode, partitions: Sequence[str]) -> 
     db.conn.executemany(
         "INSERT OR REPLACE INTO episode_vectors (partition, episode_id, vector) VALUES (?, ?, ?)",
         [(partition_number(key), episode.id, vector) for key in partitions],
+    )
+
+
+def file_vectors(db: Database, filing: Sequence[tuple[Episode, Sequence[str]]]) -> None:
+    """:func:`index_vectors` for many episodes (each with its partitions), embedded together."""
+    vectors = episode_vectors([episode for episode, _ in filing])
+    db.conn.executemany(
+        "INSERT OR REPLACE INTO episode_vectors (partition, episode_id, vector) VALUES (?, ?, ?)",
+        [
+            (partition_number(key), episode.id, vector)
+            for (episode, partitions), vector in zip(filing, vectors, strict=True)
+            if vector is not None
+            for key in partitions
+        ],
     )
 
 

@@ -6,11 +6,16 @@ episode). Under a burst, votes queue for the single database thread anyway; taki
 them at once makes one commit, one index segment and one thread hop serve the whole group.
 A vote arriving while the thread is idle is applied at once, alone: grouping adds no wait.
 Each vote keeps its own savepoint, so one that fails fails alone.
+
+A vote leaves its episode's index entries to be filed later (see :mod:`memory.sqlite.fts`):
+once no vote is waiting, the queue files them, :data:`FILING_BATCH` at a time, votes that
+arrive meanwhile going first after each batch.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from functools import partial
 
 from sqlite_utils import Database
@@ -18,9 +23,16 @@ from sqlite_utils import Database
 from memory.config import MemoryConfig
 from memory.models import VoteEvent, VoteOutcome
 from memory.sqlite.connection import DatabaseThread, store_error
+from memory.sqlite.fts import file_waiting
 from memory.sqlite.votes import apply_vote
 
-__all__ = ["VoteQueue", "apply_votes"]
+__all__ = ["FILING_BATCH", "VoteQueue", "apply_votes"]
+
+logger = logging.getLogger(__name__)
+
+FILING_BATCH = 64
+"""Episodes filed in one transaction: a vote arriving meanwhile waits for at most one
+batch (a few tens of milliseconds)."""
 
 _Waiting = tuple[VoteEvent, "asyncio.Future[VoteOutcome]"]
 
@@ -48,22 +60,36 @@ class VoteQueue:
         self._config = config
         self._waiting: list[_Waiting] = []
         self._draining: asyncio.Task[None] | None = None
+        self._unfiled = False
 
     async def apply(self, event: VoteEvent) -> VoteOutcome:
         """Apply the vote; returns once the transaction holding it has committed."""
         outcome: asyncio.Future[VoteOutcome] = asyncio.get_running_loop().create_future()
         self._waiting.append((event, outcome))
-        if self._draining is None or self._draining.done():
-            self._draining = asyncio.create_task(self._drain())
+        self._start()
         return await outcome
 
+    def file_soon(self) -> None:
+        """File whatever waits in the index queue (left by a run that stopped, say)."""
+        self._unfiled = True
+        self._start()
+
+    def _start(self) -> None:
+        if self._draining is None or self._draining.done():
+            self._draining = asyncio.create_task(self._drain())
+
     async def settle(self) -> None:
-        """Wait until every vote queued so far is applied (or has failed)."""
+        """Wait until every vote queued so far is applied (or has failed), and their
+        episodes filed."""
         while self._draining is not None and not self._draining.done():
             await asyncio.shield(self._draining)
 
     async def _drain(self) -> None:
-        while self._waiting:
+        while self._waiting or self._unfiled:
+            if not self._waiting:
+                await self._file()
+                continue
+            self._unfiled = True
             group, self._waiting = self._waiting, []
             events = [event for event, _ in group]
             try:
@@ -79,3 +105,13 @@ class VoteQueue:
                     outcome.set_exception(result)
                 else:
                     outcome.set_result(result)
+
+    async def _file(self) -> None:
+        """File one batch of the index queue; stop filing when it was the last one, or on
+        an error (the queue stays, and the next vote or recall files it)."""
+        try:
+            waiting = await self._thread.run(partial(file_waiting, limit=FILING_BATCH))
+        except Exception as error:  # the store is closed, or the database failed
+            logger.warning("the index queue could not be filed (%s)", type(error).__name__)
+            waiting = 0
+        self._unfiled = waiting == FILING_BATCH

@@ -22,8 +22,9 @@ from memory.sqlite.fts import reindexing
 __all__ = ["apply_vote", "settle_status"]
 
 
-def _first(db: Database, sql: str, params: list[Any]) -> dict[str, Any] | None:
-    return next(iter(db.query(sql, params)), None)
+def _first(db: Database, sql: str, params: list[Any]) -> tuple[Any, ...] | None:
+    row: tuple[Any, ...] | None = db.conn.execute(sql, params).fetchone()
+    return row
 
 
 def settle_status(db: Database, episode_id: int, config: MemoryConfig) -> EpisodeStatus:
@@ -34,22 +35,30 @@ def settle_status(db: Database, episode_id: int, config: MemoryConfig) -> Episod
     episode = _first(db, "SELECT status, requester_id FROM episodes WHERE id = ?", [episode_id])
     if episode is None:
         return EpisodeStatus.PENDING
-    only_requester = "" if config.anyone_may_vote else "AND voter_id = :requester"
+    return _settle(db, episode_id, EpisodeStatus(episode[0]), episode[1], config)
+
+
+def _settle(
+    db: Database, episode_id: int, was: EpisodeStatus, requester_id: str, config: MemoryConfig
+) -> EpisodeStatus:
+    """:func:`settle_status` of an episode whose status and asker are known. Its index
+    entries are filed later, in a batch (see :mod:`memory.sqlite.fts`)."""
     latest = _first(
         db,
-        f"SELECT vote, at FROM votes WHERE episode_id = :episode {only_requester}"
-        " ORDER BY at DESC, id DESC LIMIT 1",
-        {"episode": episode_id, "requester": episode["requester_id"]},
+        "SELECT vote, at FROM votes WHERE episode_id = ?"
+        + ("" if config.anyone_may_vote else " AND voter_id = ?")
+        + " ORDER BY at DESC, id DESC LIMIT 1",
+        [episode_id] if config.anyone_may_vote else [episode_id, requester_id],
     )
-    status = status_for(Vote(latest["vote"]) if latest else None)
-    if status != episode["status"]:
-        with reindexing(db, episode_id):
-            db.execute(
+    status = status_for(Vote(latest[0]) if latest else None)
+    if status != was:
+        with reindexing(db, episode_id, later=True):
+            db.conn.execute(
                 "UPDATE episodes SET status = ?, validated_at = ?, lesson = NULL,"
                 " importance = NULL WHERE id = ?",
-                [status.value, latest["at"] if latest else None, episode_id],
+                [status.value, latest[1] if latest else None, episode_id],
             )
-            queue_for_score(db, episode_id, EpisodeStatus(episode["status"]), status, config)
+            queue_for_score(db, episode_id, was, status, config)
     return status
 
 
@@ -62,13 +71,13 @@ def _add(db: Database, episode_id: int, event: VoteEvent, ballot: Ballot) -> str
             "SELECT vote, at FROM votes WHERE episode_id = ? AND voter_id = ? AND reaction = ?",
             [episode_id, event.voter_id, BUTTON],
         )
-        if previous is not None and previous["vote"] == ballot.vote and previous["at"] == at:
+        if previous is not None and previous[0] == ballot.vote and previous[1] == at:
             return "this click was already counted"
         db.execute(
             "DELETE FROM votes WHERE episode_id = ? AND voter_id = ? AND reaction = ?",
             [episode_id, event.voter_id, BUTTON],
         )
-    cursor = db.execute(
+    cursor = db.conn.execute(
         "INSERT OR IGNORE INTO votes (episode_id, voter_id, reaction, vote, at)"
         " VALUES (?, ?, ?, ?, ?)",
         [episode_id, event.voter_id, ballot.slot, ballot.vote.value, at],
@@ -77,7 +86,7 @@ def _add(db: Database, episode_id: int, event: VoteEvent, ballot: Ballot) -> str
 
 
 def _remove(db: Database, episode_id: int, event: VoteEvent, ballot: Ballot) -> str | None:
-    cursor = db.execute(
+    cursor = db.conn.execute(
         "DELETE FROM votes WHERE episode_id = ? AND voter_id = ? AND reaction = ?",
         [episode_id, event.voter_id, ballot.slot],
     )
@@ -99,14 +108,16 @@ def apply_vote(db: Database, event: VoteEvent, config: MemoryConfig) -> VoteOutc
         )
         if episode is None:
             return untracked()
-        episode_id: int = episode["id"]
+        episode_id: int = episode[0]
+        requester_id: str = episode[1]
+        was = EpisodeStatus(episode[2])
         refused = refusal(
             event,
             config,
             episode_id=episode_id,
-            requester_id=episode["requester_id"],
-            status=EpisodeStatus(episode["status"]),
-            window_closed=episode["expires_at"] <= to_db_time(event.at),
+            requester_id=requester_id,
+            status=was,
+            window_closed=episode[3] <= to_db_time(event.at),
         )
         if refused is not None:
             return refused
@@ -121,7 +132,7 @@ def apply_vote(db: Database, event: VoteEvent, config: MemoryConfig) -> VoteOutc
                 applied=False,
                 reason=no_op,
                 episode_id=episode_id,
-                status=EpisodeStatus(episode["status"]),
+                status=was,
             )
-        status = settle_status(db, episode_id, config)
+        status = _settle(db, episode_id, was, requester_id, config)
     return counted(event, episode_id, status)

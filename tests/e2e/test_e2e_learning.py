@@ -16,6 +16,7 @@ from bot.learning.scorer import SCORING_PROMPT
 from bot.testing import FakeLLMServer
 from bot.testing.fake_slack import FakeSlackWebAPI
 from bot.testing.harness import ALICE, BOB, SignedSlack, dm_channel, start_bot
+from memory.sqlite import vote_queue
 
 FIRST = "How do I deploy the billing service to staging?"
 RELATED = "what's the way to get billing deployed on staging"
@@ -157,3 +158,23 @@ async def test_memory_lists_the_rated_answers_ephemerally(slack: SignedSlack) ->
     reply = response.json()
     assert reply["response_type"] == "ephemeral"
     assert f"👍 {FIRST}" in reply["text"]
+
+
+async def test_the_question_right_after_a_thumbs_up_sees_it_before_the_index_catches_up(
+    slack: SignedSlack, fake_llm: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A vote leaves its episode's filing in the index to a later batch; recall files what
+    waits in the asker's conversation first. Here the batch never comes."""
+
+    def never(db: object, **_: object) -> int:
+        return 0
+
+    monkeypatch.setattr(vote_queue, "file_waiting", never)
+    answer = await slack.ask_in_dm(FIRST)
+
+    await slack.vote(answer, user=ALICE, reaction="+1")
+    await slack.ask_in_dm(RELATED)
+
+    prompt = system_text(fake_llm.request_for(RELATED, agent_only=True))
+    assert EXPERIENCE_HEADING in prompt
+    assert FIRST in prompt

@@ -33,6 +33,16 @@ def test_a_text_without_a_known_token_embeds_to_zeros() -> None:
     assert not embedder.embed("").any()
 
 
+def test_texts_embedded_together_embed_as_they_do_alone() -> None:
+    embedder = default_embedder()
+    assert embedder is not None
+    texts = ["How do I rotate the staging password?", "", "word " * 2000, "What should I feed it?"]
+    together = embedder.embed_many(texts)
+    assert len(together) == len(texts)
+    for text, vector in zip(texts, together, strict=True):
+        assert np.array_equal(vector, embedder.embed(text))
+
+
 def test_a_missing_model_is_no_model(tmp_path: Path) -> None:
     assert load_embedder(tmp_path / "nowhere") is None
     assert load_embedder(MODEL_DIR) is not None

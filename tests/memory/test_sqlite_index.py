@@ -14,7 +14,9 @@ from memory_helpers import CHANNEL, DM, T0, Memory
 from memory import MemoryConfig, MemoryStore, NewExchange, Vote, VoteEvent, open_store
 from memory.partitions import personal_key
 from memory.sqlite import episodes, votes
+from memory.sqlite.fts import CREATE_INDEX_QUEUE
 from memory.sqlite.migrations import migrations
+from memory.sqlite.store import SQLiteMemoryStore
 from memory.sqlite.vectors import CREATE_VECTORS
 
 INDEX_STATE = """
@@ -38,8 +40,15 @@ def _index(db_path: Path) -> tuple[set[int], set[str]]:
         db.close()
 
 
+async def _filed(store: MemoryStore) -> None:
+    """Wait for the votes' episodes to be filed (a vote leaves that to a batch, later)."""
+    assert isinstance(store, SQLiteMemoryStore)
+    await store.settle()
+
+
 async def test_the_index_keeps_no_copy_of_the_text(memory: Memory, db_path: Path) -> None:
     episode = await memory.answered("How do I descale the espresso machine?")
+    await _filed(memory.store)
     rowids, tables = _index(db_path)
     assert rowids == {episode.id}
     assert "episodes_fts_content" not in tables
@@ -60,6 +69,7 @@ async def test_index_entries_follow_every_change_of_an_episode(
     withdrawn = await memory.answered("What is the wifi password?")
     erased = await memory.answered("How do I rotate the vault token?")
     pending = await memory.ask("Is the cafeteria open?")
+    await _filed(store)
     assert _index(db_path)[0] == {shared.id, -shared.id, flipped.id, withdrawn.id, erased.id}
 
     assert await store.set_lesson(flipped.id, "Check the billing runbook owners table.")
@@ -71,6 +81,7 @@ async def test_index_entries_follow_every_change_of_an_episode(
     )
     assert await store.withdraw_exchange(withdrawn.id)
     assert await store.forget_episode("U1", erased.id)
+    await _filed(store)
     assert _index(db_path)[0] == {shared.id, flipped.id}
     assert pending.id not in _index(db_path)[0]
 
@@ -87,6 +98,7 @@ def _build_before_contentless_index(path: Path, config: MemoryConfig) -> None:
     migrations.apply(db, stop_before="m007_contentless_index")
     db.executescript(CREATE_VECTORS)  # today's write path below also files vectors
     db.executescript(INDEX_STATE)
+    db.execute(CREATE_INDEX_QUEUE)  # ... and queues a voted episode for filing
     for index, (user, scope) in enumerate([("UOLD", DM), ("UOLD", CHANNEL), ("UKEEP", DM)]):
         ts = f"1700000000.00010{index}"
         episodes.record_exchange(
@@ -113,6 +125,7 @@ def _build_before_contentless_index(path: Path, config: MemoryConfig) -> None:
         assert votes.apply_vote(db, event, config).applied
     db.execute("DROP TABLE episode_vectors")  # not there yet: migration 8 creates it
     db.execute("DROP TABLE index_state")
+    db.execute("DROP TABLE index_queue")  # nor this: migration 12
     db.close()
 
 
@@ -150,6 +163,7 @@ def _build_with_every_word_indexed(path: Path, config: MemoryConfig) -> None:
     db.execute("PRAGMA secure_delete = ON")
     migrations.apply(db, stop_before="m010_lean_index")
     db.executescript(INDEX_STATE)
+    db.execute(CREATE_INDEX_QUEUE)  # today's write path below queues a voted episode
     for index, user in enumerate(["UOLD", "UKEEP"]):
         ts = f"1700000000.00020{index}"
         question = OLD_QUESTION if user == "UOLD" else "Where do the spare badges live?"
@@ -183,6 +197,7 @@ def _build_with_every_word_indexed(path: Path, config: MemoryConfig) -> None:
             [row["id"], *every_word],
         )
     db.execute("DROP TABLE index_state")
+    db.execute("DROP TABLE index_queue")  # not there yet: migration 12
     db.close()
 
 
@@ -234,6 +249,7 @@ async def test_channel_successes_are_filed_for_the_channel_only_while_it_shares(
     memory = await reopened(MemoryConfig())
     shared = await memory.answered("Where is the staging kubeconfig?", "In vault.", scope=CHANNEL)
     mine = await memory.answered("Who owns billing?", "Team Ledger.")
+    await _filed(memory.store)
     assert _index(db_path)[0] == {shared.id, mine.id}, "nobody shares: filed once"
     assert [r.episode.id for r in await memory.recall("staging kubeconfig", scope=CHANNEL)] == [
         shared.id
