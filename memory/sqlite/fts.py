@@ -260,10 +260,13 @@ def unindex_episodes(db: Database, episode_ids: Iterable[int]) -> None:
     episode could have been filed in."""
     deleted = False
     for episode_id in episode_ids:
-        rows = db.query("SELECT * FROM episodes WHERE id = ? AND status != 'pending'", [episode_id])
-        episode = next((episode_from_row(row) for row in rows), None)
+        if not db.conn.execute(
+            "SELECT 1 FROM episodes WHERE id = ? AND status != 'pending'", [episode_id]
+        ).fetchone():
+            continue  # gone, or pending (a vote's usual case): no entries, no vectors
+        episode = _episode(db, episode_id)
         if episode is None:
-            continue  # gone, or pending: no entries, no vectors
+            continue
         unindex_vectors(db, episode_id, _possible_keys(episode))
         held = {
             row[0]
@@ -339,6 +342,6 @@ def reindexing(db: Database, episode_id: int, *, later: bool = False) -> Iterato
     unindex_episodes(db, [episode_id])
     yield
     if later:
-        db.execute("INSERT OR IGNORE INTO index_queue (episode_id) VALUES (?)", [episode_id])
+        db.conn.execute("INSERT OR IGNORE INTO index_queue (episode_id) VALUES (?)", [episode_id])
     else:
         file_episodes(db, [episode_id])
