@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 from memory_helpers import CHANNEL, DM, T0, Memory
+from test_forget import disk_bytes
 
 from memory import MemoryConfig, MemoryStore, NewExchange, Vote, VoteEvent, open_store
 from memory.partitions import personal_key
@@ -147,11 +148,7 @@ async def test_a_store_built_before_the_contentless_index_is_converted(db_path: 
         await store.forget_user("UOLD")
     finally:
         await store.close()
-    data = b"".join(
-        path.read_bytes()
-        for suffix in ("", "-wal")
-        if (path := db_path.with_name(db_path.name + suffix)).exists()
-    )
+    data = disk_bytes(db_path)
     assert b"flugel" not in data and b"quarte" not in data, "the old copy's pages are zeroed"
     assert b"badges" in data
 
@@ -231,11 +228,7 @@ async def test_a_store_indexed_with_every_word_is_rebuilt_with_content_words(
         assert [r.episode.id for r in await memory.recall("spare badges", user="UKEEP")] == [2]
     finally:
         await store.close()
-    data = b"".join(
-        path.read_bytes()
-        for suffix in ("", "-wal")
-        if (path := db_path.with_name(db_path.name + suffix)).exists()
-    )
+    data = disk_bytes(db_path)
     assert b"flugel" not in data, "the old index's pages and the person's rows are zeroed"
     assert b"badges" in data
 
@@ -271,9 +264,5 @@ async def test_channel_successes_are_filed_for_the_channel_only_while_it_shares(
     await memory.store.forget_user("U1")
     assert _index(db_path)[0] == set()
     await memory.store.close()
-    data = b"".join(
-        path.read_bytes()
-        for suffix in ("", "-wal")
-        if (path := db_path.with_name(db_path.name + suffix)).exists()
-    )
+    data = disk_bytes(db_path)
     assert b"kubeconf" not in data and b"staging" not in data
