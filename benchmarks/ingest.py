@@ -20,7 +20,7 @@ from pathlib import Path
 
 from benchmarks.forget_load import forget_under_load
 from benchmarks.harness import BENCH_DIR, Comparison, Figure, Target
-from benchmarks.recall import FULL_EPISODES, QUICK_EPISODES
+from benchmarks.recall import FULL_EPISODES, QUICK_EPISODES, index_segments
 from benchmarks.stores import cached_store, newcomers, scalar, user_id
 from memory import MemoryConfig, open_store
 
@@ -56,6 +56,7 @@ def run(quick: bool) -> list[Figure]:
         grown = Path(directory) / "grown.db"
         shutil.copyfile(path, grown)
         into_large = asyncio.run(_ingest_per_second(grown, count))
+        segments = (index_segments(path), index_segments(grown))
         forgetting = asyncio.run(forget_under_load(grown, user_id(1)))
     return [
         Figure(
@@ -79,7 +80,8 @@ def run(quick: bool) -> list[Figure]:
             unit="s",
             detail=f"/forget of one person ({forgetting.erased} rows) in a copy of the"
             f" {total}-episode store; {forgetting.line('recalls')};"
-            f" {forgetting.line('votes')}",
+            f" {forgetting.line('votes')}; index segments {segments[0]} as built,"
+            f" {segments[1]} after the ingest",
             target=Target(comparison=Comparison.AT_MOST, bound=0.5),
         ),
     ]
