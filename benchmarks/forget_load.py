@@ -81,11 +81,12 @@ async def _traffic(
     return recall_ms, vote_ms
 
 
-async def forget_under_load(path: Path, user: str) -> ForgetUnderLoad:
-    """Forget ``user`` in the store at ``path`` while recalls and votes run."""
+async def forget_under_load(path: Path, user: str, *, turn: int = 0) -> ForgetUnderLoad:
+    """Forget ``user`` in the store at ``path`` while recalls and votes run (``turn``
+    numbers the calls on one store, whose voters each need messages of their own)."""
     store = await open_store(str(path), MemoryConfig())
     try:
-        ballots = newcomers(BALLOTS, first_ts=1_900_000_000)
+        ballots = newcomers(BALLOTS, first_ts=1_900_000_000 + turn * BALLOTS)
         for exchange, _ in ballots:
             await store.record_exchange(exchange)
         votes = [vote for _, vote in ballots]

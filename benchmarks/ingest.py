@@ -8,7 +8,7 @@ it. The size is that large store's (same rows and index as the public verbs writ
 :mod:`benchmarks.stores`) in megabytes (10^6 bytes) per million episodes, next to the
 text it holds. And how long ``forget_user`` of one person takes in that store once the
 hourly upkeep has merged what the ingest wrote, with the recalls and votes running
-meanwhile (:mod:`benchmarks.forget_load`).
+meanwhile (:mod:`benchmarks.forget_load`): the median of :data:`FORGET_ROUNDS` people.
 """
 
 from __future__ import annotations
@@ -29,6 +29,9 @@ __all__ = ["FIGURES", "NAME", "run"]
 
 NAME = "ingest"
 FIGURES = ("episodes_per_second_ingest", "db_mb_per_million_episodes", "forget_user_seconds")
+FORGET_ROUNDS = 5
+"""People forgotten one after the other; the figure is the median (one erasure on a shared
+machine varies by a factor of two)."""
 TEXT_BYTES_SQL = "SELECT sum(length(question) + length(answer)) FROM episodes"
 """The questions and answers the store holds: its raw material."""
 
@@ -70,7 +73,14 @@ def run(quick: bool) -> list[Figure]:
         segments = (index_segments(path), index_segments(grown))
         asyncio.run(_tidy(grown))
         segments += (index_segments(grown),)
-        forgetting = asyncio.run(forget_under_load(grown, user_id(1)))
+        rounds = sorted(
+            (
+                asyncio.run(forget_under_load(grown, user_id(person), turn=person))
+                for person in range(1, FORGET_ROUNDS + 1)
+            ),
+            key=lambda forgetting: forgetting.forget_ms,
+        )
+        forgetting = rounds[len(rounds) // 2]
     return [
         Figure(
             name="episodes_per_second_ingest",
@@ -92,7 +102,9 @@ def run(quick: bool) -> list[Figure]:
             value=forgetting.forget_ms / 1000,
             unit="s",
             detail=f"/forget of one person ({forgetting.erased} rows) in a copy of the"
-            f" {total}-episode store; {forgetting.line('recalls')};"
+            f" {total}-episode store, median of {FORGET_ROUNDS} people forgotten one after"
+            f" the other ({', '.join(f'{r.forget_ms / 1000:.2f}' for r in rounds)} s);"
+            f" in the median one {forgetting.line('recalls')};"
             f" {forgetting.line('votes')}; index segments {segments[0]} as built,"
             f" {segments[1]} after the ingest, {segments[2]} after the upkeep that follows it",
             target=Target(comparison=Comparison.AT_MOST, bound=0.5),
