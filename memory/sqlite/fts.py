@@ -323,7 +323,9 @@ def file_waiting(db: Database, *, scope: Scope | None = None, limit: int = -1) -
         row[0]
         for row in db.execute(
             "SELECT episode_id FROM index_queue"
-            + ("" if scope is None else " JOIN episodes ON episodes.id = episode_id")
+            # CROSS JOIN: the (short) queue drives the loop; with a plain JOIN SQLite scans
+            # every episode of the store at each recall.
+            + ("" if scope is None else " CROSS JOIN episodes ON episodes.id = episode_id")
             + f"{where} ORDER BY episode_id LIMIT ?",
             [*([] if scope is None else [scope.team_id, scope.channel_id]), limit],
         )

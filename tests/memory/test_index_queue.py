@@ -183,3 +183,24 @@ def test_a_change_of_sharing_files_what_waits_before_it_realigns_the_index(
         rowids = {row[0] for row in db.execute("SELECT id FROM episodes_fts_docsize")}
         assert rowids == ({episode_id, -episode_id} if share else {episode_id})
         db.execute("INSERT INTO episodes_fts (episodes_fts, rank) VALUES ('integrity-check', 0)")
+
+
+def test_recall_finds_its_conversations_waiting_episodes_without_reading_every_episode(
+    db_path: Path,
+) -> None:
+    config = MemoryConfig()
+    with closing(connect(db_path)) as db:
+        for index in range(3):
+            _voted(db, config, user="U1", scope=DM, index=index)
+        traced: list[str] = []
+        db.conn.set_trace_callback(traced.append)
+        assert _recall(db, config, user="U1", scope=DM)
+        db.conn.set_trace_callback(None)
+        plans = [
+            row[3]
+            for sql in traced
+            if "index_queue" in sql and sql.lstrip().upper().startswith("SELECT")
+            for row in db.execute(f"EXPLAIN QUERY PLAN {sql}")
+        ]
+    assert plans
+    assert not any(plan.startswith("SCAN episodes") for plan in plans)
