@@ -3,6 +3,8 @@ only, and their vectors leave the disk with them."""
 
 from __future__ import annotations
 
+import re
+from contextlib import closing
 from datetime import timedelta
 from pathlib import Path
 
@@ -10,8 +12,10 @@ import pytest
 from memory_helpers import CHANNEL, DM, T0, FreshStore, Memory
 from test_forget import disk_bytes
 
-from memory import Episode, HybridRecall, MemoryConfig, Scope, Vote, vectors
+from memory import Episode, HybridRecall, MemoryConfig, RecallRequest, Scope, Vote, vectors
 from memory.embedding import default_embedder
+from memory.sqlite.connection import connect
+from memory.sqlite.recall import recall
 from memory.vectors import episode_text, to_bytes
 
 DAY = timedelta(days=1)
@@ -158,3 +162,26 @@ async def test_a_question_naming_the_day_finds_that_days_episode(memory: Memory)
     gift = await memory.answered("Any gift idea for my sister?", "A tea set.", at=may_4th)
     recalled = await memory.recall("What gift did you suggest on May 4th?", now=may_4th + DAY)
     assert recalled[0].episode.id == gift.id
+
+
+async def test_a_recall_reads_its_candidates_by_id_never_the_whole_store(
+    memory: Memory, db_path: Path
+) -> None:
+    topics = await _library(memory)
+    request = RecallRequest(scope=DM, requester_id="U1", text=PARAPHRASES[0][0], now=T0 + DAY)
+    with closing(connect(db_path)) as db:
+        traced: list[str] = []
+        db.conn.set_trace_callback(traced.append)
+        [first, *_] = recall(db, request, MemoryConfig())
+        db.conn.set_trace_callback(None)
+        plans = [
+            row[3]
+            for sql in traced
+            if sql.lstrip().upper().startswith("SELECT")
+            for row in db.execute(f"EXPLAIN QUERY PLAN {sql}")
+        ]
+    assert first.episode.id == topics["vpn"]
+    assert any("json_each" in sql for sql in traced), "a semantic-only candidate is read by id"
+    assert not [
+        plan for plan in plans if "episodes_status" in plan or re.match(r"SCAN episodes( |$)", plan)
+    ], plans
