@@ -181,28 +181,40 @@ def align_channel_partitions(db: Database, *, share: bool) -> int:
     if channel_partitions_filed(db) == share:
         return 0
     file_waiting(db)  # what waits is filed as the store filed until now, then realigned
+    changed = 0
     with db.atomic():
-        successes = [
-            episode
-            for episode in map(
-                episode_from_row, db.query("SELECT * FROM episodes WHERE status = 'success'")
-            )
-            if Visibility.shareable(episode)
-        ]
-        if share:
-            db.conn.executemany(_FILE, [_entry(-e.id, channel_key(e.scope), e) for e in successes])
-            for episode in successes:
-                index_vectors(db, episode, [channel_key(episode.scope)])
-        else:
-            for episode in successes:
-                unindex_vectors(db, episode.id, [channel_key(episode.scope)])
-            db.conn.executemany(
-                _DELETE, [_entry(-e.id, channel_key(e.scope), e) for e in successes]
-            )
+        for successes in _channel_successes(db):
+            entries = [_entry(-e.id, channel_key(e.scope), e) for e in successes]
+            if share:
+                db.conn.executemany(_FILE, entries)
+                for episode in successes:
+                    index_vectors(db, episode, [channel_key(episode.scope)])
+            else:
+                for episode in successes:
+                    unindex_vectors(db, episode.id, [channel_key(episode.scope)])
+                db.conn.executemany(_DELETE, entries)
+            changed += len(successes)
         db.execute(
             "UPDATE index_state SET value = ? WHERE name = 'channel_partitions'", [int(share)]
         )
-    return len(successes)
+    return changed
+
+
+ALIGN_CHUNK = 1_000
+"""Channel successes read at a time while aligning: a large store's never all in memory."""
+
+
+def _channel_successes(db: Database) -> Iterator[list[Episode]]:
+    """The store's channel successes, :data:`ALIGN_CHUNK` at a time, by id."""
+    last = 0
+    while rows := list(
+        db.query(
+            "SELECT * FROM episodes WHERE id > ? AND kind = ? AND status = ? ORDER BY id LIMIT ?",
+            [last, ConversationKind.CHANNEL.value, EpisodeStatus.SUCCESS.value, ALIGN_CHUNK],
+        )
+    ):
+        last = rows[-1]["id"]
+        yield [episode_from_row(row) for row in rows]
 
 
 def _possible_keys(episode: Episode) -> list[str]:

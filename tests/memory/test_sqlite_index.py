@@ -14,7 +14,7 @@ from test_forget import disk_bytes
 
 from memory import MemoryConfig, MemoryStore, NewExchange, Vote, VoteEvent, open_store
 from memory.partitions import personal_key
-from memory.sqlite import episodes, votes
+from memory.sqlite import episodes, fts, votes
 from memory.sqlite.fts import CREATE_INDEX_QUEUE
 from memory.sqlite.migrations import migrations
 from memory.sqlite.store import SQLiteMemoryStore
@@ -266,3 +266,23 @@ async def test_channel_successes_are_filed_for_the_channel_only_while_it_shares(
     await memory.store.close()
     data = disk_bytes(db_path)
     assert b"kubeconf" not in data and b"staging" not in data
+
+
+async def test_aligning_reads_the_channel_successes_a_few_at_a_time(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fts, "ALIGN_CHUNK", 2)
+    memory = Memory(await open_store(f"sqlite:///{db_path}", MemoryConfig()))
+    shared = [
+        (await memory.answered(f"Where is runbook {n}?", f"Wiki page {n}.", scope=CHANNEL)).id
+        for n in range(5)
+    ]
+    failed = await memory.answered("Who owns billing?", scope=CHANNEL, vote=Vote.DOWN)
+    await memory.store.close()
+
+    store = await open_store(f"sqlite:///{db_path}", SHARING)
+    await store.close()
+    assert _index(db_path)[0] == {*shared, *(-id_ for id_ in shared), failed.id}
+    store = await open_store(f"sqlite:///{db_path}", MemoryConfig())
+    await store.close()
+    assert _index(db_path)[0] == {*shared, failed.id}
