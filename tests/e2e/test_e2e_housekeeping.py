@@ -45,6 +45,11 @@ async def test_expired_ledger_entries_and_unvoted_exchanges_are_purged_periodica
         await server.stop()
 
 
+def _waiting(settings: Settings) -> int:
+    with sqlite3.connect(settings.bot_db_path) as db:
+        return db.execute("SELECT count(*) FROM index_queue").fetchone()[0]
+
+
 def _index_segments(settings: Settings) -> int:
     with sqlite3.connect(settings.bot_db_path) as db:
         return db.execute("SELECT count(DISTINCT segid) FROM episodes_fts_idx").fetchone()[0]
@@ -83,8 +88,11 @@ async def test_the_upkeep_merges_the_segments_each_vote_wrote(settings: Settings
             )
             segments.append(_index_segments(settings))
 
-        for _ in range(500):  # the upkeep runs every 10 ms: within 5 s
-            if _index_segments(settings) == 1:
+        # Votes leave their episodes to be filed later, each batch a new segment: wait until
+        # nothing waits (read first: no segment comes after it), then for the upkeep, which
+        # runs every 10 ms, to merge them: within 5 s.
+        for _ in range(500):
+            if _waiting(settings) == 0 and _index_segments(settings) == 1:
                 break
             await asyncio.sleep(0.01)
 
