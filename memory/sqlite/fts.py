@@ -53,7 +53,7 @@ from memory.models import ConversationKind, Episode, EpisodeStatus, Scope
 from memory.partitions import channel_key, personal_key
 from memory.recall_query import date_words, indexed_words
 from memory.sqlite.codec import episode_from_row
-from memory.sqlite.vectors import file_vectors, index_vectors, unindex_vectors
+from memory.sqlite.vectors import file_vectors, unindex_vectors
 from memory.visibility import Visibility
 
 __all__ = [
@@ -187,8 +187,7 @@ def align_channel_partitions(db: Database, *, share: bool) -> int:
             entries = [_entry(-e.id, channel_key(e.scope), e) for e in successes]
             if share:
                 db.conn.executemany(_FILE, entries)
-                for episode in successes:
-                    index_vectors(db, episode, [channel_key(episode.scope)])
+                file_vectors(db, [(e, [channel_key(e.scope)]) for e in successes])
             else:
                 for episode in successes:
                     unindex_vectors(db, episode.id, [channel_key(episode.scope)])
@@ -271,19 +270,12 @@ def unindex_episodes(db: Database, episode_ids: Iterable[int]) -> None:
     does not hold would corrupt it. Their vectors go too, from every partition the
     episode could have been filed in."""
     deleted = False
-    for episode_id in episode_ids:
-        if not db.conn.execute(
-            "SELECT 1 FROM episodes WHERE id = ? AND status != 'pending'", [episode_id]
-        ).fetchone():
-            continue  # gone, or pending (a vote's usual case): no entries, no vectors
-        episode = _episode(db, episode_id)
-        if episode is None:
-            continue
-        unindex_vectors(db, episode_id, _possible_keys(episode))
+    for episode in _validated(db, list(episode_ids)):  # gone or pending: no entries
+        unindex_vectors(db, episode.id, _possible_keys(episode))
         held = {
             row[0]
             for row in db.execute(
-                "SELECT rowid FROM episodes_fts WHERE rowid IN (?, ?)", [episode_id, -episode_id]
+                "SELECT rowid FROM episodes_fts WHERE rowid IN (?, ?)", [episode.id, -episode.id]
             )
         }
         entries = [entry for entry in _entries(episode, channel=True) if entry[0] in held]
@@ -291,6 +283,17 @@ def unindex_episodes(db: Database, episode_ids: Iterable[int]) -> None:
         deleted = deleted or bool(entries)
     if deleted:
         _flush(db)
+
+
+def _validated(db: Database, episode_ids: Sequence[int]) -> list[Episode]:
+    """The episodes of these ids that exist and are not pending: those the index may hold."""
+    rows = db.conn.execute(
+        "SELECT * FROM episodes WHERE id IN (SELECT value FROM json_each(?))"
+        " AND status != 'pending'",
+        [json.dumps(list(episode_ids))],
+    )
+    columns = [column[0] for column in rows.description]
+    return [episode_from_row(dict(zip(columns, row, strict=True))) for row in rows]
 
 
 def _flush(db: Database) -> None:
@@ -308,13 +311,7 @@ def file_episodes(db: Database, episode_ids: Sequence[int]) -> int:
     """File the entries and vectors of these episodes (none may have any yet) as their rows
     are now, all at once, and take them off the queue; how many were filed. A pending or
     erased one is taken off the queue and filed nowhere."""
-    rows = db.execute(
-        "SELECT * FROM episodes WHERE id IN (SELECT value FROM json_each(?))"
-        " AND status != 'pending'",
-        [json.dumps(list(episode_ids))],
-    )
-    columns = [column[0] for column in rows.description]
-    episodes = [episode_from_row(dict(zip(columns, row, strict=True))) for row in rows]
+    episodes = _validated(db, episode_ids)
     channel = channel_partitions_filed(db)
     db.conn.executemany(
         _FILE, [entry for episode in episodes for entry in _entries(episode, channel=channel)]

@@ -16,7 +16,7 @@ from memory.sqlite.fts import (
     partitions,
     secure_delete,
 )
-from memory.sqlite.vectors import CREATE_VECTORS, index_vectors
+from memory.sqlite.vectors import CREATE_VECTORS, file_vectors
 
 __all__ = ["apply_migrations", "migrations"]
 
@@ -216,7 +216,7 @@ def m010_lean_index(db: Database) -> None:
     for row in list(validated):
         index_episode(db, row["id"], channel=True)
         episode = episode_from_row(row)
-        index_vectors(db, episode, [key for _, key in partitions(episode, channel=True)])
+        file_vectors(db, [(episode, [key for _, key in partitions(episode, channel=True)])])
 
 
 @migrations()

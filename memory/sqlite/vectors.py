@@ -19,12 +19,11 @@ from collections.abc import Sequence
 from sqlite_utils import Database
 
 from memory.models import Episode
-from memory.vectors import episode_vector, episode_vectors, nearest
+from memory.vectors import episode_vectors, nearest
 
 __all__ = [
     "CREATE_VECTORS",
     "file_vectors",
-    "index_vectors",
     "partition_number",
     "similarities",
     "unindex_vectors",
@@ -55,20 +54,9 @@ def unindex_vectors(db: Database, episode_id: int, partitions: Sequence[str]) ->
     )
 
 
-def index_vectors(db: Database, episode: Episode, partitions: Sequence[str]) -> None:
-    """Store the validated episode's vector in each of its partitions (nothing without a
-    model: recall is then full-text only)."""
-    vector = episode_vector(episode)
-    if vector is None:
-        return
-    db.conn.executemany(
-        "INSERT OR REPLACE INTO episode_vectors (partition, episode_id, vector) VALUES (?, ?, ?)",
-        [(partition_number(key), episode.id, vector) for key in partitions],
-    )
-
-
 def file_vectors(db: Database, filing: Sequence[tuple[Episode, Sequence[str]]]) -> None:
-    """:func:`index_vectors` for many episodes (each with its partitions), embedded together."""
+    """Store each validated episode's vector in each of its partitions, the episodes
+    embedded together (nothing without a model: recall is then full-text only)."""
     vectors = episode_vectors([episode for episode, _ in filing])
     db.conn.executemany(
         "INSERT OR REPLACE INTO episode_vectors (partition, episode_id, vector) VALUES (?, ?, ?)",
