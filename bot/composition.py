@@ -8,7 +8,7 @@ LLM client, the provider or the agent. :mod:`bot.app` only wires Bolt to what th
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -37,6 +37,7 @@ from bot.votes import Votes
 from memory import (
     ConsolidationReport,
     Consolidator,
+    EpisodeStatus,
     MemoryStore,
     PlanAdvisor,
     WorkingMemory,
@@ -55,6 +56,7 @@ __all__ = [
     "open_model",
     "probe_configured_model",
     "reflection_run",
+    "wake_for",
 ]
 
 log = logging.getLogger(__name__)
@@ -85,6 +87,8 @@ class Components:
     scheduler: Scheduler
     """Reflection, consolidation and the ledger purge; the server starts and stops it."""
     reflection: Job
+    reflection_worker: ReflectionWorker
+    """What the ``reflection`` job runs."""
 
     def answering(
         self, client: AsyncWebClient, identity: BotIdentity, *, max_concurrent: int
@@ -221,11 +225,12 @@ async def open_components(
             working_memory=working_memory,
             advisor=PlanAdvisor(store),
             consolidator=consolidator,
-            votes=Votes(store, reflection.wake, observer),
+            votes=Votes(store, wake_for(worker, reflection.wake), observer),
             forgetting=Forgetting(store, working_memory, observer),
             observer=observer,
             scheduler=scheduler,
             reflection=reflection,
+            reflection_worker=worker,
         )
 
 
@@ -239,6 +244,20 @@ async def consolidate_now(consolidator: Consolidator) -> ConsolidationReport:
         report.skipped,
     )
     return report
+
+
+def wake_for(
+    worker: ReflectionWorker, wake_reflection: Callable[[], None]
+) -> Callable[[EpisodeStatus], None]:
+    """What a stored vote calls: wake reflection when the answer's new status gives the
+    worker something to do (a burst of 👍 with importance unweighted gives it nothing, and
+    each wake-up would cost a look at an empty queue)."""
+
+    def wake(status: EpisodeStatus) -> None:
+        if worker.has_work_for(status):
+            wake_reflection()
+
+    return wake
 
 
 def reflection_run(worker: ReflectionWorker) -> JobRun:

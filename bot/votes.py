@@ -12,22 +12,20 @@ __all__ = ["Votes"]
 
 log = logging.getLogger(__name__)
 
-VALIDATED = frozenset({EpisodeStatus.SUCCESS, EpisodeStatus.FAILURE})
-
 
 class Votes:
-    """Stores each vote; one that makes an episode a success or a failure calls
-    ``on_validated`` (the app wakes reflection, which draws a lesson or scores it). Each
-    vote is one ``vote`` event line for ``observer``."""
+    """Stores each vote; each one stored calls ``on_applied`` with its answer's status
+    after it (the app wakes reflection when that gives it a lesson to draw or a score to
+    give). Each vote is one ``vote`` event line for ``observer``."""
 
     def __init__(
         self,
         store: VoteRecorder,
-        on_validated: Callable[[], None],
+        on_applied: Callable[[EpisodeStatus], None],
         observer: Observer | None = None,
     ) -> None:
         self._store = store
-        self._on_validated = on_validated
+        self._on_applied = on_applied
         self._observer = observer or Observer()
 
     async def apply(self, event: VoteEvent) -> VoteOutcome:
@@ -39,6 +37,6 @@ class Votes:
             status = outcome.status if outcome.applied else None
             record.outcome = status.value if status is not None else "ignored"
         log.debug("vote on %s: %s", event.message_ts, outcome.reason)
-        if outcome.applied and outcome.status in VALIDATED:
-            self._on_validated()
+        if outcome.applied and outcome.status is not None:
+            self._on_applied(outcome.status)
         return outcome

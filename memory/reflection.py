@@ -87,6 +87,13 @@ class ReflectionWorker:
         """Episode id -> clock time before which it is not retried."""
         self._outage_logged = False
 
+    def has_work_for(self, status: EpisodeStatus) -> bool:
+        """Whether an episode that a vote left with ``status`` waits for this worker: a
+        failure for its lesson, a success only when there is a scorer."""
+        return status is EpisodeStatus.FAILURE or (
+            status is EpisodeStatus.SUCCESS and self._scorer is not None
+        )
+
     async def run_once(self) -> ReflectionReport:
         """Handle the episodes awaiting reflection that are due; see the class docstring."""
         report = ReflectionReport()

@@ -24,10 +24,10 @@ DM = Scope(team_id="T1", channel_id="D1", kind=ConversationKind.DM)
 
 class CountingWaker:
     def __init__(self) -> None:
-        self.wakes = 0
+        self.statuses: list[EpisodeStatus] = []
 
-    def wake(self) -> None:
-        self.wakes += 1
+    def wake(self, status: EpisodeStatus) -> None:
+        self.statuses.append(status)
 
 
 async def exchange(store: MemoryStore, ts: str) -> int:
@@ -45,14 +45,16 @@ async def exchange(store: MemoryStore, ts: str) -> int:
     return episode.id
 
 
-def vote(ts: str, *, reaction: str, vote: Vote | None = None, minute: int = 1) -> VoteEvent:
+def vote(
+    ts: str, *, reaction: str, vote: Vote | None = None, minute: int = 1, added: bool = True
+) -> VoteEvent:
     return VoteEvent(
         channel_id="D1",
         message_ts=ts,
         voter_id="U1",
         reaction=reaction,
         vote=vote,
-        added=True,
+        added=added,
         at=T0 + timedelta(minutes=minute),
     )
 
@@ -70,7 +72,7 @@ async def test_a_button_vote_and_a_reaction_vote_have_the_same_outcome_and_wake(
 
     assert (by_reaction.applied, by_reaction.status) == (True, EpisodeStatus.FAILURE)
     assert (by_button.applied, by_button.status) == (True, EpisodeStatus.FAILURE)
-    assert waker.wakes == 2
+    assert waker.statuses == [EpisodeStatus.FAILURE, EpisodeStatus.FAILURE]
 
 
 async def test_a_vote_that_validates_nothing_wakes_nobody(store: MemoryStore) -> None:
@@ -79,7 +81,20 @@ async def test_a_vote_that_validates_nothing_wakes_nobody(store: MemoryStore) ->
     outcome = await Votes(store, waker.wake).apply(vote("9.9", reaction=BUTTON, vote=Vote.UP))
 
     assert not outcome.applied
-    assert waker.wakes == 0
+    assert waker.statuses == []
+
+
+async def test_removing_the_last_vote_reports_the_answer_pending_again(
+    store: MemoryStore,
+) -> None:
+    waker = CountingWaker()
+    votes = Votes(store, waker.wake)
+    await exchange(store, "1.1")
+
+    await votes.apply(vote("1.1", reaction="+1"))
+    await votes.apply(vote("1.1", reaction="+1", minute=2, added=False))
+
+    assert waker.statuses == [EpisodeStatus.SUCCESS, EpisodeStatus.PENDING]
 
 
 async def test_forget_user_erases_the_store_and_the_threads_notes(store: MemoryStore) -> None:

@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 from memory_helpers import CHANNEL, T0, Memory
 
-from bot.composition import reflection_run
+from bot.composition import reflection_run, wake_for
 from bot.scheduler import Job, Scheduler
 from memory import Episode, EpisodeStatus, MemoryConfig, MemoryStore, RecallWeights, Vote
 from memory.reflection import ReflectionWorker
@@ -292,6 +292,21 @@ def scheduled(worker: ReflectionWorker) -> tuple[Scheduler, Job]:
     job = scheduler.add("reflection", reflection_run(worker), every_seconds=3600, at_start=True)
     scheduler.start()
     return scheduler, job
+
+
+@pytest.mark.parametrize("scoring", [False, True])
+def test_a_vote_wakes_reflection_only_for_work_it_has(
+    store: MemoryStore, model: ScriptedModel, scoring: bool
+) -> None:
+    worker = ReflectionWorker(store, model, model if scoring else None)
+    woken: list[int] = []
+    wake = wake_for(worker, lambda: woken.append(1))
+
+    wake(EpisodeStatus.PENDING)
+    wake(EpisodeStatus.SUCCESS)
+    assert len(woken) == (1 if scoring else 0)
+    wake(EpisodeStatus.FAILURE)
+    assert len(woken) == (2 if scoring else 1)
 
 
 async def test_a_wake_up_runs_the_worker(
