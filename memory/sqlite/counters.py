@@ -11,6 +11,7 @@ from sqlite_utils import Database
 from memory.models import EpisodeStatus, StoreStats
 from memory.sqlite.codec import to_db_time
 from memory.sqlite.fence import digest
+from memory.sqlite.transactions import transaction
 
 __all__ = ["TOOL_ERROR_PREFIX", "claim", "increment", "stats"]
 
@@ -28,7 +29,7 @@ def increment(db: Database, name: str, by: int = 1) -> None:
 def claim(db: Database, keys: Sequence[str], at: datetime) -> bool:
     """Claim every key in one transaction; True when none had been claimed before."""
     when = to_db_time(at)
-    with db.atomic():
+    with transaction(db):
         new = sum(
             db.execute(
                 "INSERT OR IGNORE INTO claims (digest, at) VALUES (?, ?)",

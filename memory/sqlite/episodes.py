@@ -14,6 +14,7 @@ from memory.rows import IMPORTED_COLUMNS, imported_row
 from memory.sqlite.codec import episode_from_row, from_db_time, to_db_time
 from memory.sqlite.fence import forgotten_since
 from memory.sqlite.fts import reindexing
+from memory.sqlite.transactions import transaction
 
 __all__ = [
     "AWAITING_REFLECTION_SQL",
@@ -64,7 +65,7 @@ def record_exchange(db: Database, exchange: NewExchange, config: MemoryConfig) -
     """Store a pending episode and its ledger rows; None when the asker was forgotten since
     the exchange began (the erasure fence: nothing that started before it writes after)."""
     expires_at = to_db_time(exchange.created_at + config.ledger_ttl)
-    with db.atomic():
+    with transaction(db):
         if forgotten_since(db, exchange.requester_id, exchange.created_at):
             return None
         episode_id = _next_episode_id(db)
@@ -92,7 +93,7 @@ def import_episodes(db: Database, episodes: Sequence[ImportedEpisode]) -> list[i
     """Store validated episodes as they are, indexed at once, in one transaction; their
     ids (None for one whose asker was forgotten after it was created)."""
     ids: list[int | None] = []
-    with db.atomic():
+    with transaction(db):
         for item in episodes:
             if forgotten_since(db, item.requester_id, item.created_at):
                 ids.append(None)
@@ -124,7 +125,7 @@ def extend_exchange(
 ) -> bool:
     """Add ledger rows for more parts of a recorded answer and store its text so far;
     False when the episode is gone (erased, or withdrawn)."""
-    with db.atomic():
+    with transaction(db):
         rows = list(
             db.query(
                 "SELECT channel_id, status, created_at FROM episodes WHERE id = ?", [episode_id]
@@ -194,7 +195,7 @@ def set_lesson(db: Database, episode_id: int, lesson: str) -> bool:
 
     The check and the write are one statement, so a vote that changed the status while the
     model was reflecting can never receive a stale lesson."""
-    with db.atomic(), reindexing(db, episode_id):
+    with transaction(db), reindexing(db, episode_id):
         cursor = db.execute(
             "UPDATE episodes SET lesson = ? WHERE id = ? AND status = ?",
             [lesson, episode_id, EpisodeStatus.FAILURE.value],
@@ -222,7 +223,7 @@ def purge_expired(db: Database, now: datetime, config: MemoryConfig) -> int:
     text for nothing. Claims older than the ledger's lifetime cannot meet a retry anymore.
     """
     cutoff = to_db_time(now)
-    with db.atomic():
+    with transaction(db):
         ledger = db.execute("DELETE FROM ledger WHERE expires_at <= ?", [cutoff]).rowcount
         episodes = db.execute(
             "DELETE FROM episodes WHERE status = 'pending'"

@@ -19,6 +19,7 @@ from memory.models import ForgetReport, UserExport
 from memory.sqlite.codec import episode_from_row, from_db_time
 from memory.sqlite.fence import erase_replies, record_forgetting
 from memory.sqlite.fts import unindex_episodes
+from memory.sqlite.transactions import transaction
 from memory.sqlite.votes import settle_status
 from memory.sqlite.wisdom import list_wisdom
 
@@ -54,7 +55,7 @@ def forget_user(db: Database, user_id: str, at: datetime, config: MemoryConfig) 
     What stays is the erasure fence (a keyed hash of the person's id, and ``at``) and the
     dedupe claims (keyed hashes of event ids), neither holding anything they said.
     """
-    with db.atomic():
+    with transaction(db):
         own_filter = "SELECT id FROM episodes WHERE requester_id = ?"
         own = [row["id"] for row in db.query(own_filter, [user_id])]
         counts = {
@@ -99,7 +100,7 @@ def forget_user(db: Database, user_id: str, at: datetime, config: MemoryConfig) 
 
 def forget_episode(db: Database, user_id: str, episode_id: int) -> bool:
     """Erase one of the person's own episodes (with its votes and ledger rows)."""
-    with db.atomic():
+    with transaction(db):
         owned = (
             db.execute(
                 "SELECT 1 FROM episodes WHERE id = ? AND requester_id = ?", [episode_id, user_id]
@@ -117,7 +118,7 @@ def forget_episode(db: Database, user_id: str, episode_id: int) -> bool:
 def withdraw_exchange(db: Database, episode_id: int) -> bool:
     """Delete an exchange that turned out not to be an answer (a notice), with its ledger
     rows and any votes cast on it meanwhile; True when there was one."""
-    with db.atomic():
+    with transaction(db):
         indexed = db.execute(
             "SELECT status != 'pending' FROM episodes WHERE id = ?", [episode_id]
         ).fetchone()

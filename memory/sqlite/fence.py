@@ -21,6 +21,7 @@ import hmac
 import secrets
 from collections.abc import Iterable
 from datetime import datetime
+from weakref import WeakKeyDictionary
 
 from sqlite_utils import Database
 
@@ -37,6 +38,7 @@ __all__ = [
 ]
 
 _SECRET_NAME = "digests"
+_secrets: WeakKeyDictionary[Database, bytes] = WeakKeyDictionary()
 
 
 def create_secret(db: Database) -> None:
@@ -47,12 +49,20 @@ def create_secret(db: Database) -> None:
     )
 
 
+def _secret(db: Database) -> bytes:
+    """This database's secret, read once per connection (it never changes)."""
+    secret = _secrets.get(db)
+    if secret is None:
+        [secret] = db.conn.execute(
+            "SELECT value FROM secrets WHERE name = ?", [_SECRET_NAME]
+        ).fetchone()
+        _secrets[db] = secret
+    return secret
+
+
 def digest(db: Database, text: str) -> str:
     """The keyed hash of ``text`` under this database's secret, in hex."""
-    [secret] = db.conn.execute(
-        "SELECT value FROM secrets WHERE name = ?", [_SECRET_NAME]
-    ).fetchone()
-    return hmac.new(secret, text.encode(), hashlib.sha256).hexdigest()
+    return hmac.new(_secret(db), text.encode(), hashlib.sha256).hexdigest()
 
 
 def record_forgetting(db: Database, user_id: str, at: datetime) -> None:

@@ -53,6 +53,7 @@ from memory.models import ConversationKind, Episode, EpisodeStatus, Scope
 from memory.partitions import channel_key, personal_key
 from memory.recall_query import date_words, indexed_words
 from memory.sqlite.codec import episode_from_row
+from memory.sqlite.transactions import transaction
 from memory.sqlite.vectors import file_vectors, unindex_vectors
 from memory.visibility import Visibility
 
@@ -134,7 +135,7 @@ def _merge(db: Database, pages: int) -> bool:
     segment into one); whether it did any work, which FTS5 tells by changing two rows or
     more."""
     before = db.conn.total_changes
-    with db.atomic():
+    with transaction(db):
         db.execute("INSERT INTO episodes_fts (episodes_fts, rank) VALUES ('merge', ?)", [pages])
     return db.conn.total_changes - before >= 2
 
@@ -182,7 +183,7 @@ def align_channel_partitions(db: Database, *, share: bool) -> int:
         return 0
     file_waiting(db)  # what waits is filed as the store filed until now, then realigned
     changed = 0
-    with db.atomic():
+    with transaction(db):
         for successes in _channel_successes(db):
             entries = [_entry(-e.id, channel_key(e.scope), e) for e in successes]
             if share:
@@ -340,17 +341,21 @@ def file_waiting(db: Database, *, scope: Scope | None = None, limit: int = -1) -
         )
     ]
     if waiting:
-        with db.atomic():
+        with transaction(db):
             file_episodes(db, waiting)
     return len(waiting)
 
 
 @contextmanager
-def reindexing(db: Database, episode_id: int, *, later: bool = False) -> Iterator[None]:
+def reindexing(
+    db: Database, episode_id: int, *, later: bool = False, indexed: bool = True
+) -> Iterator[None]:
     """Keep the index agreeing with the episode across a change to its row, made inside
     the ``with``: indexed exactly while it is validated, with its text as it is then (and
-    its vector). ``later`` queues the filing for :func:`file_waiting` instead."""
-    unindex_episodes(db, [episode_id])
+    its vector). ``later`` queues the filing for :func:`file_waiting` instead. ``indexed``
+    False says the episode is pending, which the index never holds: nothing to take out."""
+    if indexed:
+        unindex_episodes(db, [episode_id])
     yield
     if later:
         db.conn.execute("INSERT OR IGNORE INTO index_queue (episode_id) VALUES (?)", [episode_id])

@@ -18,6 +18,7 @@ from memory.sqlite.codec import to_db_time
 from memory.sqlite.episodes import queue_for_score
 from memory.sqlite.fence import forgotten_since
 from memory.sqlite.fts import reindexing
+from memory.sqlite.transactions import transaction
 
 __all__ = ["apply_vote", "settle_status"]
 
@@ -52,7 +53,7 @@ def _settle(
     )
     status = status_for(Vote(latest[0]) if latest else None)
     if status != was:
-        with reindexing(db, episode_id, later=True):
+        with reindexing(db, episode_id, later=True, indexed=was is not EpisodeStatus.PENDING):
             db.conn.execute(
                 "UPDATE episodes SET status = ?, validated_at = ?, lesson = NULL,"
                 " importance = NULL WHERE id = ?",
@@ -98,7 +99,7 @@ def apply_vote(db: Database, event: VoteEvent, config: MemoryConfig) -> VoteOutc
     ballot = ballot_for(event, config)
     if ballot is None:
         return VoteOutcome(applied=False, reason="not a feedback reaction")
-    with db.atomic():
+    with transaction(db, "vote"):
         episode = _first(
             db,
             "SELECT episodes.id, episodes.requester_id, episodes.status, ledger.expires_at"

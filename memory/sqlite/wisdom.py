@@ -9,6 +9,7 @@ from sqlite_utils import Database
 from memory.models import Scope, WisdomNote
 from memory.sqlite.codec import to_db_time, wisdom_from_row
 from memory.sqlite.fence import forgotten_since
+from memory.sqlite.transactions import transaction
 
 __all__ = ["list_wisdom", "replace_wisdom", "wisdom_for"]
 
@@ -37,7 +38,7 @@ def replace_wisdom(
 ) -> list[WisdomNote]:
     """Replace the person's notes in ``scope`` with ``notes``, distilled by work that began
     at ``at``; nothing is written (and [] returned) when they were forgotten since."""
-    with db.atomic():
+    with transaction(db):
         if forgotten_since(db, user_id, at):
             return []
         db.execute(f"DELETE FROM wisdom WHERE {_SCOPE_AND_USER}", _params(scope, user_id))

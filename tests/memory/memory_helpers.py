@@ -21,7 +21,7 @@ from memory import (
     VoteOutcome,
 )
 
-__all__ = ["CHANNEL", "DM", "T0", "FreshStore", "Memory"]
+__all__ = ["CHANNEL", "DM", "T0", "FreshStore", "Memory", "thumbs_up"]
 
 FreshStore = Callable[[MemoryConfig], AbstractAsyncContextManager[MemoryStore]]
 """Opens a new, empty store on the test's backend (the ``fresh_store`` fixture)."""
@@ -29,6 +29,18 @@ FreshStore = Callable[[MemoryConfig], AbstractAsyncContextManager[MemoryStore]]
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 DM = Scope(team_id="T1", channel_id="D100", kind=ConversationKind.DM)
 CHANNEL = Scope(team_id="T1", channel_id="C100", kind=ConversationKind.CHANNEL)
+
+
+def thumbs_up(scope: Scope, message_ts: str, voter: str) -> VoteEvent:
+    """``voter``'s 👍 on the message ``message_ts`` of ``scope``, a minute after :data:`T0`."""
+    return VoteEvent(
+        channel_id=scope.channel_id,
+        message_ts=message_ts,
+        voter_id=voter,
+        reaction="+1",
+        added=True,
+        at=T0 + timedelta(minutes=1),
+    )
 
 
 @dataclass

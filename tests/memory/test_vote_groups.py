@@ -1,0 +1,78 @@
+"""Votes committed in a group (SQLite): one transaction for the group, and a vote that
+fails undoes its own writes only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from memory_helpers import DM, T0, thumbs_up
+from sqlite_utils import Database
+
+from memory import MemoryConfig, NewExchange, StoreError, VoteEvent
+from memory.sqlite.connection import connect
+from memory.sqlite.episodes import record_exchange
+from memory.sqlite.vote_queue import apply_votes
+
+pytestmark = pytest.mark.sqlite_only
+
+CONFIG = MemoryConfig()
+
+
+def _answered(db: Database, user: str, ts: str) -> VoteEvent:
+    """An exchange of ``user`` in their DM, and the asker's 👍 on it (not applied yet)."""
+    scope = DM.model_copy(update={"channel_id": f"D{user}"})
+    record_exchange(
+        db,
+        NewExchange(
+            scope=scope,
+            requester_id=user,
+            thread_ts=None,
+            question="Where is the staging cluster?",
+            answer="In eu-west-1.",
+            message_ts=[ts],
+            created_at=T0,
+        ),
+        CONFIG,
+    )
+    return thumbs_up(scope, ts, user)
+
+
+def _state(db: Database) -> list[tuple[str, str, int]]:
+    """Each episode's asker and status, and how many votes it has."""
+    return [
+        tuple(row)
+        for row in db.execute(
+            "SELECT requester_id, status, (SELECT count(*) FROM votes WHERE episode_id = e.id)"
+            " FROM episodes AS e ORDER BY requester_id"
+        )
+    ]
+
+
+def test_a_vote_that_fails_in_a_group_undoes_its_own_writes_only(tmp_path: Path) -> None:
+    db = connect(tmp_path / "bot.db")
+    votes = [_answered(db, user, f"1700000000.00000{n}") for n, user in enumerate("ABC")]
+    # B's vote is stored, then its status change fails: the stored vote must go too.
+    db.execute(
+        "CREATE TRIGGER refuse BEFORE UPDATE OF status ON episodes"
+        " WHEN NEW.requester_id = 'B' BEGIN SELECT RAISE(ABORT, 'refused'); END"
+    )
+
+    first, failed, last = apply_votes(db, votes, CONFIG)
+
+    assert isinstance(failed, StoreError)
+    assert not isinstance(first, Exception) and first.applied
+    assert not isinstance(last, Exception) and last.applied
+    assert not db.conn.in_transaction, "the group was committed"
+    assert _state(db) == [("A", "success", 1), ("B", "pending", 0), ("C", "success", 1)]
+
+
+def test_a_vote_applied_twice_in_one_group_counts_once(tmp_path: Path) -> None:
+    db = connect(tmp_path / "bot.db")
+    vote = _answered(db, "A", "1700000000.000001")
+
+    once, again = apply_votes(db, [vote, vote], CONFIG)
+
+    assert not isinstance(once, Exception) and once.applied
+    assert not isinstance(again, Exception) and not again.applied
+    assert _state(db) == [("A", "success", 1)]
