@@ -9,7 +9,7 @@ from sqlite_utils.utils import sqlite3
 
 from bot.config import Settings
 from bot.testing.harness import ALICE, dm_channel, start_bot
-from memory import ConversationKind, EpisodeStatus, NewExchange, Scope, VoteEvent
+from memory import ConversationKind, EpisodeStatus, NewExchange, RecallRequest, Scope, VoteEvent
 
 ALL_STATUSES = frozenset(EpisodeStatus)
 
@@ -86,11 +86,15 @@ async def test_the_upkeep_merges_the_segments_each_vote_wrote(settings: Settings
                     at=now,
                 )
             )
+            # Asking again in the conversation files what its votes left waiting at once:
+            # a segment per vote.
+            await services.memory.recall(
+                RecallRequest(scope=scope, requester_id=ALICE, text="renew", limit=5, now=now)
+            )
             segments.append(_index_segments(settings))
 
-        # Votes leave their episodes to be filed later, each batch a new segment: wait until
-        # nothing waits (read first: no segment comes after it), then for the upkeep, which
-        # runs every 10 ms, to merge them: within 5 s.
+        # Wait until nothing waits to be filed (read first: no segment comes after it), then
+        # for the upkeep, which runs every 10 ms, to merge the segments: within 5 s.
         for _ in range(500):
             if _waiting(settings) == 0 and _index_segments(settings) == 1:
                 break

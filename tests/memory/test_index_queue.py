@@ -4,12 +4,13 @@ nothing waiting."""
 
 from __future__ import annotations
 
+import asyncio
 from contextlib import closing
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from memory_helpers import CHANNEL, DM, T0, Memory
+from memory_helpers import CHANNEL, DM, T0, Memory, thumbs_up
 from sqlite_utils import Database
 from test_forget import disk_bytes, traces
 
@@ -20,7 +21,7 @@ from memory.sqlite.erasure import forget_user
 from memory.sqlite.fts import align_channel_partitions, file_waiting
 from memory.sqlite.recall import recall
 from memory.sqlite.store import SQLiteMemoryStore
-from memory.sqlite.vote_queue import FILING_BATCH, apply_votes
+from memory.sqlite.vote_queue import FILING_BATCH, FILING_PAUSE_SECONDS, apply_votes
 
 pytestmark = pytest.mark.sqlite_only
 
@@ -45,14 +46,7 @@ def _voted(db: Database, config: MemoryConfig, *, user: str, scope: Scope, index
         config,
     )
     assert episode is not None
-    vote = VoteEvent(
-        channel_id=scope.channel_id,
-        message_ts=ts,
-        voter_id=user,
-        reaction="+1",
-        added=True,
-        at=T0 + timedelta(minutes=1),
-    )
+    vote = thumbs_up(scope, ts, user)
     [outcome] = apply_votes(db, [vote], config)
     assert not isinstance(outcome, Exception) and outcome.applied
     return episode.id
@@ -155,6 +149,24 @@ def test_nothing_waiting_outlives_forget(db_path: Path) -> None:
         forget_user(db, "UKEEP", T0 + timedelta(hours=1), config)
         assert _waiting(db) == set() and _filed(db) == set()
     assert traces(disk_bytes(db_path), ["Vorticon", "Quasimodo", "UFORGET", "UKEEP"]) == []
+
+
+async def test_a_burst_of_votes_is_filed_together_once_the_votes_pause(
+    memory: Memory, db_path: Path
+) -> None:
+    """Filed one by one, each vote would leave a full-text segment of its own behind."""
+    asked = [await memory.ask(f"{QUESTION} ({index})", ANSWER) for index in range(8)]
+    most_waiting = 0
+    with closing(connect(db_path)) as db:
+        for episode in asked:  # one vote after another, as fast as they come
+            await memory.react(DM, memory.sent[episode.id][0], "U1", "+1", at=T0)
+            most_waiting = max(most_waiting, len(_waiting(db)))
+        assert most_waiting > 1, "each vote's episode was filed before the next vote"
+        for _ in range(200):  # no recall, no settle: the pause alone files them, within 10 s
+            if not _waiting(db):
+                break
+            await asyncio.sleep(FILING_PAUSE_SECONDS)
+        assert _filed(db) == {episode.id for episode in asked}
 
 
 async def test_forget_right_after_votes_leaves_nothing_to_file(memory: Memory) -> None:

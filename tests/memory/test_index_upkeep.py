@@ -20,6 +20,8 @@ def segments(db_path: Path) -> int:
 
 
 async def _grown_one_vote_at_a_time(memory: Memory, count: int) -> None:
+    """Each vote filed before the next, as votes that come apart are (a recall in the
+    conversation files what waits at once)."""
     for index in range(count):
         word = WORDS[index % len(WORDS)]
         await memory.answered(
@@ -27,6 +29,7 @@ async def _grown_one_vote_at_a_time(memory: Memory, count: int) -> None:
             f"Restart the {word} service, then check entry {index}.",
             at=T0 + timedelta(minutes=index),
         )
+        await memory.recall(word)
 
 
 async def _tidy(store: MemoryStore) -> int:
@@ -119,5 +122,6 @@ async def test_a_few_new_entries_do_not_get_the_large_segment_rewritten(
             " ".join(f"serial{index}x{item}" for item in range(60)),
             at=T0 + timedelta(minutes=index),
         )
+        await memory.recall("serial numbers")  # filed vote by vote, as votes apart are
     await _tidy(memory.store)
     assert segments(db_path) == 1

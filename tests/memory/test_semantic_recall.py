@@ -123,6 +123,8 @@ async def test_an_episode_no_longer_validated_is_not_searched(memory: Memory) ->
 async def test_forgetting_leaves_no_vector_bytes_on_disk(memory: Memory, db_path: Path) -> None:
     forgotten = await memory.answered(*LIBRARY["vpn"], user="U0FORGET", scope=CHANNEL)
     kept = await memory.answered(*LIBRARY["backup"], user="U0KEEP")
+    await memory.recall("vpn", user="U0FORGET", scope=CHANNEL)  # files what the votes left
+    await memory.recall("backup", user="U0KEEP")
     assert _vector(forgotten) in disk_bytes(db_path), "the search does see stored vectors"
 
     await memory.store.forget_user("U0FORGET")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import sqlite_utils
-from memory_helpers import CHANNEL, DM, T0, Memory
+from memory_helpers import CHANNEL, DM, T0, Memory, thumbs_up
 from test_forget import disk_bytes
 
 from memory import MemoryConfig, MemoryStore, NewExchange, Vote, VoteEvent, open_store
@@ -115,14 +115,7 @@ def _build_before_contentless_index(path: Path, config: MemoryConfig) -> None:
             ),
             config,
         )
-        event = VoteEvent(
-            channel_id=scope.channel_id,
-            message_ts=ts,
-            voter_id=user,
-            reaction="+1",
-            added=True,
-            at=T0 + timedelta(minutes=1),
-        )
+        event = thumbs_up(scope, ts, user)
         assert votes.apply_vote(db, event, config).applied
     db.execute("DROP TABLE episode_vectors")  # not there yet: migration 8 creates it
     db.execute("DROP TABLE index_state")
