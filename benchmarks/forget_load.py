@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from benchmarks.harness import percentile
 from benchmarks.recall import queries
 from benchmarks.stores import newcomers
-from memory import MemoryConfig, MemoryStore, VoteEvent, open_store
+from memory import MemoryConfig, MemoryStore, RecallRequest, VoteEvent, open_store
 
 __all__ = ["ForgetUnderLoad", "forget_under_load"]
 
@@ -27,6 +27,8 @@ T = TypeVar("T")
 
 QUIET_CALLS = 300
 """Recalls and votes each, timed before the erasure as the baseline."""
+DURING_CALLS = 1_000
+"""Recalls ready for the time of the erasure, more than can run during it."""
 BALLOTS = 2_000
 """Pending answers recorded for the voters, more than the traffic can use up."""
 
@@ -54,13 +56,17 @@ class ForgetUnderLoad(BaseModel):
 
 
 async def _traffic(
-    store: MemoryStore, votes: list[VoteEvent], *, calls: int, until: asyncio.Task[object] | None
+    store: MemoryStore,
+    requests: list[RecallRequest],
+    votes: list[VoteEvent],
+    *,
+    calls: int,
+    until: asyncio.Task[object] | None,
 ) -> tuple[list[float], list[float]]:
     """One recall loop and one vote loop side by side, each call timed: ``calls`` of each,
     or, given ``until``, as many as start before it is done."""
     recall_ms: list[float] = []
     vote_ms: list[float] = []
-    requests = queries(calls if until is None else 10_000)
 
     def more(done: int) -> bool:
         return done < calls if until is None else not until.done()
@@ -90,13 +96,14 @@ async def forget_under_load(path: Path, user: str, *, turn: int = 0) -> ForgetUn
         for exchange, _ in ballots:
             await store.record_exchange(exchange)
         votes = [vote for _, vote in ballots]
+        requests = queries(QUIET_CALLS + DURING_CALLS)  # built before the clock starts
         quiet_recalls, quiet_votes = await _traffic(
-            store, votes[:QUIET_CALLS], calls=QUIET_CALLS, until=None
+            store, requests[:QUIET_CALLS], votes[:QUIET_CALLS], calls=QUIET_CALLS, until=None
         )
         started = time.perf_counter()
         forgetting = asyncio.create_task(store.forget_user(user))
         recalls, during_votes = await _traffic(
-            store, votes[QUIET_CALLS:], calls=0, until=forgetting
+            store, requests[QUIET_CALLS:], votes[QUIET_CALLS:], calls=0, until=forgetting
         )
         report = await forgetting
         forget_ms = (time.perf_counter() - started) * 1000
