@@ -27,9 +27,9 @@ __all__ = [
     "folded_words",
     "index_words",
     "partitions",
+    "reindex",
     "reindex_episode",
     "unindex_episodes",
-    "validated_episode",
 ]
 
 RANK_WEIGHTS = "{0, 0.5, 0.5, 1.0}"
@@ -62,15 +62,6 @@ async def unindex_episodes(db: Session, episode_ids: Sequence[int]) -> None:
     await db.execute("DELETE FROM episode_vectors WHERE episode_id = ANY(%s)", [list(episode_ids)])
 
 
-async def validated_episode(db: Session, episode_id: int) -> Episode | None:
-    """The episode, if it exists and is validated (so belongs in the index)."""
-    row = await db.row("SELECT * FROM episodes WHERE id = %s", [episode_id])
-    if row is None:
-        return None
-    episode = episode_from_row(row)
-    return None if episode.status is EpisodeStatus.PENDING else episode
-
-
 async def index_words(db: Session, episode: Episode) -> None:
     """Add the validated episode's words to each partition it is recalled from."""
     for key in partitions(episode):
@@ -90,11 +81,21 @@ async def index_words(db: Session, episode: Episode) -> None:
         )
 
 
-async def reindex_episode(db: Session, episode_id: int) -> None:
-    """Make the index and the vectors agree with the episode: there exactly while it is
-    validated."""
-    await unindex_episodes(db, [episode_id])
-    episode = await validated_episode(db, episode_id)
-    if episode is not None:
+async def reindex(db: Session, episode: Episode, *, indexed: bool = True) -> None:
+    """Make the index and the vectors agree with the episode as it is now: there exactly
+    while it is validated. ``indexed`` False says it was pending until now, so the index
+    holds nothing of it to take out."""
+    if indexed:
+        await unindex_episodes(db, [episode.id])
+    if episode.status is not EpisodeStatus.PENDING:
         await index_words(db, episode)
         await index_vectors(db, episode, partitions(episode))
+
+
+async def reindex_episode(db: Session, episode_id: int) -> None:
+    """:func:`reindex` of the episode as stored (none left when it was erased)."""
+    row = await db.row("SELECT * FROM episodes WHERE id = %s", [episode_id])
+    if row is None:
+        await unindex_episodes(db, [episode_id])
+    else:
+        await reindex(db, episode_from_row(row))

@@ -12,13 +12,17 @@ from typing import Any
 
 from memory.config import MemoryConfig
 from memory.models import EpisodeStatus, Vote, VoteEvent, VoteOutcome
-from memory.postgres.codec import utc
+from memory.postgres.codec import episode_from_row, utc
 from memory.postgres.fence import forgotten_since, lock_person
-from memory.postgres.fts import reindex_episode
+from memory.postgres.fts import reindex
 from memory.postgres.session import Session
 from memory.reactions import BUTTON, Ballot, ballot_for, counted, refusal, status_for, untracked
 
 __all__ = ["apply_vote", "settle_status"]
+
+
+def _row_status(row: dict[str, Any]) -> EpisodeStatus:
+    return EpisodeStatus(row["status"])
 
 
 async def settle_status(db: Session, episode_id: int, config: MemoryConfig) -> EpisodeStatus:
@@ -31,21 +35,30 @@ async def settle_status(db: Session, episode_id: int, config: MemoryConfig) -> E
     )
     if episode is None:
         return EpisodeStatus.PENDING
+    return await _settle(db, episode_id, _row_status(episode), episode["requester_id"], config)
+
+
+async def _settle(
+    db: Session, episode_id: int, was: EpisodeStatus, requester_id: str, config: MemoryConfig
+) -> EpisodeStatus:
+    """:func:`settle_status` of an episode whose row this transaction has locked, and whose
+    status and asker it read."""
     only_requester = "" if config.anyone_may_vote else "AND voter_id = %(requester)s"
     latest = await db.row(
         f"SELECT vote, at FROM votes WHERE episode_id = %(episode)s {only_requester}"
         " ORDER BY at DESC, id DESC LIMIT 1",
-        {"episode": episode_id, "requester": episode["requester_id"]},
+        {"episode": episode_id, "requester": requester_id},
     )
     status = status_for(Vote(latest["vote"]) if latest else None)
-    if status != episode["status"]:
-        await db.execute(
+    if status != was:
+        row = await db.row(
             "UPDATE episodes SET status = %s, validated_at = %s, lesson = NULL,"
             " importance = NULL, reflection_holder = NULL, reflection_until = NULL"
-            " WHERE id = %s",
+            " WHERE id = %s RETURNING *",
             [status.value, latest["at"] if latest else None, episode_id],
         )
-        await reindex_episode(db, episode_id)
+        assert row is not None, "the row is locked by this transaction"
+        await reindex(db, episode_from_row(row), indexed=was is not EpisodeStatus.PENDING)
     return status
 
 
@@ -80,10 +93,6 @@ async def _remove(db: Session, episode_id: int, event: VoteEvent, ballot: Ballot
         [episode_id, event.voter_id, ballot.slot],
     )
     return None if removed else "there was no such vote to remove"
-
-
-def _row_status(row: dict[str, Any]) -> EpisodeStatus:
-    return EpisodeStatus(row["status"])
 
 
 async def apply_vote(db: Session, event: VoteEvent, config: MemoryConfig) -> VoteOutcome:
@@ -123,4 +132,5 @@ async def apply_vote(db: Session, event: VoteEvent, config: MemoryConfig) -> Vot
         return VoteOutcome(
             applied=False, reason=no_op, episode_id=episode_id, status=_row_status(episode)
         )
-    return counted(event, episode_id, await settle_status(db, episode_id, config))
+    settled = await _settle(db, episode_id, _row_status(episode), episode["requester_id"], config)
+    return counted(event, episode_id, settled)
