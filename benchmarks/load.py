@@ -41,6 +41,8 @@ class LoadResult(BaseModel):
     finished_at: float
     latencies_ms: list[float]
     statuses: dict[int, int]
+    cpu_seconds: float
+    """CPU time the load generator's process spent sending them."""
 
     @property
     def elapsed_seconds(self) -> float:
@@ -72,6 +74,7 @@ async def _send_all(
     """Closed loop (``rate`` None): ``concurrency`` senders, each sending its next request
     as soon as the last was answered. Open loop: request ``i`` leaves at ``i / rate``
     seconds whatever is still waiting (up to ``concurrency`` connections), as events do."""
+    cpu_before = time.process_time()
     latencies: list[float] = [0.0] * len(requests)
     statuses: Counter[int] = Counter()
     connector = aiohttp.TCPConnector(limit=concurrency)
@@ -101,7 +104,11 @@ async def _send_all(
             await asyncio.gather(*sent)
         finished = time.perf_counter()
     return LoadResult(
-        started_at=started, finished_at=finished, latencies_ms=latencies, statuses=dict(statuses)
+        started_at=started,
+        finished_at=finished,
+        latencies_ms=latencies,
+        statuses=dict(statuses),
+        cpu_seconds=time.process_time() - cpu_before,
     )
 
 

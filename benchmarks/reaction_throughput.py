@@ -89,10 +89,13 @@ class VoteCounter(VoteRecorder):
 
 
 class Round(BaseModel):
-    """One timed run: votes acknowledged a second, and the votes refused with a 503."""
+    """One timed run: votes acknowledged a second, the votes refused with a 503, and the
+    CPU milliseconds each event cost the bot's process and the load generator's."""
 
     per_second: float
     refused: int
+    bot_cpu_ms: float
+    load_cpu_ms: float
 
 
 def _no_op_reactions(bot: Bot) -> None:
@@ -121,16 +124,21 @@ async def _votes_per_second(
     counter = VoteCounter(services.memory)
     wake = wake_for(components.reflection_worker, components.reflection.wake)
     services.votes = Votes(counter, wake, services.observer)
+    cpu_before = time.process_time()
     result = await load.send(requests, concurrency=CONCURRENCY)
     unexpected = set(result.statuses) - {200, REFUSED}
     if unexpected:
         raise RuntimeError(f"the bot refused some events: {result.statuses}")
     acknowledged = result.statuses.get(200, 0)
-    refused = result.statuses.get(REFUSED, 0)
-    if no_op or not acknowledged:
-        return Round(per_second=acknowledged / result.elapsed_seconds, refused=refused)
-    finished = max(result.finished_at, await counter.committed(acknowledged))
-    return Round(per_second=acknowledged / (finished - result.started_at), refused=refused)
+    finished = result.finished_at
+    if not no_op and acknowledged:
+        finished = max(finished, await counter.committed(acknowledged))
+    return Round(
+        per_second=acknowledged / (finished - result.started_at),
+        refused=result.statuses.get(REFUSED, 0),
+        bot_cpu_ms=(time.process_time() - cpu_before) * 1000 / len(requests),
+        load_cpu_ms=result.cpu_seconds * 1000 / len(requests),
+    )
 
 
 async def _events_per_second(count: int, *, no_op: bool, backend: str) -> Round:
@@ -170,19 +178,23 @@ async def _events_per_second(count: int, *, no_op: bool, backend: str) -> Round:
                 return await _votes_per_second(services, components, load, measured, no_op=no_op)
 
 
+def _median(rounds: list[Round], field: str) -> float:
+    return statistics.median(getattr(round_, field) for round_ in rounds)
+
+
 def _ratio(backend: str, count: int, rounds: int) -> Figure:
-    baselines: list[float] = []
-    apps: list[float] = []
-    refused = 0
+    baselines: list[Round] = []
+    apps: list[Round] = []
     for _ in range(rounds):  # alternate, so a noisy neighbour slows both alike
-        baseline_round = _events_per_second(count, no_op=True, backend=backend)
-        baselines.append(asyncio.run(baseline_round).per_second)
-        app_round = asyncio.run(_events_per_second(count, no_op=False, backend=backend))
-        apps.append(app_round.per_second)
-        refused += app_round.refused
-    baseline = statistics.median(baselines)
-    app = statistics.median(apps)
-    spread = ", ".join(f"{a / b:.2f}" for a, b in zip(apps, baselines, strict=True))
+        baselines.append(asyncio.run(_events_per_second(count, no_op=True, backend=backend)))
+        apps.append(asyncio.run(_events_per_second(count, no_op=False, backend=backend)))
+    baseline = _median(baselines, "per_second")
+    app = _median(apps, "per_second")
+    spread = ", ".join(
+        f"{a.per_second / b.per_second:.2f}" for a, b in zip(apps, baselines, strict=True)
+    )
+    refused = sum(round_.refused for round_ in apps)
+    bot_busy = baseline * _median(baselines, "bot_cpu_ms") / 1000
     return Figure(
         name=FIGURES[BACKENDS.index(backend)],
         value=app / baseline,
@@ -190,7 +202,11 @@ def _ratio(backend: str, count: int, rounds: int) -> Figure:
         detail=f"app {app:.0f} ev/s, no-op baseline {baseline:.0f} ev/s (medians of"
         f" {rounds} alternating rounds of {count} events after {WARM_UP} to warm up,"
         f" {CONCURRENCY} connections; ratio per round {spread};"
-        f" {refused} of {rounds * count} votes refused with a 503)",
+        f" {refused} of {rounds * count} votes refused with a 503); CPU ms per event in the"
+        f" bot's process {_median(apps, 'bot_cpu_ms'):.3f} (no-op"
+        f" {_median(baselines, 'bot_cpu_ms'):.3f}, its process {bot_busy:.0%} busy), in the"
+        f" load generator {_median(apps, 'load_cpu_ms'):.3f} (no-op"
+        f" {_median(baselines, 'load_cpu_ms'):.3f})",
         # The target is the embedded default's; PostgreSQL's figure is printed beside it.
         target=Target(comparison=Comparison.AT_LEAST, bound=0.9) if backend == "sqlite" else None,
     )
