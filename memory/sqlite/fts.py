@@ -325,11 +325,9 @@ def file_episodes(db: Database, episode_ids: Sequence[int]) -> int:
     return len(episodes)
 
 
-def file_waiting(db: Database, *, scope: Scope | None = None, limit: int = -1) -> int:
-    """File up to ``limit`` waiting episodes (all by default), oldest first, in one
-    transaction; only those of ``scope``'s conversation, given one. How many were waiting."""
+def _waiting(db: Database, scope: Scope | None, limit: int) -> list[int]:
     where = "" if scope is None else " WHERE team_id = ? AND channel_id = ?"
-    waiting = [
+    return [
         row[0]
         for row in db.execute(
             "SELECT episode_id FROM index_queue"
@@ -340,9 +338,21 @@ def file_waiting(db: Database, *, scope: Scope | None = None, limit: int = -1) -
             [*([] if scope is None else [scope.team_id, scope.channel_id]), limit],
         )
     ]
-    if waiting:
-        with transaction(db):
-            file_episodes(db, waiting)
+
+
+def file_waiting(db: Database, *, scope: Scope | None = None, limit: int = -1) -> int:
+    """File up to ``limit`` waiting episodes (all by default), oldest first, in one
+    transaction; only those of ``scope``'s conversation, given one. How many were waiting.
+
+    The queue is read again once the transaction holds the write lock: another connection
+    to the file (the admin CLI opening it files what waits) may have filed them meanwhile,
+    and an entry filed twice would outlive its episode's erasure. The first read, without
+    the lock, spares a recall the lock when nothing waits."""
+    if not _waiting(db, scope, limit):
+        return 0
+    with transaction(db):
+        waiting = _waiting(db, scope, limit)
+        file_episodes(db, waiting)
     return len(waiting)
 
 

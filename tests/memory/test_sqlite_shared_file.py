@@ -4,11 +4,18 @@ writing at once wait for each other; neither fails with "database is locked"."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
 from pathlib import Path
 
-from memory_helpers import T0, Memory
+import pytest
+from memory_helpers import DM, T0, Memory, thumbs_up
+from sqlite_utils import Database
 
-from memory import MemoryConfig, Vote, open_store
+from memory import MemoryConfig, NewExchange, Vote, open_store
+from memory.sqlite import episodes, erasure, fts, votes
+from memory.sqlite.connection import connect
 
 ROUNDS = 40
 
@@ -36,3 +43,44 @@ async def test_two_stores_on_one_file_write_at_once_without_failing(db_path: Pat
     finally:
         await first.close()
         await second.close()
+
+
+def test_an_episode_filed_by_another_connection_meanwhile_is_filed_once(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bot sees an episode waiting; before it takes the write lock, the admin CLI
+    (opening the same file) files it. The bot must not file it again: the second entry
+    would outlive the person's erasure."""
+    config = MemoryConfig()
+    bot, admin = connect(db_path), connect(db_path)
+    try:
+        exchange = NewExchange(
+            scope=DM,
+            requester_id="U1",
+            thread_ts=None,
+            question="Where is the quartermaster's flugelhorn?",
+            answer="In the badger sett.",
+            message_ts=["1000.000100"],
+            created_at=T0,
+        )
+        episodes.record_exchange(bot, exchange, config)
+        votes.apply_vote(bot, thumbs_up(DM, "1000.000100", "U1"), config)
+        taking_the_lock = fts.transaction
+
+        @contextmanager
+        def admin_files_first(db: Database, name: str = "nested") -> Iterator[None]:
+            if db is bot:
+                assert fts.file_waiting(admin) == 1
+            with taking_the_lock(db, name):
+                yield
+
+        monkeypatch.setattr(fts, "transaction", admin_files_first)
+        fts.file_waiting(bot)
+        monkeypatch.undo()
+
+        erasure.forget_user(bot, "U1", T0 + timedelta(hours=1), config)
+        bot.execute("CREATE VIRTUAL TABLE temp.terms USING fts5vocab(main, episodes_fts, row)")
+        assert [row["term"] for row in bot.query("SELECT term FROM temp.terms")] == []
+    finally:
+        bot.close()
+        admin.close()
