@@ -184,6 +184,8 @@ def align_channel_partitions(db: Database, *, share: bool) -> int:
     file_waiting(db)  # what waits is filed as the store filed until now, then realigned
     changed = 0
     with transaction(db):
+        if channel_partitions_filed(db) == share:  # another connection aligned it meanwhile
+            return 0
         for successes in _channel_successes(db):
             entries = [_entry(-e.id, channel_key(e.scope), e) for e in successes]
             if share:

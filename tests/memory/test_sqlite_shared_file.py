@@ -10,7 +10,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from memory_helpers import DM, T0, Memory, thumbs_up
+from memory_helpers import CHANNEL, DM, T0, Memory, thumbs_up
 from sqlite_utils import Database
 
 from memory import MemoryConfig, NewExchange, Vote, open_store
@@ -79,8 +79,53 @@ def test_an_episode_filed_by_another_connection_meanwhile_is_filed_once(
         monkeypatch.undo()
 
         erasure.forget_user(bot, "U1", T0 + timedelta(hours=1), config)
-        bot.execute("CREATE VIRTUAL TABLE temp.terms USING fts5vocab(main, episodes_fts, row)")
-        assert [row["term"] for row in bot.query("SELECT term FROM temp.terms")] == []
+        assert _indexed_terms(bot) == []
     finally:
         bot.close()
         admin.close()
+
+
+def test_channel_partitions_aligned_by_another_connection_meanwhile_are_aligned_once(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two processes open the store at once after SHARE_CHANNEL_SUCCESSES was turned on:
+    the channel successes get their channel's entries once, not once per process."""
+    private, shared = MemoryConfig(), MemoryConfig(share_channel_successes=True)
+    bot, admin = connect(db_path), connect(db_path)
+    try:
+        fts.align_channel_partitions(bot, share=False)
+        exchange = NewExchange(
+            scope=CHANNEL,
+            requester_id="U1",
+            thread_ts=None,
+            question="Where is the quartermaster's flugelhorn?",
+            answer="In the badger sett.",
+            message_ts=["1000.000100"],
+            created_at=T0,
+        )
+        episodes.record_exchange(bot, exchange, private)
+        votes.apply_vote(bot, thumbs_up(CHANNEL, "1000.000100", "U1"), private)
+        fts.file_waiting(bot)
+        taking_the_lock = fts.transaction
+
+        @contextmanager
+        def admin_aligns_first(db: Database, name: str = "nested") -> Iterator[None]:
+            if db is bot:
+                assert fts.align_channel_partitions(admin, share=True) == 1
+            with taking_the_lock(db, name):
+                yield
+
+        monkeypatch.setattr(fts, "transaction", admin_aligns_first)
+        assert fts.align_channel_partitions(bot, share=True) == 0
+        monkeypatch.undo()
+
+        erasure.forget_user(bot, "U1", T0 + timedelta(hours=1), shared)
+        assert _indexed_terms(bot) == []
+    finally:
+        bot.close()
+        admin.close()
+
+
+def _indexed_terms(db: Database) -> list[str]:
+    db.execute("CREATE VIRTUAL TABLE temp.terms USING fts5vocab(main, episodes_fts, row)")
+    return [row["term"] for row in db.query("SELECT term FROM temp.terms")]
