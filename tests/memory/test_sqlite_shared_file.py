@@ -1,10 +1,11 @@
-"""Two connections to one SQLite file: the bot and the admin CLI (or a second process)
-writing at once wait for each other; neither fails with "database is locked"."""
+"""Two connections to one SQLite file, the bot's and the admin CLI's (or a second
+process's): writing at once, they wait for each other instead of failing with "database is
+locked", and what one did while the other was about to do it is not done twice."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 from memory_helpers import CHANNEL, DM, T0, Memory, thumbs_up
 from sqlite_utils import Database
 
-from memory import MemoryConfig, NewExchange, Vote, open_store
+from memory import MemoryConfig, NewExchange, Scope, Vote, open_store
 from memory.sqlite import episodes, erasure, fts, votes
 from memory.sqlite.connection import connect
 
@@ -45,87 +46,82 @@ async def test_two_stores_on_one_file_write_at_once_without_failing(db_path: Pat
         await second.close()
 
 
-def test_an_episode_filed_by_another_connection_meanwhile_is_filed_once(
-    db_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The bot sees an episode waiting; before it takes the write lock, the admin CLI
-    (opening the same file) files it. The bot must not file it again: the second entry
-    would outlive the person's erasure."""
-    config = MemoryConfig()
+@pytest.fixture
+def connections(db_path: Path) -> Iterator[tuple[Database, Database]]:
+    """The bot's connection to the file, and the admin CLI's."""
     bot, admin = connect(db_path), connect(db_path)
-    try:
-        exchange = NewExchange(
-            scope=DM,
-            requester_id="U1",
-            thread_ts=None,
-            question="Where is the quartermaster's flugelhorn?",
-            answer="In the badger sett.",
-            message_ts=["1000.000100"],
-            created_at=T0,
-        )
-        episodes.record_exchange(bot, exchange, config)
-        votes.apply_vote(bot, thumbs_up(DM, "1000.000100", "U1"), config)
-        taking_the_lock = fts.transaction
-
-        @contextmanager
-        def admin_files_first(db: Database, name: str = "nested") -> Iterator[None]:
-            if db is bot:
-                assert fts.file_waiting(admin) == 1
-            with taking_the_lock(db, name):
-                yield
-
-        monkeypatch.setattr(fts, "transaction", admin_files_first)
-        fts.file_waiting(bot)
-        monkeypatch.undo()
-
-        erasure.forget_user(bot, "U1", T0 + timedelta(hours=1), config)
-        assert _indexed_terms(bot) == []
-    finally:
-        bot.close()
-        admin.close()
+    yield bot, admin
+    bot.close()
+    admin.close()
 
 
-def test_channel_partitions_aligned_by_another_connection_meanwhile_are_aligned_once(
-    db_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Two processes open the store at once after SHARE_CHANNEL_SUCCESSES was turned on:
-    the channel successes get their channel's entries once, not once per process."""
-    private, shared = MemoryConfig(), MemoryConfig(share_channel_successes=True)
-    bot, admin = connect(db_path), connect(db_path)
-    try:
-        fts.align_channel_partitions(bot, share=False)
-        exchange = NewExchange(
-            scope=CHANNEL,
-            requester_id="U1",
-            thread_ts=None,
-            question="Where is the quartermaster's flugelhorn?",
-            answer="In the badger sett.",
-            message_ts=["1000.000100"],
-            created_at=T0,
-        )
-        episodes.record_exchange(bot, exchange, private)
-        votes.apply_vote(bot, thumbs_up(CHANNEL, "1000.000100", "U1"), private)
-        fts.file_waiting(bot)
-        taking_the_lock = fts.transaction
+def _voted_exchange(db: Database, scope: Scope, config: MemoryConfig) -> None:
+    """U1's question in ``scope``, and their 👍 on the answer (which leaves it waiting to be
+    filed)."""
+    exchange = NewExchange(
+        scope=scope,
+        requester_id="U1",
+        thread_ts=None,
+        question="Where is the quartermaster's flugelhorn?",
+        answer="In the badger sett.",
+        message_ts=["1000.000100"],
+        created_at=T0,
+    )
+    episodes.record_exchange(db, exchange, config)
+    votes.apply_vote(db, thumbs_up(scope, "1000.000100", "U1"), config)
 
-        @contextmanager
-        def admin_aligns_first(db: Database, name: str = "nested") -> Iterator[None]:
-            if db is bot:
-                assert fts.align_channel_partitions(admin, share=True) == 1
-            with taking_the_lock(db, name):
-                yield
 
-        monkeypatch.setattr(fts, "transaction", admin_aligns_first)
-        assert fts.align_channel_partitions(bot, share=True) == 0
-        monkeypatch.undo()
+def _meanwhile(monkeypatch: pytest.MonkeyPatch, bot: Database, other: Callable[[], None]) -> None:
+    """Run ``other`` (another connection's work) when the bot is about to take the write
+    lock for its next transaction in :mod:`memory.sqlite.fts`."""
+    taking_the_lock = fts.transaction
 
-        erasure.forget_user(bot, "U1", T0 + timedelta(hours=1), shared)
-        assert _indexed_terms(bot) == []
-    finally:
-        bot.close()
-        admin.close()
+    @contextmanager
+    def other_first(db: Database, name: str = "nested") -> Iterator[None]:
+        if db is bot:
+            monkeypatch.setattr(fts, "transaction", taking_the_lock)
+            other()
+        with taking_the_lock(db, name):
+            yield
+
+    monkeypatch.setattr(fts, "transaction", other_first)
 
 
 def _indexed_terms(db: Database) -> list[str]:
     db.execute("CREATE VIRTUAL TABLE temp.terms USING fts5vocab(main, episodes_fts, row)")
     return [row["term"] for row in db.query("SELECT term FROM temp.terms")]
+
+
+def test_an_episode_filed_by_another_connection_meanwhile_is_filed_once(
+    connections: tuple[Database, Database], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bot sees an episode waiting; before it takes the write lock, the admin CLI
+    (opening the same file) files it. The bot must not file it again: the second entry
+    would outlive the person's erasure."""
+    bot, admin = connections
+    config = MemoryConfig()
+    _voted_exchange(bot, DM, config)
+    _meanwhile(monkeypatch, bot, lambda: fts.file_waiting(admin))
+
+    assert fts.file_waiting(bot) == 0
+
+    erasure.forget_user(bot, "U1", T0 + timedelta(hours=1), config)
+    assert _indexed_terms(bot) == []
+
+
+def test_channel_partitions_aligned_by_another_connection_meanwhile_are_aligned_once(
+    connections: tuple[Database, Database], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two processes open the store at once after SHARE_CHANNEL_SUCCESSES was turned on:
+    the channel successes get their channel's entries once, not once per process."""
+    bot, admin = connections
+    private, shared = MemoryConfig(), MemoryConfig(share_channel_successes=True)
+    fts.align_channel_partitions(bot, share=False)
+    _voted_exchange(bot, CHANNEL, private)
+    fts.file_waiting(bot)
+    _meanwhile(monkeypatch, bot, lambda: fts.align_channel_partitions(admin, share=True))
+
+    assert fts.align_channel_partitions(bot, share=True) == 0
+
+    erasure.forget_user(bot, "U1", T0 + timedelta(hours=1), shared)
+    assert _indexed_terms(bot) == []
