@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from bot.forgetting import Forgetting
 from bot.votes import Votes
 from memory import (
@@ -22,12 +24,15 @@ T0 = datetime(2026, 11, 23, 9, tzinfo=UTC)
 DM = Scope(team_id="T1", channel_id="D1", kind=ConversationKind.DM)
 
 
-class CountingWaker:
-    def __init__(self) -> None:
-        self.statuses: list[EpisodeStatus] = []
+@pytest.fixture
+def woken() -> list[EpisodeStatus]:
+    """The answer's status after each stored vote, as ``Votes`` reported it."""
+    return []
 
-    def wake(self, status: EpisodeStatus) -> None:
-        self.statuses.append(status)
+
+@pytest.fixture
+def votes(store: MemoryStore, woken: list[EpisodeStatus]) -> Votes:
+    return Votes(store, woken.append)
 
 
 async def exchange(store: MemoryStore, ts: str) -> int:
@@ -60,10 +65,8 @@ def vote(
 
 
 async def test_a_button_vote_and_a_reaction_vote_have_the_same_outcome_and_wake(
-    store: MemoryStore,
+    store: MemoryStore, votes: Votes, woken: list[EpisodeStatus]
 ) -> None:
-    waker = CountingWaker()
-    votes = Votes(store, waker.wake)
     await exchange(store, "1.1")
     await exchange(store, "2.2")
 
@@ -72,34 +75,34 @@ async def test_a_button_vote_and_a_reaction_vote_have_the_same_outcome_and_wake(
 
     assert (by_reaction.applied, by_reaction.status) == (True, EpisodeStatus.FAILURE)
     assert (by_button.applied, by_button.status) == (True, EpisodeStatus.FAILURE)
-    assert waker.statuses == [EpisodeStatus.FAILURE, EpisodeStatus.FAILURE]
+    assert woken == [EpisodeStatus.FAILURE, EpisodeStatus.FAILURE]
 
 
-async def test_a_vote_that_validates_nothing_wakes_nobody(store: MemoryStore) -> None:
-    waker = CountingWaker()
-
-    outcome = await Votes(store, waker.wake).apply(vote("9.9", reaction=BUTTON, vote=Vote.UP))
+async def test_a_vote_that_validates_nothing_wakes_nobody(
+    votes: Votes, woken: list[EpisodeStatus]
+) -> None:
+    outcome = await votes.apply(vote("9.9", reaction=BUTTON, vote=Vote.UP))
 
     assert not outcome.applied
-    assert waker.statuses == []
+    assert woken == []
 
 
 async def test_removing_the_last_vote_reports_the_answer_pending_again(
-    store: MemoryStore,
+    store: MemoryStore, votes: Votes, woken: list[EpisodeStatus]
 ) -> None:
-    waker = CountingWaker()
-    votes = Votes(store, waker.wake)
     await exchange(store, "1.1")
 
     await votes.apply(vote("1.1", reaction="+1"))
     await votes.apply(vote("1.1", reaction="+1", minute=2, added=False))
 
-    assert waker.statuses == [EpisodeStatus.SUCCESS, EpisodeStatus.PENDING]
+    assert woken == [EpisodeStatus.SUCCESS, EpisodeStatus.PENDING]
 
 
-async def test_forget_user_erases_the_store_and_the_threads_notes(store: MemoryStore) -> None:
+async def test_forget_user_erases_the_store_and_the_threads_notes(
+    store: MemoryStore, votes: Votes
+) -> None:
     await exchange(store, "1.1")
-    await Votes(store, CountingWaker().wake).apply(vote("1.1", reaction="+1"))
+    await votes.apply(vote("1.1", reaction="+1"))
     notes = WorkingMemory()
     notes.put("D1:top", "lookup_user", "Carol", user_id="U1", started_at=datetime.now(UTC))
     notes.put("C1:5.5", "lookup_user", "Dan", user_id="U2", started_at=datetime.now(UTC))
