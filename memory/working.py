@@ -28,11 +28,18 @@ def _utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+@dataclass(frozen=True, slots=True)
+class _Fact:
+    value: str
+    turn_started_at: datetime
+    """When the turn that noted it began."""
+
+
 @dataclass
 class _Notes:
     last_used: datetime
-    facts: OrderedDict[str, str] = field(default_factory=OrderedDict)
-    """Key -> value, least recently used first."""
+    facts: OrderedDict[str, _Fact] = field(default_factory=OrderedDict)
+    """Key -> fact, least recently used first."""
 
 
 class WorkingMemory:
@@ -98,16 +105,32 @@ class WorkingMemory:
         owner = working_notes_owner(thread, user_id)
         notes = self._use(owner) or self._new(owner)
         key = shorten(key, self._max_key_chars)
-        notes.facts[key] = shorten(value, self._max_value_chars, keep_lines=True)
+        notes.facts[key] = _Fact(
+            shorten(value, self._max_value_chars, keep_lines=True), turn_started_at=started_at
+        )
         notes.facts.move_to_end(key)
         while len(notes.facts) > self._max_keys:
             notes.facts.popitem(last=False)
         return True
 
-    def facts(self, thread: str, *, user_id: str) -> dict[str, str]:
-        """A copy of ``user_id``'s facts in ``thread``, least recently used first."""
+    def facts(
+        self, thread: str, *, user_id: str, forgotten_at: datetime | None = None
+    ) -> dict[str, str]:
+        """A copy of ``user_id``'s facts in ``thread``, least recently used first.
+
+        ``forgotten_at`` is when the person was last forgotten, as the store knows it: a
+        ``/forget`` handled by another process (a replica, the admin CLI) never reached
+        these notes, so the facts noted by turns that began before it are dropped now."""
         notes = self._use(working_notes_owner(thread, user_id))
-        return dict(notes.facts) if notes else {}
+        if notes is None:
+            return {}
+        if forgotten_at is not None:
+            noted_before = [
+                key for key, fact in notes.facts.items() if fact.turn_started_at <= forgotten_at
+            ]
+            for key in noted_before:
+                del notes.facts[key]
+        return {key: fact.value for key, fact in notes.facts.items()}
 
     def forget_user(self, user_id: str) -> int:
         """Drop every note of ``user_id`` and fence off their turns in flight; how many sets."""

@@ -22,7 +22,7 @@ from bot.answering.history import BotIdentity, authors, strip_mention, thread_hi
 from bot.answering.incoming import IncomingMessage
 from bot.answering.ledger import AnswerLedger
 from bot.answering.tool_tasks import task_update
-from bot.answering.working_notes import note_turn, thread_key, working_notes
+from bot.answering.working_notes import has_notes, note_turn, thread_key, working_notes
 from bot.assistant.context import AssistantContext, SlackDirectory
 from bot.observability import Observer, timed
 from bot.slack.splitting import PART_LIMIT
@@ -224,7 +224,7 @@ class AnswerService:
             messages=[
                 *await self._history(message),
                 *await self._experience(message, recalled),
-                *working_notes(self.working_memory, message),
+                *await self._working_notes(message),
                 Message.user(question),
             ]
         )
@@ -305,6 +305,17 @@ class AnswerService:
             erased_replies=await self._memory.erased_replies(
                 message.channel_id, [str(m.get("ts")) for m in earlier if self.identity.wrote(m)]
             ),
+        )
+
+    async def _working_notes(self, message: IncomingMessage) -> list[Message]:
+        """The asker's working notes in this thread, minus what turns before their last
+        ``/forget`` noted: that ``/forget`` may have been handled by another replica or the
+        admin CLI, which cannot reach this process's notes."""
+        if not has_notes(self.working_memory, message):
+            return []
+        forgotten = await self._memory.forgotten_at([message.user_id])
+        return working_notes(
+            self.working_memory, message, forgotten_at=forgotten.get(message.user_id)
         )
 
     async def _recall(

@@ -19,7 +19,7 @@ from bot.answering.incoming import IncomingMessage
 from memory import WorkingMemory
 from memory.text import shorten
 
-__all__ = ["WORKING_NOTES_HEADING", "note_turn", "thread_key", "working_notes"]
+__all__ = ["WORKING_NOTES_HEADING", "has_notes", "note_turn", "thread_key", "working_notes"]
 
 WORKING_NOTES_HEADING = "Working notes from earlier in this conversation"
 SHOWN_VALUE_CHARS = 400
@@ -64,9 +64,17 @@ def note_turn(
             )
 
 
-def working_notes(memory: WorkingMemory, message: IncomingMessage) -> list[Message]:
-    """The asker's notes of this thread as one system message, or none when there are none."""
-    facts = memory.facts(thread_key(message), user_id=message.user_id)
+def has_notes(memory: WorkingMemory, message: IncomingMessage) -> bool:
+    """Whether the asker has notes in this thread (most turns have none)."""
+    return bool(memory.facts(thread_key(message), user_id=message.user_id))
+
+
+def working_notes(
+    memory: WorkingMemory, message: IncomingMessage, *, forgotten_at: datetime | None
+) -> list[Message]:
+    """The asker's notes of this thread as one system message, or none when there are none;
+    without what turns before their last ``/forget`` (``forgotten_at``) noted."""
+    facts = memory.facts(thread_key(message), user_id=message.user_id, forgotten_at=forgotten_at)
     if not facts:
         return []
     lines = [

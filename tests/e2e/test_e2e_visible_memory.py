@@ -12,6 +12,7 @@ import asyncio
 import json
 import re
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -37,9 +38,11 @@ from bot.views import (
 from memory import (
     ConversationKind,
     EpisodeStatus,
+    MemoryConfig,
     NewExchange,
     Scope,
     VoteEvent,
+    open_store,
 )
 from memory.advice import ADVICE_HEADER
 from memory.reflection import ReflectionWorker
@@ -553,3 +556,29 @@ async def test_thread_notes_reach_the_next_turn_are_never_stored_and_forget_drop
     assert "Working notes" not in system_text(
         fake_llm.request_for("remind me of her time zone?", agent_only=True)
     )
+
+
+async def test_a_forget_by_another_process_drops_the_thread_notes_of_this_one(
+    slack: SignedSlack, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer, db_file: Path
+) -> None:
+    """The admin CLI, or another replica, forgets Alice while this bot holds her thread
+    notes in its process: her next turn here shows none of them."""
+    fake_slack.add_user("U0CAROL", name="carol", real_name="Carol Example", tz="Europe/Oslo")
+    fake_llm.script(
+        ScriptedReply.calls(
+            ToolCall(id="call_1", name="lookup_user", arguments='{"user_id": "U0CAROL"}')
+        ),
+        ScriptedReply.answer("Found her."),
+    )
+    first = await slack.ask_in_dm("who is <@U0CAROL>?")
+    elsewhere = await open_store(str(db_file), MemoryConfig())
+    try:
+        await elsewhere.forget_user(ALICE)
+    finally:
+        await elsewhere.close()
+
+    await slack.ask_in_dm("and what was her time zone?", thread_ts=first.thread_ts)
+
+    follow_up = system_text(fake_llm.request_for("and what was her time zone?", agent_only=True))
+    assert "Working notes" not in follow_up
+    assert "Europe/Oslo" not in follow_up

@@ -136,6 +136,24 @@ def test_a_turn_that_started_before_forget_cannot_write_notes_after_it(clock: Cl
     assert memory.put("t", "k", "other person", user_id="U2", started_at=started)
 
 
+def test_a_forget_handled_elsewhere_drops_what_turns_before_it_noted(clock: Clock) -> None:
+    """Another replica (or the admin CLI) forgot U1: this process learns when from the
+    store, and keeps only what turns begun after it noted."""
+    memory = WorkingMemory(clock=clock)
+    memory.put("t", "before", "from before", user_id="U1", started_at=clock.now)
+    memory.put("t", "theirs", "U2's", user_id="U2", started_at=clock.now)
+    clock.advance(timedelta(seconds=1))
+    forgotten_elsewhere = clock.now
+    clock.advance(timedelta(seconds=1))
+    memory.put("t", "after", "from after", user_id="U1", started_at=clock.now)
+
+    assert memory.facts("t", user_id="U1", forgotten_at=forgotten_elsewhere) == {
+        "after": "from after"
+    }
+    assert memory.facts("t", user_id="U1") == {"after": "from after"}, "dropped, not hidden"
+    assert memory.facts("t", user_id="U2") == {"theirs": "U2's"}
+
+
 def test_reading_an_unknown_thread_creates_nothing(clock: Clock) -> None:
     memory = WorkingMemory(clock=clock)
     assert memory.facts("nothing", user_id="U1") == {}
