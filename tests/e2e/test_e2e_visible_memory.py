@@ -522,10 +522,9 @@ async def test_forget_from_the_home_tab_removes_one_item_and_republishes(
 
 
 # -- working memory -------------------------------------------------------------------------
-async def test_thread_notes_reach_the_next_turn_are_never_stored_and_forget_drops_them(
-    slack: SignedSlack, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
-) -> None:
-    services = services_of(slack)
+def carol_looked_up(fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer) -> None:
+    """Carol is a workspace member in Oslo, and the model's next turn looks her up (a tool
+    result that becomes a working note) before it answers."""
     fake_slack.add_user("U0CAROL", name="carol", real_name="Carol Example", tz="Europe/Oslo")
     fake_llm.script(
         ScriptedReply.calls(
@@ -533,6 +532,13 @@ async def test_thread_notes_reach_the_next_turn_are_never_stored_and_forget_drop
         ),
         ScriptedReply.answer("Found her."),
     )
+
+
+async def test_thread_notes_reach_the_next_turn_are_never_stored_and_forget_drops_them(
+    slack: SignedSlack, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
+) -> None:
+    services = services_of(slack)
+    carol_looked_up(fake_slack, fake_llm)
     first = await slack.ask_in_dm("who is <@U0CAROL>?")
     conversation = first.thread_ts  # the DM thread the first question started
 
@@ -563,13 +569,7 @@ async def test_a_forget_by_another_process_drops_the_thread_notes_of_this_one(
 ) -> None:
     """The admin CLI, or another replica, forgets Alice while this bot holds her thread
     notes in its process: her next turn here shows none of them."""
-    fake_slack.add_user("U0CAROL", name="carol", real_name="Carol Example", tz="Europe/Oslo")
-    fake_llm.script(
-        ScriptedReply.calls(
-            ToolCall(id="call_1", name="lookup_user", arguments='{"user_id": "U0CAROL"}')
-        ),
-        ScriptedReply.answer("Found her."),
-    )
+    carol_looked_up(fake_slack, fake_llm)
     first = await slack.ask_in_dm("who is <@U0CAROL>?")
     elsewhere = await open_store(str(db_file), MemoryConfig())
     try:
