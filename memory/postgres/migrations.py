@@ -121,10 +121,19 @@ M002_ERASED_REPLIES = """
 CREATE TABLE erased_replies (digest text PRIMARY KEY);
 """
 
+M004_COUNTER_SHARDS = """
+-- A counter is a row per shard (see counters.py): every recall of every replica added one
+-- to the same row, each waiting for the one before to commit.
+ALTER TABLE counters ADD COLUMN shard integer NOT NULL DEFAULT 0;
+ALTER TABLE counters DROP CONSTRAINT counters_pkey;
+ALTER TABLE counters ADD PRIMARY KEY (name, shard);
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_erased_replies", M002_ERASED_REPLIES),
     ("m003_recall_vectors", CREATE_VECTORS),
+    ("m004_counter_shards", M004_COUNTER_SHARDS),
 ]
 """(name, SQL) in the order they apply; a name, once released, never changes."""
 

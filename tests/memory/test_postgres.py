@@ -109,6 +109,43 @@ async def test_everything_survives_a_restart(url: str, config: MemoryConfig) -> 
         await reopened.close()
 
 
+async def test_counts_from_every_replica_add_up(replicas: list[MemoryStore]) -> None:
+    await asyncio.gather(
+        *(replica.count("recalls") for replica in replicas for _ in range(10)),
+        replicas[0].count("tool_error:Timeout:search", by=2),
+        replicas[1].count("tool_error:Timeout:search"),
+    )
+
+    for replica in replicas:
+        stats = await replica.stats()
+        assert stats.recalls == 30
+        assert stats.tool_errors == {"Timeout:search": 3}
+
+
+async def test_a_database_from_before_counter_shards_keeps_its_counts(
+    url: str, config: MemoryConfig
+) -> None:
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+        await conn.execute(
+            "CREATE TABLE memory_migrations"
+            " (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        for name, sql in MIGRATIONS[:3]:  # up to m003_recall_vectors
+            await conn.execute(sql)
+            await conn.execute("INSERT INTO memory_migrations (name) VALUES (%s)", [name])
+        await conn.execute(
+            "INSERT INTO counters (name, value) VALUES ('recalls', 7), ('tool_error:E:t', 2)"
+        )
+
+    store = await open_store(url, config)
+    try:
+        await store.count("recalls")
+        stats = await store.stats()
+    finally:
+        await store.close()
+    assert (stats.recalls, stats.tool_errors) == (8, {"E:t": 2})
+
+
 async def test_an_unreachable_server_raises_the_stores_own_error_at_once() -> None:
     with pytest.raises(StoreUnavailable):
         await asyncio.wait_for(
