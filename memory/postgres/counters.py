@@ -1,10 +1,11 @@
 """Operational counters and exactly-once claims (keyed hashes, see :mod:`.fence`).
 
-A counter (recalls, tool errors) is kept in :data:`SHARDS` rows, each connection adding to
-the row of its server process, and read as their sum: with one row, every recall of every
-replica waited for the one before it to commit. Its transaction commits without waiting
-for the disk (``synchronous_commit`` off): a crash may lose the last few counts, never
-anything else, since a counter is its transaction's only write.
+A counter (recalls, tool errors) is kept in :data:`SHARDS` rows of ``counter_shards``, each
+connection adding to the row of its server process, and read as their sum with what
+``counters`` holds from before migration 4: with one row, every recall of every replica
+waited for the one before it to commit. Its transaction commits without waiting for the
+disk (``synchronous_commit`` off): a crash may lose the last few counts, never anything
+else, since a counter is its transaction's only write.
 
 A claim is one ``INSERT ... ON CONFLICT DO NOTHING`` of every key's digest: when two
 processes claim the same message at once (a Slack retry reaching another replica), the
@@ -29,10 +30,10 @@ SHARDS = 16
 async def increment(db: Session, name: str, by: int = 1) -> None:
     """Add ``by`` to the counter: the last write of its transaction, and the only one."""
     await db.execute(
-        "INSERT INTO counters (name, shard, value)"
+        "INSERT INTO counter_shards (name, shard, value)"
         " SELECT %s, pg_backend_pid() %% %s, %s"
         " FROM (SELECT set_config('synchronous_commit', 'off', true)) AS this_transaction"
-        " ON CONFLICT (name, shard) DO UPDATE SET value = counters.value + excluded.value",
+        " ON CONFLICT (name, shard) DO UPDATE SET value = counter_shards.value + excluded.value",
         [name, SHARDS, by],
     )
 
@@ -55,7 +56,11 @@ async def stats(db: Session) -> StoreStats:
     by_status = {status.value: 0 for status in EpisodeStatus}
     for row in await db.rows("SELECT status, count(*) AS n FROM episodes GROUP BY status"):
         by_status[row["status"]] = row["n"]
-    summed = "SELECT name, sum(value)::bigint AS value FROM counters GROUP BY name"
+    summed = (
+        "SELECT name, sum(value)::bigint AS value FROM"
+        " (SELECT name, value FROM counters UNION ALL SELECT name, value FROM counter_shards)"
+        " AS every_count GROUP BY name"
+    )
     counters = {row["name"]: row["value"] for row in await db.rows(summed)}
     votes = await db.row("SELECT count(*) AS n FROM votes")
     assert votes is not None

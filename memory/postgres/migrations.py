@@ -122,11 +122,16 @@ CREATE TABLE erased_replies (digest text PRIMARY KEY);
 """
 
 M004_COUNTER_SHARDS = """
--- A counter is a row per shard (see counters.py): every recall of every replica added one
--- to the same row, each waiting for the one before to commit.
-ALTER TABLE counters ADD COLUMN shard integer NOT NULL DEFAULT 0;
-ALTER TABLE counters DROP CONSTRAINT counters_pkey;
-ALTER TABLE counters ADD PRIMARY KEY (name, shard);
+-- Counts go to a row per shard (see counters.py): every recall of every replica added one to
+-- the same row of counters, each waiting for the one before to commit. Counters keeps what
+-- was counted before, and what replicas of the previous version count during a rolling
+-- upgrade; the two are summed when read.
+CREATE TABLE counter_shards (
+    name text NOT NULL,
+    shard integer NOT NULL,
+    value bigint NOT NULL,
+    PRIMARY KEY (name, shard)
+);
 """
 
 MIGRATIONS: list[tuple[str, str]] = [

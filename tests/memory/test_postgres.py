@@ -122,7 +122,7 @@ async def test_counts_from_every_replica_add_up(replicas: list[MemoryStore]) -> 
         assert stats.tool_errors == {"Timeout:search": 3}
 
 
-async def test_a_database_from_before_counter_shards_keeps_its_counts(
+async def test_a_database_from_before_counter_shards_keeps_its_counts_and_old_replicas_count(
     url: str, config: MemoryConfig
 ) -> None:
     async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
@@ -139,11 +139,16 @@ async def test_a_database_from_before_counter_shards_keeps_its_counts(
 
     store = await open_store(url, config)
     try:
+        async with await psycopg.AsyncConnection.connect(url, autocommit=True) as old_replica:
+            await old_replica.execute(  # the previous version's count, during a rolling upgrade
+                "INSERT INTO counters (name, value) VALUES ('recalls', 1)"
+                " ON CONFLICT (name) DO UPDATE SET value = counters.value + excluded.value"
+            )
         await store.count("recalls")
         stats = await store.stats()
     finally:
         await store.close()
-    assert (stats.recalls, stats.tool_errors) == (8, {"E:t": 2})
+    assert (stats.recalls, stats.tool_errors) == (9, {"E:t": 2})
 
 
 async def test_an_unreachable_server_raises_the_stores_own_error_at_once() -> None:
@@ -155,7 +160,7 @@ async def test_an_unreachable_server_raises_the_stores_own_error_at_once() -> No
 
 async def test_a_failing_database_raises_the_stores_own_error(store: MemoryStore, url: str) -> None:
     async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
-        await conn.execute("DROP TABLE counters")
+        await conn.execute("DROP TABLE counter_shards")
     with pytest.raises(StoreError) as raised:
         await store.count("recalls")
     assert not isinstance(raised.value, psycopg.Error)
