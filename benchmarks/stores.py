@@ -39,6 +39,7 @@ from memory import ConversationKind, MemoryConfig, NewExchange, Scope, VoteEvent
 from memory.sqlite import episodes, fts, votes
 from memory.sqlite.connection import connect
 from memory.sqlite.fts import align_channel_partitions
+from memory.sqlite.transactions import transaction
 
 __all__ = [
     "CHANNELS",
@@ -182,7 +183,7 @@ def load(path: Path, total: int, config: MemoryConfig) -> None:
         pending = exchanges(total)
         bulk = max(0, total - GROWN_ONE_BY_ONE)
         for start in range(0, bulk, BATCH):
-            with db.atomic():
+            with transaction(db):
                 for exchange, vote in islice(pending, min(BATCH, bulk - start)):
                     episodes.record_exchange(db, exchange, config)
                     votes.apply_vote(db, vote, config)
