@@ -151,7 +151,13 @@ async def open_model(
     ``LLM_RETRY_BUDGET_SECONDS``."""
     retry = llm_retry or RetryPolicy(total_budget_seconds=settings.llm_retry_budget_seconds)
     async with open_llm_client(settings) as client:
-        provider = OpenAICompatibleProvider(client, model=settings.llm_model, retry=retry)
+        provider = OpenAICompatibleProvider(
+            client,
+            model=settings.llm_model,
+            retry=retry,
+            temperature=settings.llm_temperature,
+            seed=settings.llm_seed,
+        )
         yield client, MeasuredProvider(provider, metrics)
 
 
@@ -220,7 +226,11 @@ async def open_components(
             store=store,
             provider=provider,
             agent=build_agent(
-                provider, store, guard=guard or GuardPolicy(), loop_memory=LoopMemory()
+                provider,
+                store,
+                guard=guard or GuardPolicy(),
+                loop_memory=LoopMemory(),
+                max_tokens=settings.llm_max_tokens,
             ),
             working_memory=working_memory,
             advisor=PlanAdvisor(store),

@@ -65,6 +65,13 @@ def _not_empty(value: object) -> object:
     return value
 
 
+def _unset_when_empty(value: object) -> object:
+    """``NAME=`` in ``.env`` leaves an optional number unset."""
+    if isinstance(value, str) and not value.strip():
+        return None
+    return value
+
+
 EmojiNames = Annotated[frozenset[str], NoDecode]
 """A comma-separated list in the environment (``+1,:thumbsup:``), not JSON."""
 
@@ -81,6 +88,13 @@ class AdminSettings(BaseSettings):
     llm_timeout_seconds: float = Field(default=60.0, gt=0)
     llm_retry_budget_seconds: float = Field(default=20.0, ge=0)
     max_concurrent_llm_calls: int = Field(default=8, ge=1, le=100)
+    llm_temperature: float | None = Field(default=None, ge=0, le=2)
+    """Every model request's sampling temperature; None: the server's default for answers,
+    and each learning request's own."""
+    llm_seed: int | None = None
+    """Sent as ``seed`` with every model request, for servers that sample reproducibly."""
+    llm_max_tokens: int | None = Field(default=None, ge=16)
+    """The most tokens an answer may take; None: the server's own limit."""
 
     bot_db_path: Path = Path("./bot.db")
     bot_db_url: SecretStr | None = None
@@ -107,6 +121,9 @@ class AdminSettings(BaseSettings):
         _emoji_set
     )
     _required_values = field_validator("llm_model", "bot_db_path", mode="before")(_not_empty)
+    _optional_numbers = field_validator(
+        "llm_temperature", "llm_seed", "llm_max_tokens", mode="before"
+    )(_unset_when_empty)
 
     @field_validator("bot_db_url", mode="before")
     @classmethod

@@ -32,9 +32,10 @@ def build_agent(
     *,
     guard: GuardPolicy,
     loop_memory: LoopMemory,
+    max_tokens: int | None = None,
 ) -> Agent:
     """The agent every turn runs: instructions, the assistant's tools, the lesson check, and
-    tool failures counted in ``memory``."""
+    tool failures counted in ``memory``; each reply at most ``max_tokens`` long."""
     return Agent(
         provider,
         tools=default_tools(),
@@ -43,4 +44,5 @@ def build_agent(
         callbacks=[CountToolErrors(memory)],
         guard=guard,
         loop_memory=loop_memory,
+        max_tokens=max_tokens,
     )

@@ -40,14 +40,22 @@ class OpenAICompatibleProvider:
     can point it at :class:`FakeLLMServer` and production at the real thing."""
 
     def __init__(
-        self, client: httpx.AsyncClient, *, model: str, retry: RetryPolicy | None = None
+        self,
+        client: httpx.AsyncClient,
+        *,
+        model: str,
+        retry: RetryPolicy | None = None,
+        temperature: float | None = None,
+        seed: int | None = None,
     ) -> None:
         self._client = client
         self._model = model
         self._retry = retry or RetryPolicy()
+        self._sampling = {"temperature": temperature, "seed": seed}
+        """``LLM_TEMPERATURE`` (over each request's own) and ``LLM_SEED``, when set."""
 
     async def complete(self, request: CompletionRequest) -> Completion:
-        body = encode_request(request, model=self._model, stream=False)
+        body = encode_request(request, model=self._model, stream=False, **self._sampling)
         response = await run_with_retries(self._retry, lambda: self._send(body, stream=False))
         try:
             return ChatCompletion.model_validate_json(response.content).to_completion()
@@ -55,7 +63,7 @@ class OpenAICompatibleProvider:
             raise ModelUnavailable("the model server sent a malformed response") from error
 
     async def stream(self, request: CompletionRequest) -> AsyncIterator[Delta]:
-        body = encode_request(request, model=self._model, stream=True)
+        body = encode_request(request, model=self._model, stream=True, **self._sampling)
         # Retries happen only here, before any of the body was read: once text has been
         # yielded, starting over would show the person a garbled answer.
         response = await run_with_retries(self._retry, lambda: self._send(body, stream=True))

@@ -46,8 +46,16 @@ def _encode_message(message: Message) -> dict[str, Any]:
     return encoded
 
 
-def encode_request(request: CompletionRequest, *, model: str, stream: bool) -> dict[str, Any]:
-    """The JSON body of ``POST /chat/completions`` for ``request``."""
+def encode_request(
+    request: CompletionRequest,
+    *,
+    model: str,
+    stream: bool,
+    temperature: float | None = None,
+    seed: int | None = None,
+) -> dict[str, Any]:
+    """The JSON body of ``POST /chat/completions`` for ``request``; ``temperature``, when
+    given, replaces the request's own, and ``seed`` is sent as is."""
     body: dict[str, Any] = {
         "model": model,
         "messages": [_encode_message(message) for message in request.messages],
@@ -66,8 +74,12 @@ def encode_request(request: CompletionRequest, *, model: str, stream: bool) -> d
         ]
     if request.max_tokens is not None:
         body["max_tokens"] = request.max_tokens
-    if request.temperature is not None:
-        body["temperature"] = request.temperature
+    if temperature is None:
+        temperature = request.temperature
+    if temperature is not None:
+        body["temperature"] = temperature
+    if seed is not None:
+        body["seed"] = seed
     if stream:
         body["stream"] = True
         body["stream_options"] = {"include_usage": True}
