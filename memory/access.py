@@ -9,7 +9,8 @@ instead, so each says exactly what it touches, and a test double implements only
 - answering a message: :class:`ExchangeLedger`;
 - the listeners' vote path: :class:`VoteRecorder`;
 - ``/forget`` and the admin commands: :class:`Erasure`;
-- background learning: :class:`ReflectionQueue` and :class:`ConsolidationSource`.
+- background learning: :class:`ReflectionQueue` and :class:`ConsolidationSource`;
+- distributing the app (OAuth): :class:`Installations`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from memory.models import (
     Episode,
     EpisodeStatus,
     ForgetReport,
+    InstallationRecord,
     NewExchange,
     RecalledEpisode,
     RecallRequest,
@@ -40,6 +42,7 @@ __all__ = [
     "Counting",
     "Erasure",
     "ExchangeLedger",
+    "Installations",
     "Recall",
     "ReflectionQueue",
     "VoteRecorder",
@@ -183,3 +186,35 @@ class ConsolidationSource(Protocol):
     ) -> list[WisdomNote]:
         """Replace the person's notes in ``scope``, distilled by work that began at ``at``;
         nothing is written, and [] returned, when they were forgotten since."""
+
+
+class Installations(Protocol):
+    """The app's installations in workspaces, and the OAuth flow's one-time states, kept
+    in the store so that every replica sharing it authorizes the same workspaces."""
+
+    @abstractmethod
+    async def save_installation(self, record: InstallationRecord) -> None:
+        """Insert or replace the record of (enterprise, team, user)."""
+
+    @abstractmethod
+    async def find_installation(
+        self, *, enterprise_id: str, team_id: str, user_id: str | None
+    ) -> InstallationRecord | None:
+        """The record of that user (``""``: the workspace's bot); with ``user_id`` None,
+        the latest installer's."""
+
+    @abstractmethod
+    async def delete_installations(
+        self, *, enterprise_id: str, team_id: str, user_id: str | None = None
+    ) -> int:
+        """Delete that user's record (``""``: the bot's), or with ``user_id`` None every
+        record of the workspace; how many went."""
+
+    @abstractmethod
+    async def issue_oauth_state(self, state: str, *, expires_at: datetime, now: datetime) -> None:
+        """Remember a state handed to a browser starting the OAuth flow (and drop those
+        expired by ``now``)."""
+
+    @abstractmethod
+    async def consume_oauth_state(self, state: str, *, now: datetime) -> bool:
+        """Whether ``state`` was issued and has not expired; it cannot be used again."""

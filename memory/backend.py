@@ -39,6 +39,7 @@ class BackendModules:
     episodes: ModuleType
     erasure: ModuleType
     fence: ModuleType
+    installations: ModuleType
     recall: ModuleType
     votes: ModuleType
     wisdom: ModuleType
@@ -210,3 +211,39 @@ class BackendStore(MemoryStore):
 
     async def stats(self) -> models.StoreStats:
         return await self._call(self._modules.counters.stats)
+
+    async def save_installation(self, record: models.InstallationRecord) -> None:
+        await self._call(self._modules.installations.save_installation, record=record)
+
+    async def find_installation(
+        self, *, enterprise_id: str, team_id: str, user_id: str | None
+    ) -> models.InstallationRecord | None:
+        return await self._call(
+            self._modules.installations.find_installation,
+            enterprise_id=enterprise_id,
+            team_id=team_id,
+            user_id=user_id,
+        )
+
+    async def delete_installations(
+        self, *, enterprise_id: str, team_id: str, user_id: str | None = None
+    ) -> int:
+        return await self._call(
+            self._modules.installations.delete_installations,
+            enterprise_id=enterprise_id,
+            team_id=team_id,
+            user_id=user_id,
+        )
+
+    async def issue_oauth_state(self, state: str, *, expires_at: datetime, now: datetime) -> None:
+        await self._call(
+            self._modules.installations.issue_oauth_state,
+            state=state,
+            expires_at=expires_at,
+            now=now,
+        )
+
+    async def consume_oauth_state(self, state: str, *, now: datetime) -> bool:
+        return await self._call(
+            self._modules.installations.consume_oauth_state, state=state, now=now
+        )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -19,6 +19,7 @@ __all__ = [
     "EpisodeStatus",
     "ForgetReport",
     "ImportedEpisode",
+    "InstallationRecord",
     "NewExchange",
     "RecallRequest",
     "RecalledEpisode",
@@ -190,3 +191,17 @@ class StoreStats(BaseModel):
     votes: int
     recalls: int
     tool_errors: dict[str, int]
+
+
+class InstallationRecord(BaseModel):
+    """One installation of the app in a workspace (or, org-wide, in an Enterprise Grid
+    org), as the OAuth flow saved it: the workspace's bot (``user_id`` empty) or one
+    installer's grant. ``data`` is the platform's own record (tokens, scopes, expiry),
+    which memory keeps as it is and never reads."""
+
+    enterprise_id: str = ""
+    team_id: str = ""
+    """Empty for an org-wide installation."""
+    user_id: str = ""
+    data: dict[str, Any]
+    installed_at: datetime

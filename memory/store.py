@@ -15,6 +15,7 @@ from memory.access import (
     ConsolidationSource,
     Erasure,
     ExchangeLedger,
+    Installations,
     ReflectionQueue,
     VoteRecorder,
 )
@@ -30,6 +31,7 @@ class MemoryStore(
     Erasure,
     ReflectionQueue,
     ConsolidationSource,
+    Installations,
     ABC,
 ):
     """Everything the bot keeps about people: exchanges, votes, episodes, lessons, notes.

@@ -134,11 +134,26 @@ CREATE TABLE counter_shards (
 );
 """
 
+M005_INSTALLATIONS = """
+-- The app's installations in workspaces and the OAuth flow's states (see
+-- memory/installation_sql.py); an empty string stands for an absent id.
+CREATE TABLE installations (
+    enterprise_id text NOT NULL,
+    team_id text NOT NULL,
+    user_id text NOT NULL,
+    data text NOT NULL,
+    installed_at timestamptz NOT NULL,
+    PRIMARY KEY (enterprise_id, team_id, user_id)
+);
+CREATE TABLE oauth_states (state text PRIMARY KEY, expires_at timestamptz NOT NULL);
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_erased_replies", M002_ERASED_REPLIES),
     ("m003_recall_vectors", CREATE_VECTORS),
     ("m004_counter_shards", M004_COUNTER_SHARDS),
+    ("m005_installations", M005_INSTALLATIONS),
 ]
 """(name, SQL) in the order they apply; a name, once released, never changes."""
 

@@ -14,13 +14,23 @@ from datetime import timedelta
 from memory.backend import BackendModules, BackendStore
 from memory.config import MemoryConfig
 from memory.models import Episode
-from memory.postgres import counters, episodes, erasure, fence, jobs, recall, votes, wisdom
+from memory.postgres import (
+    counters,
+    episodes,
+    erasure,
+    fence,
+    installations,
+    jobs,
+    recall,
+    votes,
+    wisdom,
+)
 from memory.postgres.connection import Database
 from memory.postgres.session import Session
 
 __all__ = ["PostgresMemoryStore"]
 
-_MODULES = BackendModules(counters, episodes, erasure, fence, recall, votes, wisdom)
+_MODULES = BackendModules(counters, episodes, erasure, fence, installations, recall, votes, wisdom)
 
 
 async def _ping(db: Session) -> None:

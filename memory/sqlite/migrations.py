@@ -293,5 +293,24 @@ def m015_channel_partitions_state(db: Database) -> None:
     )
 
 
+@migrations()
+def m016_installations(db: Database) -> None:
+    """The app's installations in workspaces and the OAuth flow's states, for distributing
+    the app (see :mod:`memory.installation_sql`); an empty string stands for an absent id."""
+    db.executescript(
+        """
+        CREATE TABLE installations (
+            enterprise_id TEXT NOT NULL,
+            team_id TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            data TEXT NOT NULL,
+            installed_at TEXT NOT NULL,
+            PRIMARY KEY (enterprise_id, team_id, user_id)
+        );
+        CREATE TABLE oauth_states (state TEXT PRIMARY KEY, expires_at TEXT NOT NULL);
+        """
+    )
+
+
 def apply_migrations(db: Database) -> None:
     migrations.apply(db)

@@ -15,14 +15,24 @@ from sqlite_utils import Database
 from memory.backend import BackendModules, BackendStore
 from memory.config import MemoryConfig
 from memory.models import VoteEvent, VoteOutcome
-from memory.sqlite import counters, episodes, erasure, fence, fts, recall, votes, wisdom
+from memory.sqlite import (
+    counters,
+    episodes,
+    erasure,
+    fence,
+    fts,
+    installations,
+    recall,
+    votes,
+    wisdom,
+)
 from memory.sqlite.connection import DatabaseThread
 from memory.sqlite.fts import align_channel_partitions
 from memory.sqlite.vote_queue import VoteQueue
 
 __all__ = ["SQLiteMemoryStore"]
 
-_MODULES = BackendModules(counters, episodes, erasure, fence, recall, votes, wisdom)
+_MODULES = BackendModules(counters, episodes, erasure, fence, installations, recall, votes, wisdom)
 
 
 def _checkpoint(db: Database) -> None:
