@@ -17,6 +17,7 @@ __all__ = [
     "ConversationKind",
     "Episode",
     "EpisodeStatus",
+    "ExportedVote",
     "ForgetReport",
     "ImportedEpisode",
     "InstallationRecord",
@@ -178,12 +179,22 @@ class ForgetReport(BaseModel):
         return sum(self.counts.values())
 
 
+class ExportedVote(BaseModel):
+    """A vote the person cast, as ``export`` lists it: ``episode_id`` is an :class:`Episode`'s
+    ``id``, of the same type, so the two can be matched."""
+
+    episode_id: int
+    reaction: str
+    vote: Vote
+    at: datetime
+
+
 class UserExport(BaseModel):
     user_id: str
     episodes: list[Episode]
     wisdom: list[WisdomNote]
     ledger_entries: int
-    votes: list[dict[str, str]]
+    votes: list[ExportedVote]
 
 
 class StoreStats(BaseModel):

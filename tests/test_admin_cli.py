@@ -109,10 +109,13 @@ async def test_export_is_json_of_everything_about_the_person_and_nobody_else(
 
     assert await run_cli("export", ALICE) == 0
 
-    export = UserExport.model_validate_json(capsys.readouterr().out)
+    out = capsys.readouterr().out
+    export = UserExport.model_validate_json(out)
     assert export.user_id == ALICE
     assert [episode.id for episode in export.episodes] == [mine]
-    assert [vote["vote"] for vote in export.votes] == ["up"]
+    assert [(vote.episode_id, vote.vote) for vote in export.votes] == [(mine, Vote.UP)]
+    raw = json.loads(out)
+    assert raw["episodes"][0]["id"] == raw["votes"][0]["episode_id"] == mine, "one type: int"
     assert export.ledger_entries == 1
 
 

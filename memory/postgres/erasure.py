@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from memory.config import MemoryConfig
-from memory.models import ForgetReport, UserExport
+from memory.models import ExportedVote, ForgetReport, UserExport
 from memory.postgres.codec import episode_from_row
 from memory.postgres.fence import erase_replies, lock_person, record_forgetting
 from memory.postgres.session import Session
@@ -112,12 +112,12 @@ async def export_user(db: Session, user_id: str) -> UserExport:
         [user_id],
     )
     votes = [
-        {
-            "episode_id": str(row["episode_id"]),
-            "reaction": row["reaction"],
-            "vote": row["vote"],
-            "at": row["at"].isoformat(),
-        }
+        ExportedVote(
+            episode_id=row["episode_id"],
+            reaction=row["reaction"],
+            vote=row["vote"],
+            at=row["at"],
+        )
         for row in await db.rows(
             "SELECT episode_id, reaction, vote, at FROM votes WHERE voter_id = %s ORDER BY at, id",
             [user_id],

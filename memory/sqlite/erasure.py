@@ -15,7 +15,7 @@ from datetime import datetime
 from sqlite_utils import Database
 
 from memory.config import MemoryConfig
-from memory.models import ForgetReport, UserExport
+from memory.models import ExportedVote, ForgetReport, UserExport
 from memory.sqlite.codec import episode_from_row, from_db_time
 from memory.sqlite.fence import erase_replies, record_forgetting
 from memory.sqlite.fts import unindex_episodes
@@ -152,12 +152,12 @@ def export_user(db: Database, user_id: str) -> UserExport:
         [user_id],
     )
     votes = [
-        {
-            "episode_id": str(row["episode_id"]),
-            "reaction": row["reaction"],
-            "vote": row["vote"],
-            "at": from_db_time(row["at"]).isoformat(),
-        }
+        ExportedVote(
+            episode_id=row["episode_id"],
+            reaction=row["reaction"],
+            vote=row["vote"],
+            at=from_db_time(row["at"]),
+        )
         for row in db.query(
             "SELECT episode_id, reaction, vote, at FROM votes WHERE voter_id = ? ORDER BY at, id",
             [user_id],

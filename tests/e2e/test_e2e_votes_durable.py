@@ -54,7 +54,7 @@ async def votes_in_file(db_file: Path, user: str = ALICE) -> dict[int, str]:
         export = await store.export_user(user)
     finally:
         await store.close()
-    return {int(vote["episode_id"]): vote["vote"] for vote in export.votes}
+    return {vote.episode_id: vote.vote for vote in export.votes}
 
 
 def delay_votes(store: MemoryStore, monkeypatch: pytest.MonkeyPatch, seconds: float = 0.3) -> None:

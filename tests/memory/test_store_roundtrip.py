@@ -11,6 +11,7 @@ from memory_helpers import CHANNEL, DM, T0, Memory
 
 from memory import (
     EpisodeStatus,
+    ExportedVote,
     MemoryConfig,
     MemoryStore,
     RecallWeights,
@@ -191,12 +192,9 @@ async def test_export_lists_votes_the_person_cast(memory: Memory) -> None:
     episode = await memory.answered("worked")
     export = await memory.store.export_user("U1")
     assert export.votes == [
-        {
-            "episode_id": str(episode.id),
-            "reaction": "+1",
-            "vote": "up",
-            "at": (T0 + timedelta(minutes=1)).isoformat(),
-        }
+        ExportedVote(
+            episode_id=episode.id, reaction="+1", vote=Vote.UP, at=T0 + timedelta(minutes=1)
+        )
     ]
 
 
