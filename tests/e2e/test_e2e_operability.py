@@ -64,6 +64,7 @@ async def test_metrics_move_after_an_answer_a_vote_and_a_forget_and_hold_no_text
     assert moved(before, after, "bot_model_request_seconds_count{}") >= 1
     assert moved(before, after, "bot_slack_call_seconds_count{}") >= 2
     assert after["bot_model_errors_total{kind=unavailable}"] == 0
+    assert [name for name in after if "_created" in name] == [], "no _created series"
     for secret in (
         "rotate",
         "staging password",
