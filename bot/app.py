@@ -17,11 +17,17 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.agent import GuardPolicy
 from bot.answering import BotIdentity, InFlight
-from bot.composition import PURGE_INTERVAL_SECONDS, Components, open_components
+from bot.composition import (
+    PURGE_INTERVAL_SECONDS,
+    Components,
+    open_components,
+    probe_configured_model,
+)
 from bot.config import Settings
 from bot.listeners import Services, register
-from bot.llm import RetryPolicy
+from bot.llm import RetryPolicy, describe_endpoint
 from bot.observability import BotMetrics, Observer, slack_call_tracing
+from bot.observability.model_health import MODEL_CHECK_SECONDS, ModelHealth
 
 __all__ = ["Bot"]
 
@@ -40,6 +46,7 @@ class Bot:
         llm_retry: RetryPolicy | None = None,
         guard: GuardPolicy | None = None,
         purge_interval_seconds: float = PURGE_INTERVAL_SECONDS,
+        model_check_seconds: float = MODEL_CHECK_SECONDS,
     ) -> None:
         self.settings = settings
         self._llm_retry = llm_retry
@@ -65,6 +72,13 @@ class Bot:
         self.metrics = BotMetrics()
         """What ``GET /metrics`` shows."""
         self.observer = Observer(self.metrics)
+        self.model_health = ModelHealth(
+            lambda: probe_configured_model(settings),
+            endpoint=describe_endpoint(str(settings.llm_base_url)),
+            metrics=self.metrics,
+        )
+        """The model's state, checked every ``model_check_seconds``: ``/healthz`` shows it."""
+        self._model_check_seconds = model_check_seconds
         self.services: Services | None = None
         self.components: Components | None = None
         self._resources = AsyncExitStack()
@@ -112,6 +126,12 @@ class Bot:
             observer=self.observer,
         )
         register(self.app, services)
+        components.scheduler.add(
+            "model-check",
+            self.model_health.refresh,
+            every_seconds=self._model_check_seconds,
+            at_start=True,
+        )
         components.scheduler.start()
         self._resources.push_async_callback(components.scheduler.stop)
         self.components, self.services = components, services

@@ -47,8 +47,9 @@ ACCEPTED_CONTENT_TYPES = frozenset({"application/json", "application/x-www-form-
 
 def _health_handler(bot: Bot) -> Callable[[web.Request], Awaitable[web.Response]]:
     async def health(request: web.Request) -> web.Response:
-        if bot.ready:
-            return web.json_response({"ok": True})
+        if bot.ready:  # whatever the model's state: the bot serves votes, /forget, /memory
+            report = bot.model_health.report().model_dump(mode="json")
+            return web.json_response({"ok": True, **report})
         return web.json_response({"ok": False, "error": "starting"}, status=503)
 
     return health

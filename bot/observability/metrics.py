@@ -11,6 +11,7 @@ from __future__ import annotations
 from prometheus_client import (
     CollectorRegistry,
     Counter,
+    Gauge,
     Histogram,
     disable_created_metrics,
     generate_latest,
@@ -85,6 +86,12 @@ class BotMetrics:
             "bot_model_errors",
             "Model requests that failed, by kind (auth, not_found and rejected are permanent)",
             ["kind"],
+            registry=self.registry,
+        )
+        self.model_up = Gauge(
+            "bot_model_up",
+            "1 when the model endpoint served LLM_MODEL at its last check (GET /models, every "
+            "30 s), else 0 (also before the first check)",
             registry=self.registry,
         )
         self.slack_seconds = Histogram(

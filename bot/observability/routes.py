@@ -1,4 +1,8 @@
-"""``GET /metrics`` (Prometheus text format) and ``GET /readyz`` (the store and the model)."""
+"""``GET /metrics`` (Prometheus text format) and ``GET /readyz`` (the database answers).
+
+Readiness is the database's alone: the model's state is a detail of ``/healthz`` and the
+``bot_model_up`` metric (:mod:`bot.observability.model_health`), since a replica whose model
+is down still serves votes, ``/forget`` and ``/memory``."""
 
 from __future__ import annotations
 
@@ -9,8 +13,6 @@ from typing import TYPE_CHECKING
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST
 from pydantic import BaseModel
-
-from bot.composition import probe_configured_model
 
 if TYPE_CHECKING:
     from bot.app import Bot
@@ -25,26 +27,22 @@ Handler = Callable[[web.Request], Awaitable[web.Response]]
 
 
 class Readiness(BaseModel):
-    """The ``/readyz`` body: ``ok`` when the store answers and the model endpoint serves
-    the configured model; otherwise each check says what is wrong, in a few words."""
+    """The ``/readyz`` body: ``ok`` when the database answers a read; otherwise ``store``
+    says what is wrong, in a few words."""
 
     ok: bool
     store: str
-    model: str
 
 
 async def check_readiness(bot: Bot) -> Readiness:
     services = bot.services
     if services is None:
-        return Readiness(ok=False, store="starting", model="starting")
-    store = "ok"
+        return Readiness(ok=False, store="starting")
     try:
         await asyncio.wait_for(services.memory.ping(), STORE_CHECK_SECONDS)
     except Exception as error:  # any failure to read the store means not ready
-        store = f"unreadable ({type(error).__name__})"
-    status = await probe_configured_model(bot.settings)
-    model = status.problem or "ok"
-    return Readiness(ok=store == "ok" and status.ok, store=store, model=model)
+        return Readiness(ok=False, store=f"unreadable ({type(error).__name__})")
+    return Readiness(ok=True, store="ok")
 
 
 def _metrics_handler(bot: Bot) -> Handler:

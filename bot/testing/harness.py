@@ -10,6 +10,7 @@ from bot.app import Bot
 from bot.config import Settings
 from bot.listeners import Services
 from bot.llm import RetryPolicy
+from bot.observability.model_health import MODEL_CHECK_SECONDS
 from bot.server import EVENTS_PATH, HttpServer
 from bot.testing.fake_slack import FakeMessage, FakeSlackWebAPI
 from bot.testing.slack_people import (
@@ -45,9 +46,19 @@ FAST_RETRIES = RetryPolicy(
 )
 
 
-async def start_bot(settings: Settings, *, purge_interval_seconds: float = 3600.0) -> HttpServer:
+async def start_bot(
+    settings: Settings,
+    *,
+    purge_interval_seconds: float = 3600.0,
+    model_check_seconds: float = MODEL_CHECK_SECONDS,
+) -> HttpServer:
     """The real HTTP server on 127.0.0.1 (random port), retrying the model quickly."""
-    bot = Bot(settings, llm_retry=FAST_RETRIES, purge_interval_seconds=purge_interval_seconds)
+    bot = Bot(
+        settings,
+        llm_retry=FAST_RETRIES,
+        purge_interval_seconds=purge_interval_seconds,
+        model_check_seconds=model_check_seconds,
+    )
     server = HttpServer(bot, host="127.0.0.1", port=0, grace_seconds=5.0)
     await server.start()
     return server
