@@ -7,7 +7,7 @@ instead, so each says exactly what it touches, and a test double implements only
 - the agent's turn (its tools, the plan advisor): :class:`Recall`, and :class:`Counting`
   for tool errors, together :class:`AgentMemory`;
 - answering a message: :class:`ExchangeLedger`;
-- the listeners' vote path: :class:`VoteRecorder`;
+- the listeners' vote path: :class:`VoteRecorder`, and why a 👎 was cast: :class:`Reasons`;
 - ``/forget`` and the admin commands: :class:`Erasure`;
 - background learning: :class:`ReflectionQueue` and :class:`ConsolidationSource`;
 - distributing the app (OAuth): :class:`Installations`.
@@ -43,6 +43,7 @@ __all__ = [
     "Erasure",
     "ExchangeLedger",
     "Installations",
+    "Reasons",
     "Recall",
     "ReflectionQueue",
     "VoteRecorder",
@@ -119,6 +120,11 @@ class ExchangeLedger(Protocol):
     async def forgotten_at(self, user_ids: Iterable[str]) -> dict[str, datetime]:
         """When each of these people was last forgotten (absent when never)."""
 
+    @abstractmethod
+    async def first_parts(self, episode_ids: Iterable[int]) -> dict[int, str]:
+        """The ``ts`` of the first message of each of these answers still in the ledger (in
+        its episode's channel), so a person can be shown the answer they voted on."""
+
 
 class VoteRecorder(Protocol):
     """A reaction or a feedback button on a message the bot sent."""
@@ -126,6 +132,34 @@ class VoteRecorder(Protocol):
     @abstractmethod
     async def apply_vote(self, event: VoteEvent) -> VoteOutcome:
         """Turn a reaction (or button) on a ledger message into the episode's status."""
+
+
+class Reasons(Protocol):
+    """Why a person 👎'd an answer of theirs, in their words: asked once an answer.
+
+    Only the asker's reason is kept, on their episode: it is theirs as the exchange is, seen
+    where the exchange is seen, erased with it."""
+
+    @abstractmethod
+    async def ask_reason_once(self, episode_id: int, user_id: str) -> Episode | None:
+        """Note that ``user_id`` is being asked why they 👎'd this answer. The episode the
+        first time, when it is their failure with no reason yet; None ever after, and for
+        anyone else's answer, so nobody is asked twice about one answer."""
+
+    @abstractmethod
+    async def awaiting_reason(
+        self, channel_id: str, thread_ts: str, user_id: str, *, since: datetime
+    ) -> Episode | None:
+        """The answer in this thread that ``user_id`` asked for and 👎'd most recently, at
+        ``since`` or later, with no reason yet; None when there is none."""
+
+    @abstractmethod
+    async def give_reason(
+        self, episode_id: int, user_id: str, reason: str, *, at: datetime
+    ) -> Episode | None:
+        """Store the asker's reason for their 👎 (replacing an earlier one); the lesson
+        drafted without it is dropped, so it is drafted again with it. None, and nothing
+        stored, when the episode is not their failure or they were forgotten since ``at``."""
 
 
 class Erasure(Protocol):
@@ -153,8 +187,9 @@ class ReflectionQueue(Protocol):
         without an importance score."""
 
     @abstractmethod
-    async def set_lesson(self, episode_id: int, lesson: str) -> bool:
-        """Attach a lesson if the episode is still a failure; False when it no longer is."""
+    async def set_lesson(self, episode_id: int, lesson: str, *, reason: str | None = None) -> bool:
+        """Attach a lesson if the episode is still a failure with the ``reason`` it was
+        drafted from; False when it no longer is (a vote or a new reason came meanwhile)."""
 
     @abstractmethod
     async def set_importance(self, episode_id: int, importance: int) -> bool:

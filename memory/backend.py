@@ -40,6 +40,7 @@ class BackendModules:
     erasure: ModuleType
     fence: ModuleType
     installations: ModuleType
+    reasons: ModuleType
     recall: ModuleType
     votes: ModuleType
     wisdom: ModuleType
@@ -104,10 +105,40 @@ class BackendStore(MemoryStore):
         """Whether successes wait for an importance score: asked for, and weighed by recall."""
         return with_successes and self._config.weights.importance > 0
 
-    async def set_lesson(self, episode_id: int, lesson: str) -> bool:
+    async def set_lesson(self, episode_id: int, lesson: str, *, reason: str | None = None) -> bool:
         return await self._call(
-            self._modules.episodes.set_lesson, episode_id=episode_id, lesson=lesson
+            self._modules.episodes.set_lesson, episode_id=episode_id, lesson=lesson, reason=reason
         )
+
+    async def ask_reason_once(self, episode_id: int, user_id: str) -> models.Episode | None:
+        return await self._call(
+            self._modules.reasons.ask_reason_once, episode_id=episode_id, user_id=user_id
+        )
+
+    async def awaiting_reason(
+        self, channel_id: str, thread_ts: str, user_id: str, *, since: datetime
+    ) -> models.Episode | None:
+        return await self._call(
+            self._modules.reasons.awaiting_reason,
+            channel_id=channel_id,
+            thread_ts=thread_ts,
+            user_id=user_id,
+            since=since,
+        )
+
+    async def give_reason(
+        self, episode_id: int, user_id: str, reason: str, *, at: datetime
+    ) -> models.Episode | None:
+        return await self._call(
+            self._modules.reasons.give_reason,
+            episode_id=episode_id,
+            user_id=user_id,
+            reason=reason,
+            at=at,
+        )
+
+    async def first_parts(self, episode_ids: Iterable[int]) -> dict[int, str]:
+        return await self._call(self._modules.reasons.first_parts, episode_ids=list(episode_ids))
 
     async def set_importance(self, episode_id: int, importance: int) -> bool:
         return await self._call(

@@ -115,6 +115,8 @@ class Episode(BaseModel):
     importance: int | None = Field(default=None, ge=1, le=10)
     created_at: datetime
     validated_at: datetime | None = None
+    reason: str | None = None
+    """Why the asker 👎'd the answer, in their own words (a failure's reason), if they said."""
 
 
 class VoteEvent(BaseModel):

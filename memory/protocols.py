@@ -18,8 +18,9 @@ __all__ = ["EpisodeSummarizer", "FailureReflector", "ImportanceScorer"]
 class FailureReflector(Protocol):
     """Turns an answer the person rejected (👎) into a lesson, after Reflexion (Shinn et al.)."""
 
-    async def reflect(self, question: str, answer: str) -> str:
-        """Two or three sentences: what went wrong, and what to do instead next time."""
+    async def reflect(self, question: str, answer: str, *, reason: str | None = None) -> str:
+        """Two or three sentences: what went wrong, and what to do instead next time;
+        ``reason`` is what the person said went wrong, when they said."""
         ...
 
 

@@ -116,8 +116,10 @@ class ReflectionWorker:
         return report
 
     async def _draw_lesson(self, episode: Episode, report: ReflectionReport) -> None:
-        lesson = await self._reflector.reflect(episode.question, episode.answer)
-        if await self._store.set_lesson(episode.id, lesson):
+        lesson = await self._reflector.reflect(
+            episode.question, episode.answer, reason=episode.reason
+        )
+        if await self._store.set_lesson(episode.id, lesson, reason=episode.reason):
             report.lessons += 1
         else:
             report.stale += 1

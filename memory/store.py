@@ -16,6 +16,7 @@ from memory.access import (
     Erasure,
     ExchangeLedger,
     Installations,
+    Reasons,
     ReflectionQueue,
     VoteRecorder,
 )
@@ -28,6 +29,7 @@ class MemoryStore(
     AgentMemory,
     ExchangeLedger,
     VoteRecorder,
+    Reasons,
     Erasure,
     ReflectionQueue,
     ConsolidationSource,

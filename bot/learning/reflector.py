@@ -24,14 +24,19 @@ class LLMFailureReflector:
         self._provider = provider
         self._max_input_chars = max_input_chars
 
-    async def reflect(self, question: str, answer: str) -> str:
+    async def reflect(self, question: str, answer: str, *, reason: str | None = None) -> str:
+        prompt = (
+            f"Question:\n{shorten(question, self._max_input_chars)}\n\n"
+            f"Rejected answer:\n{shorten(answer, self._max_input_chars)}"
+        )
+        if reason:
+            prompt += (
+                f"\n\nWhat the person said went wrong:\n{shorten(reason, self._max_input_chars)}"
+            )
         reply = await ask(
             self._provider,
             instructions=REFLECTION_PROMPT,
-            prompt=(
-                f"Question:\n{shorten(question, self._max_input_chars)}\n\n"
-                f"Rejected answer:\n{shorten(answer, self._max_input_chars)}"
-            ),
+            prompt=prompt,
             max_tokens=300,
             temperature=0.2,
         )

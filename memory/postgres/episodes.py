@@ -164,15 +164,16 @@ async def awaiting_reflection(
     return sorted(episodes, key=lambda episode: (episode.validated_at, episode.id))
 
 
-async def set_lesson(db: Session, episode_id: int, lesson: str) -> bool:
-    """Attach a lesson to an episode that is still a failure; True when it was attached.
+async def set_lesson(db: Session, episode_id: int, lesson: str, reason: str | None) -> bool:
+    """Attach a lesson to an episode that is still a failure with the reason it was drafted
+    from; True when it was attached.
 
-    The check and the write are one statement, so a vote that changed the status while the
-    model was reflecting can never receive a stale lesson."""
+    The check and the write are one statement, so a vote that changed the status, or a
+    reason given while the model was reflecting, can never receive a stale lesson."""
     changed = await db.execute(
         "UPDATE episodes SET lesson = %s, reflection_holder = NULL, reflection_until = NULL"
-        " WHERE id = %s AND status = %s",
-        [lesson, episode_id, EpisodeStatus.FAILURE.value],
+        " WHERE id = %s AND status = %s AND reason IS NOT DISTINCT FROM %s",
+        [lesson, episode_id, EpisodeStatus.FAILURE.value, reason],
     )
     if changed:
         await reindex_episode(db, episode_id)

@@ -148,12 +148,20 @@ CREATE TABLE installations (
 CREATE TABLE oauth_states (state text PRIMARY KEY, expires_at timestamptz NOT NULL);
 """
 
+M006_REASONS = """
+-- Why the asker 👎'd an answer, in their words, and whether they were asked (once an
+-- answer; see reasons.py).
+ALTER TABLE episodes ADD COLUMN reason text;
+ALTER TABLE episodes ADD COLUMN reason_asked boolean NOT NULL DEFAULT false;
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_erased_replies", M002_ERASED_REPLIES),
     ("m003_recall_vectors", CREATE_VECTORS),
     ("m004_counter_shards", M004_COUNTER_SHARDS),
     ("m005_installations", M005_INSTALLATIONS),
+    ("m006_reasons", M006_REASONS),
 ]
 """(name, SQL) in the order they apply; a name, once released, never changes."""
 

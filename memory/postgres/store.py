@@ -21,6 +21,7 @@ from memory.postgres import (
     fence,
     installations,
     jobs,
+    reasons,
     recall,
     votes,
     wisdom,
@@ -30,7 +31,9 @@ from memory.postgres.session import Session
 
 __all__ = ["PostgresMemoryStore"]
 
-_MODULES = BackendModules(counters, episodes, erasure, fence, installations, recall, votes, wisdom)
+_MODULES = BackendModules(
+    counters, episodes, erasure, fence, installations, reasons, recall, votes, wisdom
+)
 
 
 async def _ping(db: Session) -> None:

@@ -190,15 +190,16 @@ def queue_for_score(
         db.execute("INSERT INTO score_queue (episode_id) VALUES (?)", [episode_id])
 
 
-def set_lesson(db: Database, episode_id: int, lesson: str) -> bool:
-    """Attach a lesson to an episode that is still a failure; True when it was attached.
+def set_lesson(db: Database, episode_id: int, lesson: str, reason: str | None) -> bool:
+    """Attach a lesson to an episode that is still a failure with the reason it was drafted
+    from; True when it was attached.
 
-    The check and the write are one statement, so a vote that changed the status while the
-    model was reflecting can never receive a stale lesson."""
+    The check and the write are one statement, so a vote that changed the status, or a
+    reason given while the model was reflecting, can never receive a stale lesson."""
     with transaction(db), reindexing(db, episode_id):
         cursor = db.execute(
-            "UPDATE episodes SET lesson = ? WHERE id = ? AND status = ?",
-            [lesson, episode_id, EpisodeStatus.FAILURE.value],
+            "UPDATE episodes SET lesson = ? WHERE id = ? AND status = ? AND reason IS ?",
+            [lesson, episode_id, EpisodeStatus.FAILURE.value, reason],
         )
     return bool(cursor.rowcount)
 

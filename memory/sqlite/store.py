@@ -22,6 +22,7 @@ from memory.sqlite import (
     fence,
     fts,
     installations,
+    reasons,
     recall,
     votes,
     wisdom,
@@ -32,7 +33,9 @@ from memory.sqlite.vote_queue import VoteQueue
 
 __all__ = ["SQLiteMemoryStore"]
 
-_MODULES = BackendModules(counters, episodes, erasure, fence, installations, recall, votes, wisdom)
+_MODULES = BackendModules(
+    counters, episodes, erasure, fence, installations, reasons, recall, votes, wisdom
+)
 
 
 def _checkpoint(db: Database) -> None:

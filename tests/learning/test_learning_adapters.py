@@ -48,6 +48,22 @@ async def test_reflector_asks_about_the_rejected_answer(
     assert "Which port does billing use?" in user and "Port 8080." in user
 
 
+async def test_reflector_gives_the_model_the_persons_reason(
+    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+) -> None:
+    llm.script(ScriptedReply.answer("Keep uncommitted work: use git stash first."))
+
+    await LLMFailureReflector(provider).reflect(
+        "How do I undo my last commit?",
+        "git reset --hard HEAD~1",
+        reason="that wiped out my uncommitted changes",
+    )
+
+    _, user = prompt_of(llm)
+    assert "What the person said went wrong:\nthat wiped out my uncommitted changes" in user
+    assert "git reset --hard HEAD~1" in user
+
+
 async def test_reflector_shortens_long_input(
     llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:

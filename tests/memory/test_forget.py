@@ -22,6 +22,7 @@ SECRET_ANSWER = (
 )
 SECRET_LESSON = "Ask Quillfeather about the periwinkle cipher before the vellichor vault."
 SECRET_WISDOM = "Quillfeather answers fastest about crumhorn tuning on Tuesdays."
+SECRET_REASON = "The gewgaw cupboard was flooded, so the recipe moved."
 DISTINCTIVE = [
     "Quillfeather",
     "zanzibarite",
@@ -31,6 +32,7 @@ DISTINCTIVE = [
     "marginalia",
     "periwinkle",
     "crumhorn",
+    "gewgaw",
     FORGOTTEN,
 ]
 SURVIVOR_QUESTION = "How do I calibrate the brontosaurus telescope in the observatory?"
@@ -62,7 +64,8 @@ async def _remember_everything(memory: Memory) -> None:
     failure = await memory.answered(
         SECRET_QUESTION, SECRET_ANSWER, user=FORGOTTEN, scope=CHANNEL, vote=Vote.DOWN
     )
-    await store.set_lesson(failure.id, SECRET_LESSON)
+    await store.give_reason(failure.id, FORGOTTEN, SECRET_REASON, at=T0 + timedelta(minutes=2))
+    await store.set_lesson(failure.id, SECRET_LESSON, reason=SECRET_REASON)
     await memory.answered(
         "Is the vellichor vault open on weekends?", "Only Saturdays.", user=FORGOTTEN
     )

@@ -35,9 +35,9 @@ class ScriptedModel:
         if "*" in self.failing or question in self.failing:
             raise RuntimeError(f"model down while reading {question!r}")
 
-    async def reflect(self, question: str, answer: str) -> str:
+    async def reflect(self, question: str, answer: str, *, reason: str | None = None) -> str:
         await self._think(question)
-        return f"Lesson for {question}"
+        return f"Lesson for {question}" + (f", given {reason}" if reason else "")
 
     async def score(self, question: str, answer: str, status: EpisodeStatus) -> int:
         await self._think(question)
@@ -267,8 +267,10 @@ class WrittenLessons:
         self._set_lesson = store.set_lesson
         monkeypatch.setattr(store, "set_lesson", self._set_lesson_and_tell)
 
-    async def _set_lesson_and_tell(self, episode_id: int, lesson: str) -> bool:
-        attached = await self._set_lesson(episode_id, lesson)
+    async def _set_lesson_and_tell(
+        self, episode_id: int, lesson: str, *, reason: str | None = None
+    ) -> bool:
+        attached = await self._set_lesson(episode_id, lesson, reason=reason)
         async with self._changed:
             self.episode_ids.append(episode_id)
             self._changed.notify_all()
