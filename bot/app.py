@@ -8,6 +8,7 @@ from contextlib import AsyncExitStack
 
 import aiohttp
 from slack_bolt.async_app import AsyncApp
+from slack_sdk.http_retry.async_handler import AsyncRetryHandler
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
     AsyncRateLimitErrorRetryHandler,
@@ -26,12 +27,17 @@ from bot.composition import (
 from bot.config import Settings
 from bot.listeners import Services, register
 from bot.llm import RetryPolicy, describe_endpoint
+from bot.oauth import StoreHandle, build_oauth_settings
 from bot.observability import BotMetrics, Observer, slack_call_tracing
 from bot.observability.model_health import MODEL_CHECK_SECONDS, ModelHealth
 
 __all__ = ["Bot"]
 
 log = logging.getLogger(__name__)
+
+_EACH_WORKSPACE = BotIdentity(user_id="", bot_id=None, team_id="")
+"""The answering service's identity in OAuth mode, never used as it is: each event is
+answered as the bot of its own workspace (see :mod:`bot.listeners.workspace`)."""
 
 
 class Bot:
@@ -52,23 +58,28 @@ class Bot:
         self._llm_retry = llm_retry
         self._guard = guard
         self._purge_interval = purge_interval_seconds
+        self._installations = StoreHandle()
+        """The store installations are kept in (OAuth mode), once it is open."""
+        token = settings.slack_bot_token
         self.app = AsyncApp(
-            token=settings.slack_bot_token.get_secret_value(),
+            token=None if token is None else token.get_secret_value(),
             signing_secret=settings.slack_signing_secret.get_secret_value(),
+            oauth_settings=(
+                build_oauth_settings(settings, self._installations, _api_client(settings))
+                if settings.oauth_mode
+                else None
+            ),
             process_before_response=False,
             # A request no listener takes goes to bot.listeners.errors (one line, 404)
             # instead of Bolt's warning, which quotes the payload.
             raise_error_for_unhandled_request=True,
         )
         # Bolt builds its own client (handing it one makes Bolt warn whenever SLACK_BOT_TOKEN
-        # is also in the environment); point it at SLACK_API_URL and let it retry.
+        # is also in the environment); point it at SLACK_API_URL and let it retry. Each
+        # request's client (a workspace's token, in OAuth mode) is a copy of it.
         self.client: AsyncWebClient = self.app.client
         self.client.base_url = str(settings.slack_api_url)
-        self.client.retry_handlers = [
-            AsyncConnectionErrorRetryHandler(),
-            AsyncRateLimitErrorRetryHandler(max_retry_count=2),
-            AsyncServerErrorRetryHandler(max_retry_count=1),
-        ]
+        self.client.retry_handlers = _retry_handlers()
         self.metrics = BotMetrics()
         """What ``GET /metrics`` shows."""
         self.observer = Observer(self.metrics)
@@ -96,12 +107,7 @@ class Bot:
         )
         self._resources.push_async_callback(self._close_slack_session)
         try:
-            auth = await self.client.auth_test()
-            identity = BotIdentity(
-                user_id=str(auth["user_id"]),
-                bot_id=auth.get("bot_id"),
-                team_id=str(auth["team_id"]),
-            )
+            identity = None if self.settings.oauth_mode else await self._identify()
             components = await self._resources.enter_async_context(
                 open_components(
                     self.settings,
@@ -114,9 +120,12 @@ class Bot:
         except BaseException:
             await self._resources.aclose()
             raise
+        self._installations.store = components.store
         services = Services(
             answering=components.answering(
-                self.client, identity, max_concurrent=self.settings.max_concurrent_answers
+                self.client,
+                identity or _EACH_WORKSPACE,
+                max_concurrent=self.settings.max_concurrent_answers,
             ),
             memory=components.store,
             identity=identity,
@@ -135,7 +144,17 @@ class Bot:
         components.scheduler.start()
         self._resources.push_async_callback(components.scheduler.stop)
         self.components, self.services = components, services
-        log.info("ready as %s in team %s", identity.user_id, identity.team_id)
+        if identity is None:
+            log.info("ready for the workspaces that installed the app (OAuth)")
+        else:
+            log.info("ready as %s in team %s", identity.user_id, identity.team_id)
+
+    async def _identify(self) -> BotIdentity:
+        """Who the bot is in its one workspace (single-token mode), from ``auth.test``."""
+        auth = await self.client.auth_test()
+        return BotIdentity(
+            user_id=str(auth["user_id"]), bot_id=auth.get("bot_id"), team_id=str(auth["team_id"])
+        )
 
     async def stop(self, grace_seconds: float = 10.0) -> None:
         """Finish (or abandon after ``grace_seconds``) answers in flight, then close."""
@@ -149,3 +168,16 @@ class Bot:
         session, self.client.session = self.client.session, None
         if session is not None:
             await session.close()
+
+
+def _retry_handlers() -> list[AsyncRetryHandler]:
+    return [
+        AsyncConnectionErrorRetryHandler(),
+        AsyncRateLimitErrorRetryHandler(max_retry_count=2),
+        AsyncServerErrorRetryHandler(max_retry_count=1),
+    ]
+
+
+def _api_client(settings: Settings) -> AsyncWebClient:
+    """A client without a token for ``SLACK_API_URL``: what refreshes rotated tokens."""
+    return AsyncWebClient(base_url=str(settings.slack_api_url), retry_handlers=_retry_handlers())

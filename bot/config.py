@@ -8,9 +8,10 @@ that names the setting.
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from pathlib import Path
-from typing import Annotated, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -20,6 +21,7 @@ from pydantic import (
     ValidationError,
     ValidationInfo,
     field_validator,
+    model_validator,
 )
 from pydantic_core import PydanticCustomError
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -32,6 +34,7 @@ __all__ = [
     "ConfigurationError",
     "Settings",
     "load_settings",
+    "manifest_bot_scopes",
 ]
 
 EXAMPLE_VALUES = {
@@ -74,6 +77,17 @@ def _unset_when_empty(value: object) -> object:
 
 EmojiNames = Annotated[frozenset[str], NoDecode]
 """A comma-separated list in the environment (``+1,:thumbsup:``), not JSON."""
+ScopeNames = Annotated[tuple[str, ...], NoDecode]
+"""A comma-separated list in the environment (``chat:write,im:history``), as Bolt reads it."""
+
+MANIFEST = Path(__file__).with_name("manifest.json")
+
+
+def manifest_bot_scopes() -> tuple[str, ...]:
+    """The bot scopes ``bot/manifest.json`` declares: what the OAuth flow asks for unless
+    ``SLACK_SCOPES`` says otherwise (asking for none, Slack refuses the installation)."""
+    manifest = json.loads(MANIFEST.read_text())
+    return tuple(manifest["oauth_config"]["scopes"]["bot"])
 
 
 class AdminSettings(BaseSettings):
@@ -176,11 +190,22 @@ class AdminSettings(BaseSettings):
         )
 
 
-class Settings(AdminSettings):
-    """What serving the bot needs: :class:`AdminSettings` plus the Slack app's."""
+_OAUTH_CREDENTIALS = ("slack_client_id", "slack_client_secret")
 
-    slack_bot_token: SecretStr
+
+class Settings(AdminSettings):
+    """What serving the bot needs: :class:`AdminSettings` plus the Slack app's.
+
+    With ``SLACK_CLIENT_ID`` and ``SLACK_CLIENT_SECRET`` the bot is distributed (OAuth
+    mode): each workspace installs it through ``/slack/install`` and is answered with its
+    own token, and ``SLACK_BOT_TOKEN`` is not needed."""
+
+    slack_bot_token: SecretStr | None
     slack_signing_secret: SecretStr
+    slack_client_id: str | None = None
+    slack_client_secret: SecretStr | None = None
+    slack_scopes: ScopeNames = ()
+    """The bot scopes the OAuth flow asks for; empty: the manifest's."""
     slack_app_token: SecretStr | None = None
     slack_api_url: AnyHttpUrl = AnyHttpUrl("https://slack.com/api/")
     port: int = Field(default=3000, ge=1, le=65535)
@@ -190,12 +215,52 @@ class Settings(AdminSettings):
         _not_empty
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _no_bot_token_in_oauth_mode(cls, data: Any) -> Any:
+        """In OAuth mode each workspace's token comes from its installation."""
+        if not isinstance(data, dict):
+            return data
+        given = {key.lower(): value for key, value in data.items() if isinstance(key, str)}
+        oauth = all(str(given.get(name) or "").strip() for name in _OAUTH_CREDENTIALS)
+        if oauth and not str(given.get("slack_bot_token") or "").strip():
+            return {**data, "slack_bot_token": None}
+        return data
+
+    @field_validator("slack_client_id", "slack_client_secret", mode="before")
+    @classmethod
+    def _unset_credential_when_empty(cls, value: object) -> object:
+        raw = value.get_secret_value() if isinstance(value, SecretStr) else value
+        return None if isinstance(raw, str) and not raw.strip() else value
+
+    @field_validator("slack_scopes", mode="before")
+    @classmethod
+    def _split_scopes(cls, value: object) -> object:
+        if isinstance(value, str):
+            return tuple(scope.strip() for scope in value.split(",") if scope.strip())
+        return value
+
+    @property
+    def oauth_mode(self) -> bool:
+        """Whether workspaces install the bot through Slack's OAuth flow."""
+        return self.slack_client_id is not None and self.slack_client_secret is not None
+
+    @property
+    def bot_scopes(self) -> tuple[str, ...]:
+        """The bot scopes an installation asks for: ``SLACK_SCOPES``, else the manifest's."""
+        return self.slack_scopes or manifest_bot_scopes()
+
     @property
     def socket_mode(self) -> bool:
         return self.slack_app_token is not None and bool(self.slack_app_token.get_secret_value())
 
     def secret_values(self) -> list[str]:
-        slack = [self.slack_bot_token, self.slack_signing_secret, self.slack_app_token]
+        slack = [
+            self.slack_bot_token,
+            self.slack_signing_secret,
+            self.slack_app_token,
+            self.slack_client_secret,
+        ]
         values = [secret.get_secret_value() for secret in slack if secret is not None]
         return super().secret_values() + [value for value in values if value]
 
@@ -204,7 +269,7 @@ class Settings(AdminSettings):
         return [
             name.upper()
             for name, example in EXAMPLE_VALUES.items()
-            if getattr(self, name).get_secret_value() == example
+            if (value := getattr(self, name)) is not None and value.get_secret_value() == example
         ]
 
 

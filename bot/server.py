@@ -33,6 +33,7 @@ __all__ = [
     "HEALTH_PATH",
     "HttpServer",
     "SocketModeServer",
+    "add_oauth_routes",
     "build_health_app",
     "build_web_app",
     "serve",
@@ -42,6 +43,7 @@ log = logging.getLogger(__name__)
 
 EVENTS_PATH = "/slack/events"
 HEALTH_PATH = "/healthz"
+INSTALL_FAILED = "The installation could not be completed right now; please try again in a minute."
 ACCEPTED_CONTENT_TYPES = frozenset({"application/json", "application/x-www-form-urlencoded"})
 
 
@@ -104,9 +106,39 @@ def build_web_app(bot: Bot) -> web.Application:
 
     web_app = web.Application(client_max_size=1024**2)
     web_app.router.add_post(EVENTS_PATH, events)
+    if bot.settings.oauth_mode:
+        add_oauth_routes(web_app, bot)
     web_app.router.add_get(HEALTH_PATH, _health_handler(bot))
     add_operator_routes(web_app, bot)
     return web_app
+
+
+def add_oauth_routes(web_app: web.Application, bot: Bot) -> None:
+    """``GET /slack/install`` (the page with the *Add to Slack* link, and the state cookie)
+    and ``GET /slack/oauth_redirect`` (where Slack sends the installer back), by Bolt's
+    OAuth flow."""
+    flow = bot.app.oauth_flow
+    assert flow is not None
+
+    async def oauth(request: web.Request) -> web.Response:
+        if not bot.ready:
+            return web.json_response({"error": "not ready"}, status=503)
+        bolt_request = AsyncBoltRequest(
+            body="", query=request.query_string, headers=dict(request.headers)
+        )
+        start = request.path == flow.install_path
+        try:
+            if start:
+                response = await flow.handle_installation(bolt_request)
+            else:
+                response = await flow.handle_callback(bolt_request)
+        except Exception as error:  # the database (or Slack) is down: try again later
+            log.error("the OAuth flow failed (%s)", exception_trace(error))
+            return web.Response(status=503, text=INSTALL_FAILED)
+        return await to_aiohttp_response(response)
+
+    web_app.router.add_get(flow.install_path, oauth)
+    web_app.router.add_get(flow.redirect_uri_path, oauth)
 
 
 def _signed(verifier: SignatureVerifier, body: str, request: web.Request) -> bool:

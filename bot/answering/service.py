@@ -4,6 +4,7 @@ reply with feedback buttons, ledger."""
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -154,6 +155,15 @@ class AnswerService:
         self._clock = clock
         self._slots = asyncio.Semaphore(max_concurrent)
         """At most ``max_concurrent`` answers at once; a message over it is asked to wait."""
+
+    def for_workspace(
+        self, client: AsyncWebClient, identity: BotIdentity, directory: SlackDirectory
+    ) -> AnswerService:
+        """This service answering as the bot of another workspace, with its client (and
+        token): memory, the agent and the limit on answers at once stay shared."""
+        other = copy.copy(self)
+        other._client, other.identity, other._directory = client, identity, directory
+        return other
 
     async def answer(self, message: IncomingMessage) -> AnswerOutcome:
         """Answer once, logged as one ``answer`` event line (ids and timings, no text)."""

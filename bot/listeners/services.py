@@ -17,7 +17,9 @@ __all__ = ["Services"]
 class Services:
     answering: AnswerService
     memory: MemoryStore
-    identity: BotIdentity
+    identity: BotIdentity | None
+    """The bot in its one workspace; None in OAuth mode, where each event names its own
+    (see :mod:`bot.listeners.workspace`)."""
     votes: Votes
     forgetting: Forgetting
     inflight: InFlight

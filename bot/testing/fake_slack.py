@@ -13,10 +13,13 @@ production.
 from __future__ import annotations
 
 import asyncio
+import base64
 import itertools
 import json
+import secrets
 import time
 from collections.abc import Awaitable, Callable, Iterable
+from contextvars import ContextVar
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -26,8 +29,10 @@ from pydantic import BaseModel, Field
 from bot.testing.local_server import serve_locally
 
 __all__ = [
+    "FakeInstall",
     "FakeMessage",
     "FakeSlackWebAPI",
+    "FakeWorkspace",
     "InjectedError",
     "RecordedCall",
     "SuggestedPrompts",
@@ -50,6 +55,22 @@ SUGGESTED_PROMPTS_LIMIT = 4
 class RecordedCall(BaseModel):
     method: str
     args: dict[str, Any]
+    token: str | None = None
+    """The bearer token the call was made with."""
+
+
+class FakeInstall(BaseModel):
+    """The app installed in one workspace through the OAuth flow (``oauth.v2.access``)."""
+
+    team_id: str
+    enterprise_id: str | None = None
+    bot_user_id: str
+    bot_id: str
+    installer: str
+    token: str = ""
+    refresh_token: str | None = None
+    expires_at: float | None = None
+    """When ``token`` stops working (``time.time()``), with token rotation."""
 
 
 class FakeMessage(BaseModel):
@@ -100,6 +121,9 @@ class InjectedError(BaseModel):
 
 Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
+_caller: ContextVar[FakeInstall | None] = ContextVar("fake_slack_caller", default=None)
+"""The installation whose token made the call being answered (None: the single token)."""
+
 
 def _blocks(value: Any) -> Any:
     """Blocks as sent: a JSON body carries a list, a form body a JSON string."""
@@ -135,8 +159,19 @@ class FakeSlackWebAPI:
         streaming_available: bool = True,
         stream_lifetime: float | None = None,
         placeholder_texts: Iterable[str] = (),
+        client_id: str = "1111.2222",
+        client_secret: str = "fake-client-secret",
+        token_lifetime: int | None = None,
     ) -> None:
         self.token = token
+        self.client_id = client_id
+        self.client_secret = client_secret
+        self.token_lifetime = token_lifetime
+        """Seconds an installation's token lives (token rotation); None: rotation is off."""
+        self.installs: dict[str, FakeInstall] = {}
+        """The app's installations, by workspace (an org-wide one by its enterprise)."""
+        self._codes: dict[str, FakeInstall] = {}
+        self.enterprise_id: str | None = None
         self.app_token = app_token
         self.team_id = team_id
         self.bot_user_id = bot_user_id
@@ -172,6 +207,7 @@ class FakeSlackWebAPI:
         self._envelope_ids = itertools.count(1)
         self._handlers: dict[str, Handler] = {
             "auth.test": self._auth_test,
+            "oauth.v2.access": self._oauth_access,
             "chat.postMessage": self._post_message,
             "chat.update": self._update,
             "chat.startStream": self._start_stream,
@@ -314,7 +350,11 @@ class FakeSlackWebAPI:
     async def _dispatch(self, request: web.Request) -> web.Response:
         method = request.match_info["method"]
         args = await self._read_args(request)
-        self.calls.append(RecordedCall(method=method, args=args))
+        authorization = request.headers.get("Authorization", "")
+        token = (
+            authorization.removeprefix("Bearer ") if authorization.startswith("Bearer ") else None
+        )
+        self.calls.append(RecordedCall(method=method, args=args, token=token))
         async with self._changed:
             self._changed.notify_all()
         if method in self._held:
@@ -329,11 +369,15 @@ class FakeSlackWebAPI:
         self, method: str, request: web.Request, args: dict[str, Any]
     ) -> web.Response:
         authorization = request.headers.get("Authorization", "")
-        if not authorization.startswith("Bearer "):
+        if method == "oauth.v2.access":
+            if not self._client_authenticated(authorization, args):
+                return web.json_response({"ok": False, "error": "invalid_client_id"})
+        elif not authorization.startswith("Bearer "):
             return web.json_response({"ok": False, "error": "not_authed"})
-        expected = self.app_token if method == "apps.connections.open" else self.token
-        if authorization.removeprefix("Bearer ") != expected:
-            return web.json_response({"ok": False, "error": "invalid_auth"})
+        else:
+            refused = self._refused_token(method, authorization.removeprefix("Bearer "))
+            if refused is not None:
+                return web.json_response({"ok": False, "error": refused})
         injected = self._take_error(method)
         if injected is not None:
             headers = {}
@@ -351,6 +395,30 @@ class FakeSlackWebAPI:
         if refused & self.refused_block_types:
             return web.json_response({"ok": False, "error": "invalid_blocks"})
         return web.json_response(await handler(args))
+
+    def _refused_token(self, method: str, token: str) -> str | None:
+        """Why a call with ``token`` is refused (None: it is accepted); an installation's
+        token also names the caller for the handler."""
+        if method == "apps.connections.open":
+            return None if token == self.app_token else "invalid_auth"
+        if token == self.token:
+            return None
+        install = next((i for i in self.installs.values() if i.token == token), None)
+        if install is None:
+            return "invalid_auth"
+        if install.expires_at is not None and install.expires_at <= time.time():
+            return "token_expired"
+        _caller.set(install)
+        return None
+
+    def _client_authenticated(self, authorization: str, args: dict[str, Any]) -> bool:
+        """The app's credentials, as HTTP Basic auth (as slack_sdk sends them) or in the body."""
+        if authorization.startswith("Basic "):
+            decoded = base64.b64decode(authorization.removeprefix("Basic ")).decode()
+            client_id, _, client_secret = decoded.partition(":")
+        else:
+            client_id, client_secret = args.get("client_id", ""), args.get("client_secret", "")
+        return (client_id, client_secret) == (self.client_id, self.client_secret)
 
     @staticmethod
     async def _read_args(request: web.Request) -> dict[str, Any]:
@@ -435,24 +503,98 @@ class FakeSlackWebAPI:
         return {"ok": True}
 
     async def _auth_test(self, args: dict[str, Any]) -> dict[str, Any]:
-        return {
+        """Who the token belongs to: the single token's workspace, or an installation's."""
+        install = _caller.get()
+        answer = {
             "ok": True,
             "url": "https://fake.slack.test/",
             "team": "Fake Team",
             "user": "bot",
-            "team_id": self.team_id,
-            "user_id": self.bot_user_id,
-            "bot_id": self.bot_id,
+            "team_id": self.team_id if install is None else install.team_id,
+            "user_id": self.bot_user_id if install is None else install.bot_user_id,
+            "bot_id": self.bot_id if install is None else install.bot_id,
             "is_enterprise_install": False,
         }
+        if install is not None and install.enterprise_id is not None:
+            answer["enterprise_id"] = install.enterprise_id
+        return answer
+
+    # -- OAuth -----------------------------------------------------------------------------
+    def approve_install(
+        self, team_id: str, *, installer: str, enterprise_id: str | None = None
+    ) -> str:
+        """``installer`` clicks *Allow* on Slack's authorize page for ``team_id``: the code
+        Slack appends to the redirect URL, for the app to exchange at ``oauth.v2.access``."""
+        code = f"code-{secrets.token_hex(8)}"
+        self._codes[code] = FakeInstall(
+            team_id=team_id,
+            enterprise_id=enterprise_id,
+            bot_user_id=f"U{team_id[1:]}BOT",
+            bot_id=f"B{team_id[1:]}BOT",
+            installer=installer,
+        )
+        return code
+
+    def uninstall(self, team_id: str) -> FakeInstall:
+        """The workspace removes the app: its token stops working at once."""
+        return self.installs.pop(team_id)
+
+    def workspace(self, team_id: str) -> FakeWorkspace:
+        """This fake as the app installed in ``team_id`` sees it (for building its events)."""
+        return FakeWorkspace(self, self.installs[team_id])
+
+    async def _oauth_access(self, args: dict[str, Any]) -> dict[str, Any]:
+        """``oauth.v2.access``: a code for the installation's tokens, or (token rotation)
+        a refresh token for new ones; the old token then stops working."""
+        if args.get("grant_type") == "refresh_token":
+            install = next(
+                (i for i in self.installs.values() if i.refresh_token == args.get("refresh_token")),
+                None,
+            )
+            if install is None:
+                return {"ok": False, "error": "invalid_refresh_token"}
+        else:
+            install = self._codes.pop(str(args.get("code", "")), None)
+            if install is None:
+                return {"ok": False, "error": "invalid_code"}
+        self._issue_tokens(install)
+        self.installs[install.team_id] = install
+        answer: dict[str, Any] = {
+            "ok": True,
+            "app_id": "A0000APP",
+            "access_token": install.token,
+            "token_type": "bot",
+            "scope": "chat:write,im:history",
+            "bot_user_id": install.bot_user_id,
+            "team": {"id": install.team_id, "name": f"Team {install.team_id}"},
+            "enterprise": (
+                None
+                if install.enterprise_id is None
+                else {"id": install.enterprise_id, "name": "Fake Org"}
+            ),
+            "authed_user": {"id": install.installer},
+            "is_enterprise_install": False,
+        }
+        if install.refresh_token is not None:
+            answer |= {"refresh_token": install.refresh_token, "expires_in": self.token_lifetime}
+        return answer
+
+    def _issue_tokens(self, install: FakeInstall) -> None:
+        rotating = self.token_lifetime is not None
+        prefix = "xoxe.xoxb-" if rotating else "xoxb-"
+        install.token = f"{prefix}{install.team_id}-{secrets.token_hex(8)}"
+        if self.token_lifetime is not None:
+            install.refresh_token = f"xoxe-1-{secrets.token_hex(12)}"
+            install.expires_at = time.time() + self.token_lifetime
 
     def _bot_message(self, channel: str, text: str, thread_ts: str | None) -> FakeMessage:
+        install = _caller.get()
         message = FakeMessage(
             channel=channel,
             ts=self.next_ts(),
             text=text,
-            user=self.bot_user_id,
-            bot_id=self.bot_id,
+            user=self.bot_user_id if install is None else install.bot_user_id,
+            bot_id=self.bot_id if install is None else install.bot_id,
             thread_ts=thread_ts or None,
         )
         self.messages.setdefault(channel, []).append(message)
@@ -522,11 +664,12 @@ class FakeSlackWebAPI:
             args.get("recipient_team_id") and args.get("recipient_user_id")
         ):
             return {"ok": False, "error": "missing_recipient_user_id"}
+        install = _caller.get()
         message = FakeMessage(
             channel=channel,
             ts="",
-            user=self.bot_user_id,
-            bot_id=self.bot_id,
+            user=self.bot_user_id if install is None else install.bot_user_id,
+            bot_id=self.bot_id if install is None else install.bot_id,
             thread_ts=str(args["thread_ts"]),
         )
         error = self._stream_into(message, args)
@@ -645,3 +788,24 @@ class FakeSlackWebAPI:
 def _message_reply(message: FakeMessage) -> dict[str, Any]:
     """Slack's answer to a method that posted or finished a message."""
     return {"ok": True, "channel": message.channel, "ts": message.ts, "message": message.as_slack()}
+
+
+class FakeWorkspace:
+    """The fake as seen by one workspace the app is installed in: its team, bot and
+    token, for building that workspace's events (see :mod:`bot.testing.slack_people`);
+    everything else is the fake's."""
+
+    def __init__(self, fake: FakeSlackWebAPI, install: FakeInstall) -> None:
+        self._fake = fake
+        self.install = install
+        self.team_id = install.team_id
+        self.enterprise_id = install.enterprise_id
+        self.bot_user_id = install.bot_user_id
+        self.bot_id = install.bot_id
+
+    @property
+    def token(self) -> str:
+        return self.install.token
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._fake, name)

@@ -59,7 +59,8 @@ def event_envelope(
     fake: FakeSlackWebAPI, event: dict[str, Any], *, event_id: str
 ) -> dict[str, Any]:
     """An ``event_callback`` as the Events API delivers it (over HTTP or a socket)."""
-    return {
+    enterprise_id = fake.enterprise_id
+    envelope: dict[str, Any] = {
         "token": "legacy-verification-token",
         "team_id": fake.team_id,
         "api_app_id": APP_ID,
@@ -69,7 +70,7 @@ def event_envelope(
         "event_time": int(time.time()),
         "authorizations": [
             {
-                "enterprise_id": None,
+                "enterprise_id": enterprise_id,
                 "team_id": fake.team_id,
                 "user_id": fake.bot_user_id,
                 "is_bot": True,
@@ -78,6 +79,9 @@ def event_envelope(
         ],
         "is_ext_shared_channel": False,
     }
+    if enterprise_id is not None:
+        envelope["enterprise_id"] = enterprise_id
+    return envelope
 
 
 def message_event(

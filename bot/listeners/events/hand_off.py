@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from slack_bolt.context.async_context import AsyncBoltContext
+
 from bot.answering import IncomingMessage
 from bot.listeners.services import Services
 from bot.listeners.translate import Ignored, ignored_reason
+from bot.listeners.workspace import answering_in
 
 __all__ = ["answer_or_ignore"]
 
@@ -17,11 +20,16 @@ def _slack_id(value: object) -> str | None:
 
 
 def answer_or_ignore(
-    services: Services, kind: str, body: dict[str, Any], translated: IncomingMessage | Ignored
+    services: Services,
+    context: AsyncBoltContext,
+    kind: str,
+    body: dict[str, Any],
+    translated: IncomingMessage | Ignored,
 ) -> None:
-    """Answer in the background, or log one ``kind`` line with outcome ``ignored``."""
+    """Answer in the background (as the bot of the event's workspace), or log one
+    ``kind`` line with outcome ``ignored``."""
     if isinstance(translated, IncomingMessage):
-        services.inflight.start(services.answering.answer(translated))
+        services.inflight.start(answering_in(services, context).answer(translated))
         return
     event = body.get("event") or {}
     services.observer.ignored(

@@ -5,16 +5,21 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from slack_bolt.context.async_context import AsyncBoltContext
+
 from bot.listeners.events.hand_off import answer_or_ignore
 from bot.listeners.services import Services
 from bot.listeners.translate import from_message
+from bot.listeners.workspace import identity_in
 
 __all__ = ["message_callback"]
 
 
-def message_callback(services: Services) -> Callable[[dict[str, Any]], Awaitable[None]]:
-    async def on_message(body: dict[str, Any]) -> None:
-        translated = await from_message(body, services.identity, services.memory)
-        answer_or_ignore(services, "message", body, translated)
+def message_callback(
+    services: Services,
+) -> Callable[[dict[str, Any], AsyncBoltContext], Awaitable[None]]:
+    async def on_message(body: dict[str, Any], context: AsyncBoltContext) -> None:
+        translated = await from_message(body, identity_in(services, context), services.memory)
+        answer_or_ignore(services, context, "message", body, translated)
 
     return on_message

@@ -1,0 +1,33 @@
+"""Which workspace's bot answers an event: the one workspace of single-token mode, or, in
+OAuth mode, the one Bolt authorized the event for (its token is on the request's client)."""
+
+from __future__ import annotations
+
+from slack_bolt.context.async_context import AsyncBoltContext
+
+from bot.answering import AnswerService, BotIdentity
+from bot.listeners.services import Services
+from bot.slack.directory import WebApiDirectory
+
+__all__ = ["answering_in", "identity_in"]
+
+
+def identity_in(services: Services, context: AsyncBoltContext) -> BotIdentity:
+    """Who the bot is where the event happened."""
+    if services.identity is not None:
+        return services.identity
+    return BotIdentity(
+        user_id=context.bot_user_id or "",
+        bot_id=context.bot_id,
+        team_id=context.team_id or context.enterprise_id or "",
+    )
+
+
+def answering_in(services: Services, context: AsyncBoltContext) -> AnswerService:
+    """The answering service of the event's workspace, with that workspace's client."""
+    if services.identity is not None:
+        return services.answering
+    client = context.client
+    return services.answering.for_workspace(
+        client, identity_in(services, context), WebApiDirectory(client)
+    )
