@@ -130,6 +130,7 @@ class Bot:
             memory=components.store,
             identity=identity,
             votes=components.votes,
+            reasons=components.reasons,
             forgetting=components.forgetting,
             inflight=InFlight(),
             observer=self.observer,

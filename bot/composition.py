@@ -31,6 +31,7 @@ from bot.llm import (
 )
 from bot.llm.concurrency import BoundedProvider
 from bot.observability import BotMetrics, MeasuredProvider, Observer
+from bot.reasons import Reasons
 from bot.scheduler import Job, JobRun, Scheduler
 from bot.slack.directory import WebApiDirectory
 from bot.votes import Votes
@@ -81,6 +82,8 @@ class Components:
     advisor: PlanAdvisor
     consolidator: Consolidator
     votes: Votes
+    reasons: Reasons
+    """Why a person 👎'd an answer: whom to ask, and keeping what they say."""
     forgetting: Forgetting
     observer: Observer
     """Logs one line per answer, vote and erasure, and counts them in its metrics."""
@@ -104,6 +107,7 @@ class Components:
             render_experience=render_experience,
             advisor=self.advisor,
             working_memory=self.working_memory,
+            reasons=self.reasons,
             recall_limit=self.settings.recall_top_k,
             recall_token_budget=self.settings.recall_token_budget,
             max_concurrent=max_concurrent,
@@ -236,6 +240,12 @@ async def open_components(
             advisor=PlanAdvisor(store),
             consolidator=consolidator,
             votes=Votes(store, wake_for(worker, reflection.wake), observer),
+            reasons=Reasons(
+                store,
+                reflection.wake,
+                ask=settings.ask_for_reasons,
+                reply_window=timedelta(minutes=settings.reason_reply_minutes),
+            ),
             forgetting=Forgetting(store, working_memory, observer),
             observer=observer,
             scheduler=scheduler,

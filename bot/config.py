@@ -119,6 +119,10 @@ class AdminSettings(BaseSettings):
     negative_reactions: EmojiNames = frozenset({"-1", "thumbsdown"})
     anyone_may_vote: bool = False
     share_channel_successes: bool = False
+    ask_for_reasons: bool = True
+    """After a person's 👎 on their answer, ask them privately (once an answer) why."""
+    reason_reply_minutes: float = Field(default=10.0, ge=0)
+    """A reply in the thread of an answer its asker 👎'd this recently is the reason (0: never)."""
     recall_top_k: int = Field(default=5, ge=1, le=20)
     recall_token_budget: int = Field(default=1500, ge=100)
     recall_semantic_share: float = Field(default=0.3, ge=0, le=1)

@@ -26,10 +26,12 @@ from bot.answering.tool_tasks import task_update
 from bot.answering.working_notes import has_notes, note_turn, thread_key, working_notes
 from bot.assistant.context import AssistantContext, SlackDirectory
 from bot.observability import Observer, timed
+from bot.reasons import Reasons, asks_question
 from bot.slack.splitting import PART_LIMIT
 from bot.slack.streaming import TITLE_LIMIT, Reply, ReplyTarget, open_reply
 from bot.views import FEEDBACK_FOOTERS
 from memory import (
+    Episode,
     MemoryStore,
     PlanAdvisor,
     RecalledEpisode,
@@ -43,6 +45,8 @@ __all__ = [
     "MAX_QUESTION_CHARS",
     "MISCONFIGURED",
     "MODEL_UNAVAILABLE",
+    "REASON_THANKS",
+    "REJECTED_NOTE",
     "SOMETHING_WENT_WRONG",
     "AnswerAgent",
     "AnswerOutcome",
@@ -63,6 +67,12 @@ MISCONFIGURED = (
 )
 SOMETHING_WENT_WRONG = "Something went wrong while I was answering; please ask again."
 AT_CAPACITY = "I'm answering too many questions at once right now; please ask again in a minute."
+REASON_THANKS = "Thanks for telling me what went wrong: I'll keep it in mind next time."
+REJECTED_NOTE = (
+    "The person marked your previous answer in this conversation 👎, and their message "
+    "below says what was wrong with it. Do not give that answer again; answer with what "
+    "they said in mind."
+)
 MAX_QUESTION_CHARS = 8000
 TRUNCATION_NOTE = "_Your message was very long, so I only read its first {limit:,} characters._\n\n"
 MODEL_TRUNCATION_NOTE = (
@@ -113,6 +123,9 @@ class AnswerOutcome(StrEnum):
     AT_CAPACITY = "at_capacity"
     NO_ANSWER = "no_answer"
     """The agent ended with a notice (no answer, out of steps...): shown, never recorded."""
+    REASON = "reason"
+    """A reply that only says why the person 👎'd an answer: kept as that reason and
+    acknowledged, not answered (see :mod:`bot.reasons`)."""
     FAILED = "failed"
 
 
@@ -130,6 +143,7 @@ class AnswerService:
         render_experience: ExperienceRenderer,
         advisor: PlanAdvisor,
         working_memory: WorkingMemory,
+        reasons: Reasons | None = None,
         recall_limit: int = 5,
         recall_token_budget: int = 1500,
         history_token_budget: int = 3000,
@@ -149,6 +163,8 @@ class AnswerService:
         self._history_token_budget = history_token_budget
         self._part_limit = part_limit
         self._advisor = advisor
+        self._reasons = reasons
+        """Takes a reply in the thread of an answer its writer just 👎'd as the reason."""
         self.working_memory = working_memory
         """Per-person, per-thread notes of running conversations (dropped by ``/forget``)."""
         self._observer = observer or Observer()
@@ -191,6 +207,11 @@ class AnswerService:
             title=self._title(message),
         )
         question, truncated = self._question(message)
+        rejected = await self._reason_in(message, question, now)
+        if rejected is not None:
+            await self._thank(message)
+            if not asks_question(question):
+                return AnswerOutcome.REASON
         ledger = AnswerLedger(self._memory, message, question, started_at=now)
 
         async def shown(ts: str) -> None:
@@ -203,7 +224,9 @@ class AnswerService:
             return AnswerOutcome.AT_CAPACITY
         try:
             async with self._slots:
-                return await self._answer(message, question, truncated, reply, ledger, now)
+                return await self._answer(
+                    message, question, truncated, reply, ledger, now, rejected=rejected
+                )
         except ModelUnavailable as error:
             if error.permanent:
                 log.error("the model endpoint refuses the bot's configuration: %s", error)
@@ -225,6 +248,8 @@ class AnswerService:
         reply: Reply,
         ledger: AnswerLedger,
         now: datetime,
+        *,
+        rejected: Episode | None = None,
     ) -> AnswerOutcome:
         await reply.begin()
         if truncated:
@@ -235,6 +260,7 @@ class AnswerService:
                 *await self._history(message),
                 *await self._experience(message, recalled),
                 *await self._working_notes(message),
+                *([Message.system(REJECTED_NOTE)] if rejected is not None else []),
                 Message.user(question),
             ]
         )
@@ -316,6 +342,33 @@ class AnswerService:
                 message.channel_id, [str(m.get("ts")) for m in earlier if self.identity.wrote(m)]
             ),
         )
+
+    async def _reason_in(
+        self, message: IncomingMessage, question: str, now: datetime
+    ) -> Episode | None:
+        """The answer whose 👎 this message gives the reason for, now stored with it; None
+        when it is not such a reply (or the store could not tell: it is answered as usual)."""
+        if self._reasons is None:
+            return None
+        try:
+            return await self._reasons.from_reply(
+                message.channel_id, message.thread_ts, message.user_id, question, at=now
+            )
+        except Exception as error:
+            log.error("could not check for a reason (%s); answering", type(error).__name__)
+            return None
+
+    async def _thank(self, message: IncomingMessage) -> None:
+        """Acknowledge a reason in one line, seen only by the person who gave it."""
+        try:
+            await self._client.chat_postEphemeral(
+                channel=message.channel_id,
+                user=message.user_id,
+                thread_ts=message.reply_thread_ts,
+                text=REASON_THANKS,
+            )
+        except SlackApiError as error:
+            log.warning("could not acknowledge a reason: %s", error.response.get("error"))
 
     async def _working_notes(self, message: IncomingMessage) -> list[Message]:
         """The asker's working notes in this thread, minus what turns before their last

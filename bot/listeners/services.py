@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from bot.answering import AnswerService, BotIdentity, InFlight
 from bot.forgetting import Forgetting
 from bot.observability import Observer
+from bot.reasons import Reasons
 from bot.votes import Votes
 from memory import MemoryStore
 
@@ -21,6 +22,7 @@ class Services:
     """The bot in its one workspace; None in OAuth mode, where each event names its own
     (see :mod:`bot.listeners.workspace`)."""
     votes: Votes
+    reasons: Reasons
     forgetting: Forgetting
     inflight: InFlight
     observer: Observer

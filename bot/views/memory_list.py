@@ -36,6 +36,7 @@ MAX_LISTED_ITEMS = 40
 QUESTION_CHARS = 200
 ANSWER_CHARS = 300
 LESSON_CHARS = 400
+REASON_CHARS = 300
 NOTE_CHARS = 600
 
 EMPTY_TEXT = (
@@ -93,12 +94,15 @@ def _outcome(episode: Episode) -> str:
 
 
 def episode_section(episode: Episode) -> Block:
-    """One rated exchange: outcome, question, answer, and the lesson drawn from a 👎."""
+    """One rated exchange: outcome, question, answer, and for a 👎 the reason the person gave
+    and the lesson drawn from it."""
     lines = [
         f"*{_outcome(episode)}* · {episode.created_at:%Y-%m-%d}",
         f"*You asked:* {shorten(episode.question, QUESTION_CHARS)}",
         f"*I answered:* {shorten(episode.answer, ANSWER_CHARS)}",
     ]
+    if episode.reason and episode.status is EpisodeStatus.FAILURE:
+        lines.append(f"*You said:* {shorten(episode.reason, REASON_CHARS)}")
     if episode.lesson:
         lines.append(f"*Lesson:* {shorten(episode.lesson, LESSON_CHARS)}")
     return {

@@ -1,0 +1,251 @@
+"""A reason behind a 👎, through the real app over HTTP: a reply in the answer's thread soon
+after the 👎 is kept as its reason (not a new question), acknowledged in one private line,
+and drafted into the lesson; on SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from pydantic import SecretStr
+
+from bot.answering.service import REASON_THANKS, REJECTED_NOTE
+from bot.config import Settings
+from bot.testing import FakeLLMServer
+from bot.testing.fake_slack import FakeMessage, FakeSlackWebAPI
+from bot.testing.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel, start_bot
+from memory import Episode, EpisodeStatus
+from memory.postgres.scratch import scratch_schema
+
+QUESTION = "How do I undo my last git commit?"
+REASON = "that wiped out my uncommitted changes"
+ALL = frozenset(EpisodeStatus)
+
+
+async def eventually(check: Callable[[], Awaitable[bool]], *, within: float = 5.0) -> None:
+    """Wait until ``check`` holds (background work: reflection, a wake-up)."""
+    deadline = asyncio.get_running_loop().time() + within
+    while not await check():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("the condition never held")
+        await asyncio.sleep(0.02)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+async def backend(request: pytest.FixtureRequest, settings: Settings) -> AsyncIterator[Settings]:
+    """The test's settings on each backend: the SQLite file, or a new PostgreSQL schema."""
+    if request.param == "sqlite":
+        yield settings
+        return
+    async with scratch_schema() as url:
+        yield settings.model_copy(update={"bot_db_url": SecretStr(url)})
+
+
+async def running(
+    settings: Settings, fake_slack: FakeSlackWebAPI, http: httpx.AsyncClient, **changes: Any
+) -> AsyncIterator[SignedSlack]:
+    server = await start_bot(settings.model_copy(update=changes))
+    try:
+        yield SignedSlack(server, fake_slack, http)
+    finally:
+        await server.stop()
+
+
+@pytest.fixture
+async def people(
+    backend: Settings, fake_slack: FakeSlackWebAPI, http: httpx.AsyncClient
+) -> AsyncIterator[SignedSlack]:
+    """The bot on each backend, people talking to it."""
+    async for slack in running(backend, fake_slack, http):
+        yield slack
+
+
+async def episodes(slack: SignedSlack, user: str = ALICE) -> list[Episode]:
+    return await slack.services.memory.list_episodes(user, statuses=ALL)
+
+
+async def lesson_of(slack: SignedSlack, user: str = ALICE) -> str | None:
+    [episode] = await slack.services.memory.list_episodes(user)
+    return episode.lesson
+
+
+def thanks(fake: FakeSlackWebAPI) -> list[dict[str, Any]]:
+    """The one-line acknowledgements of a reason the bot sent, privately."""
+    return [
+        call.args
+        for call in fake.calls_to("chat.postEphemeral")
+        if call.args.get("text") == REASON_THANKS
+    ]
+
+
+async def thumbs_down(
+    slack: SignedSlack, question: str = QUESTION, *, user: str = ALICE
+) -> FakeMessage:
+    """``user`` asks in their DM and 👎s the answer; returns the answer."""
+    answer = await slack.ask_in_dm(question, user=user)
+    await slack.vote(answer, user=user, reaction="-1")
+    return answer
+
+
+async def reply(slack: SignedSlack, answer: FakeMessage, text: str, *, user: str = ALICE) -> None:
+    """``user`` writes ``text`` in the thread of ``answer`` (their DM); returns once the bot
+    has thanked them for a reason or answered, and is idle."""
+    fake, channel = slack.fake, answer.channel
+    before = (len(thanks(fake)), len(fake.final_messages(channel)))
+    await slack.dm(text, user=user, thread_ts=answer.thread_ts)
+    await fake.wait_for(
+        lambda: (len(thanks(fake)), len(fake.final_messages(channel))) != before,
+        what="a thanks or an answer",
+    )
+    await slack.settled()
+
+
+async def test_a_reply_after_a_thumbs_down_is_its_reason_and_redrafts_the_lesson(
+    people: SignedSlack, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
+) -> None:
+    answer = await thumbs_down(people)
+    await eventually(lambda: _has_lesson(people))
+    first_lesson = await lesson_of(people)
+    assert first_lesson is not None and REASON not in first_lesson
+    bot_messages = len(fake_slack.final_messages(dm_channel(ALICE)))
+
+    await reply(people, answer, REASON)
+
+    [acknowledged] = thanks(fake_slack)
+    assert (acknowledged["user"], acknowledged["thread_ts"]) == (ALICE, answer.thread_ts)
+    assert len(fake_slack.final_messages(dm_channel(ALICE))) == bot_messages, "not answered"
+    [stored] = await episodes(people)
+    assert (stored.status, stored.reason) == (EpisodeStatus.FAILURE, REASON)
+    with pytest.raises(AssertionError):
+        fake_llm.request_for(REASON, agent_only=True)
+    # the lesson is drafted again, from the question, the answer and the reason
+    await eventually(lambda: _has_lesson(people))
+    lesson = await lesson_of(people)
+    assert lesson is not None and REASON in lesson
+    drafting = fake_llm.request_for(REASON)
+    assert f"What the person said went wrong:\n{REASON}" in drafting["messages"][-1]["content"]
+
+
+async def _has_lesson(slack: SignedSlack) -> bool:
+    return await lesson_of(slack) is not None
+
+
+async def test_a_reply_that_asks_is_answered_with_the_reason_applied(
+    people: SignedSlack, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
+) -> None:
+    answer = await thumbs_down(people)
+    follow_up = f"{REASON}. How do I get them back?"
+    before = len(fake_slack.final_messages(dm_channel(ALICE)))
+
+    await reply(people, answer, follow_up)
+    await people.answers(before + 1, channel=dm_channel(ALICE))
+
+    assert len(thanks(fake_slack)) == 1
+    request = fake_llm.request_for(follow_up, agent_only=True)
+    systems = [m["content"] for m in request["messages"] if m["role"] == "system"]
+    assert REJECTED_NOTE in systems
+    rejected, asked = sorted(await episodes(people), key=lambda episode: episode.id)
+    assert (rejected.status, rejected.reason) == (EpisodeStatus.FAILURE, follow_up)
+    assert (asked.status, asked.question) == (EpisodeStatus.PENDING, follow_up)
+
+
+async def test_a_reason_is_taken_once_then_replies_are_questions_again(
+    people: SignedSlack, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
+) -> None:
+    answer = await thumbs_down(people)
+    await reply(people, answer, REASON)
+    before = len(fake_slack.final_messages(dm_channel(ALICE)))
+
+    await reply(people, answer, "also it was slow")
+    await people.answers(before + 1, channel=dm_channel(ALICE))
+
+    assert len(thanks(fake_slack)) == 1
+    fake_llm.request_for("also it was slow", agent_only=True)
+    rejected, *_ = sorted(await episodes(people), key=lambda episode: episode.id)
+    assert rejected.reason == REASON
+    assert len(await episodes(people)) == 2
+
+
+async def test_a_reply_without_a_thumbs_down_is_a_question(
+    people: SignedSlack, fake_slack: FakeSlackWebAPI
+) -> None:
+    answer = await people.ask_in_dm(QUESTION)
+    await people.vote(answer, reaction="+1")
+
+    await reply(people, answer, "that worked, thanks")
+    await people.answers(2, channel=dm_channel(ALICE))
+
+    assert thanks(fake_slack) == []
+    assert all(episode.reason is None for episode in await episodes(people))
+
+
+async def test_someone_elses_reply_in_the_thread_is_not_the_askers_reason(
+    people: SignedSlack, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
+) -> None:
+    answer = await people.ask_in_channel(QUESTION, user=ALICE)
+    await people.vote(answer, user=ALICE, reaction="-1")
+
+    await people.say(REASON, user=BOB, channel=GENERAL, thread_ts=answer.thread_ts)
+    await people.answers(2, channel=GENERAL)
+
+    assert thanks(fake_slack) == []
+    [alices] = await episodes(people, ALICE)
+    assert alices.reason is None
+    fake_llm.request_for(REASON, agent_only=True)  # answered as Bob's question
+
+
+async def test_a_reply_in_another_conversation_is_not_the_reason(
+    people: SignedSlack, fake_slack: FakeSlackWebAPI
+) -> None:
+    await people.ask_in_channel(QUESTION, user=ALICE)
+    [answer] = fake_slack.final_messages(GENERAL)
+    await people.vote(answer, user=ALICE, reaction="-1")
+
+    await people.ask_in_dm(REASON, user=ALICE)  # her DM, not the answer's thread
+
+    assert thanks(fake_slack) == []
+    [voted] = await people.services.memory.list_episodes(ALICE)
+    assert voted.reason is None
+
+
+async def test_forget_erases_the_reason_from_the_disk(
+    slack: SignedSlack, fake_slack: FakeSlackWebAPI, db_file: Path
+) -> None:
+    answer = await thumbs_down(slack)
+    secret = "the quokkafrond script deleted my zanzibarite branch"
+    await reply(slack, answer, secret)
+    [stored] = await episodes(slack)
+    assert stored.reason == secret
+
+    response = await slack.command("/forget", user=ALICE, channel=dm_channel(ALICE))
+    assert response.status_code == 200
+
+    files = [db_file, *(db_file.with_name(db_file.name + end) for end in ("-wal", "-shm"))]
+    on_disk = b"".join(path.read_bytes() for path in files if path.exists())
+    for word in (b"quokkafrond", b"zanzibarite"):
+        assert word not in on_disk, word
+    assert await episodes(slack) == []
+
+
+@pytest.mark.parametrize("minutes", [0.0, 0.001])
+async def test_a_reply_outside_the_window_or_with_it_off_is_a_question(
+    minutes: float,
+    settings: Settings,
+    fake_slack: FakeSlackWebAPI,
+    fake_llm: FakeLLMServer,
+    http: httpx.AsyncClient,
+) -> None:
+    async for slack in running(settings, fake_slack, http, reason_reply_minutes=minutes):
+        answer = await thumbs_down(slack)
+        await asyncio.sleep(0.1)  # 0.001 minutes (60 ms) after the 👎 have passed
+
+        await reply(slack, answer, REASON)
+        await slack.answers(2, channel=dm_channel(ALICE))
+
+        assert thanks(fake_slack) == []
+        fake_llm.request_for(REASON, agent_only=True)
+        assert all(episode.reason is None for episode in await episodes(slack))
