@@ -118,7 +118,8 @@ async def bot_under_test(
 
     ``before_start`` may register listeners ahead of the bot's own (Bolt runs the first
     listener that matches), as :func:`bot.testing.harness.start_bot` builds the server.
-    ``guard`` replaces the bot's tool guard policy; ``settings`` overrides settings."""
+    ``guard`` replaces the bot's tool guard policy; ``settings`` overrides settings (a real
+    model's ``llm_base_url`` and ``llm_model`` too)."""
     async with (
         FakeSlackWebAPI(placeholder_texts={THINKING_PLACEHOLDER}) as fake_slack,
         FakeLLMServer() as fake_llm,
@@ -126,14 +127,16 @@ async def bot_under_test(
     ):
         configured = Settings(
             _env_file=None,
-            slack_bot_token=fake_slack.token,
-            slack_signing_secret=SIGNING_SECRET,
-            slack_api_url=fake_slack.base_url,
-            llm_base_url=fake_llm.base_url,
-            llm_api_key="bench-llm-key",
-            llm_model=fake_llm.model,
-            bot_db_path=db_file,
-            **(settings or {}),
+            **{
+                "slack_bot_token": fake_slack.token,
+                "slack_signing_secret": SIGNING_SECRET,
+                "slack_api_url": fake_slack.base_url,
+                "llm_base_url": fake_llm.base_url,
+                "llm_api_key": "bench-llm-key",
+                "llm_model": fake_llm.model,
+                "bot_db_path": db_file,
+                **(settings or {}),
+            },
         )
         bot = Bot(configured, llm_retry=FAST_RETRIES, guard=guard)
         if before_start is not None:

@@ -1,16 +1,34 @@
 """Cheap text similarity for spotting an answer that repeats an earlier one.
 
-No model, no dependency: lowercase word tokens, a light suffix-stripping stemmer, and a
-longest common run of words.
+No model, no dependency: lowercase word tokens, a light suffix-stripping stemmer, a longest
+common run of words, ROUGE-L, and the commands (code spans) an answer gives.
 """
 
 from __future__ import annotations
 
+import re
 from difflib import SequenceMatcher
 
 from memory.recall_query import STOPWORDS, indexed_words
 
-__all__ = ["common_run", "coverage", "stem", "stems", "words"]
+__all__ = [
+    "commands",
+    "common_run",
+    "coverage",
+    "repeats",
+    "rouge_l",
+    "shared_commands",
+    "stem",
+    "stems",
+    "words",
+]
+
+REPEAT_ROUGE_L = 0.5
+"""From this ROUGE-L on, a later answer counts as the earlier one given again."""
+_FENCED = re.compile(r"```[^\n`]*\n?(.*?)```", re.DOTALL)
+_INLINE = re.compile(r"`([^`\n]+)`")
+_MIN_COMMAND_CHARS = 4
+_TOKEN = re.compile(r"\w+")
 
 _SUFFIXES = (
     "ations",
@@ -72,3 +90,48 @@ def common_run(first: str, second: str) -> int:
         return 0
     match = SequenceMatcher(None, a, b, autojunk=False).find_longest_match(0, len(a), 0, len(b))
     return match.size
+
+
+def rouge_l(candidate: str, reference: str) -> float:
+    """ROUGE-L F1 of two texts: their longest common subsequence of words, weighed
+    against both lengths (1 for the same words in the same order, 0 for none shared)."""
+    a, b = _TOKEN.findall(candidate.lower()), _TOKEN.findall(reference.lower())
+    if not a or not b:
+        return 0.0
+    previous = [0] * (len(b) + 1)
+    for word in a:
+        current = [0]
+        for position, other in enumerate(b, start=1):
+            current.append(
+                previous[position - 1] + 1
+                if word == other
+                else max(previous[position], current[position - 1])
+            )
+        previous = current
+    common = previous[-1]
+    if not common:
+        return 0.0
+    precision, recall = common / len(a), common / len(b)
+    return 2 * precision * recall / (precision + recall)
+
+
+def commands(text: str) -> set[str]:
+    """What an answer tells the person to type: each line of its code blocks and each
+    inline code span, whitespace collapsed and lowercased (short spans such as `ls` or
+    `-r` excepted: they name things rather than give a command)."""
+    spans = [line for block in _FENCED.findall(text) for line in block.splitlines()]
+    spans += _INLINE.findall(_FENCED.sub(" ", text))
+    normalised = {" ".join(span.split()).lower().strip("$ ") for span in spans}
+    return {span for span in normalised if len(span) >= _MIN_COMMAND_CHARS}
+
+
+def shared_commands(later: str, earlier: str) -> set[str]:
+    """The commands of ``earlier`` that ``later`` gives again (in code or in its text)."""
+    later_text = " ".join(later.lower().split())
+    return {command for command in commands(earlier) if command in later_text}
+
+
+def repeats(later: str, earlier: str) -> bool:
+    """Whether ``later`` gives ``earlier`` again: one of its commands, or ROUGE-L of
+    :data:`REPEAT_ROUGE_L` or more."""
+    return bool(shared_commands(later, earlier)) or rouge_l(later, earlier) >= REPEAT_ROUGE_L

@@ -94,11 +94,17 @@ class SignedSlack(SlackPeople):
 
     # -- asking and teaching ---------------------------------------------------------------
     async def ask_in_dm(
-        self, text: str, *, user: str = ALICE, thread_ts: str | None = None
+        self,
+        text: str,
+        *,
+        user: str = ALICE,
+        thread_ts: str | None = None,
+        within: float = 10.0,
     ) -> FakeMessage:
-        """``user`` asks ``text`` in their DM: the bot's one new answer there, once idle."""
+        """``user`` asks ``text`` in their DM: the bot's one new answer there, once idle
+        (waiting ``within`` seconds at most: a real model takes longer than the fake)."""
         return await self._one_new_answer(
-            dm_channel(user), self.dm(text, user=user, thread_ts=thread_ts)
+            dm_channel(user), self.dm(text, user=user, thread_ts=thread_ts), within=within
         )
 
     async def ask_in_channel(
@@ -112,8 +118,10 @@ class SignedSlack(SlackPeople):
         await self.react(answer, user=user, reaction=reaction)
         await self.settled()
 
-    async def _one_new_answer(self, channel: str, asking: Awaitable[FakeMessage]) -> FakeMessage:
+    async def _one_new_answer(
+        self, channel: str, asking: Awaitable[FakeMessage], *, within: float = 10.0
+    ) -> FakeMessage:
         before = len(self.fake.final_messages(channel))
         await asking
-        [answer] = (await self.answers(before + 1, channel=channel))[before:]
+        [answer] = (await self.answers(before + 1, channel=channel, within=within))[before:]
         return answer

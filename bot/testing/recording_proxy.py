@@ -17,19 +17,27 @@ from aiohttp import web
 
 from bot.testing.local_server import serve_locally
 
-__all__ = ["RecordingProxy"]
+__all__ = ["RecordingProxy", "Replies"]
 
 FORWARDED_HEADERS = ("Authorization", "Content-Type", "Accept")
 PASSED_BACK_HEADERS = ("Content-Type", "Cache-Control", "Retry-After")
+
+Replies = dict[bytes, tuple[str, bytes]]
+"""Chat request bodies and the reply to each: its content type and body."""
 
 
 class RecordingProxy:
     """``async with RecordingProxy(upstream) as proxy:`` serves on 127.0.0.1 and records
     the JSON body of every ``POST .../chat/completions`` in ``requests``."""
 
-    def __init__(self, upstream: str) -> None:
+    def __init__(self, upstream: str, *, replies: Replies | None = None) -> None:
         self.upstream = upstream.rstrip("/")
         self.requests: list[dict[str, Any]] = []
+        self.replies = replies
+        """Given, a chat request identical to one it holds is answered with that reply
+        without asking ``upstream``, and each new reply is added: for a model sampled
+        deterministically (temperature 0, a seed), which would answer the same, at the cost
+        of a whole generation."""
         self._session: aiohttp.ClientSession | None = None
         self._runner: web.AppRunner | None = None
         self._base_url: str | None = None
@@ -58,8 +66,12 @@ class RecordingProxy:
     async def _forward(self, request: web.Request) -> web.StreamResponse:
         assert self._session is not None
         body = await request.read()
-        if request.method == "POST" and request.path.endswith("/chat/completions"):
+        chat = request.method == "POST" and request.path.endswith("/chat/completions")
+        if chat:
             self._record(body)
+            if self.replies is not None and body in self.replies:
+                content_type, reply = self.replies[body]
+                return web.Response(body=reply, headers={"Content-Type": content_type})
         headers = {
             name: request.headers[name] for name in FORWARDED_HEADERS if name in request.headers
         }
@@ -77,12 +89,16 @@ class RecordingProxy:
             }
             response = web.StreamResponse(status=upstream.status, headers=passed)
             await response.prepare(request)
+            chunks = []
             try:
                 async for chunk in upstream.content.iter_any():
+                    chunks.append(chunk)
                     await response.write(chunk)
             except aiohttp.ClientError:  # the upstream broke off: so does the reply
                 return response
             await response.write_eof()
+            if chat and self.replies is not None and upstream.status == 200:
+                self.replies[body] = (passed.get("Content-Type", ""), b"".join(chunks))
             return response
 
     def _record(self, body: bytes) -> None:
