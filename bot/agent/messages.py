@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
     "Completion",
@@ -13,6 +13,7 @@ __all__ = [
     "Conversation",
     "Delta",
     "Message",
+    "MessageImage",
     "Role",
     "ToolCall",
     "ToolDefinition",
@@ -32,9 +33,22 @@ class ToolCall(BaseModel):
     arguments: str = Field(default="{}", description="raw JSON object, as the model wrote it")
 
 
+class MessageImage(BaseModel):
+    """An image a person attached to their message (seed 002's vision input): its bytes and
+    their MIME type (``image/png``...). Held in memory for one turn only."""
+
+    model_config = ConfigDict(frozen=True)
+
+    mime: str
+    data: bytes = Field(repr=False)
+
+
 class Message(BaseModel):
     role: Role
     content: str = ""
+    images: list[MessageImage] = Field(default_factory=list, exclude=True, repr=False)
+    """Optional vision input on a user message, for the turn in memory only: left out of
+    every dump and repr, so nothing that serialises a message can write the bytes out."""
     tool_calls: list[ToolCall] = Field(default_factory=list)
     tool_call_id: str | None = None
     name: str | None = None
@@ -44,8 +58,8 @@ class Message(BaseModel):
         return cls(role=Role.SYSTEM, content=content)
 
     @classmethod
-    def user(cls, content: str) -> Message:
-        return cls(role=Role.USER, content=content)
+    def user(cls, content: str, images: list[MessageImage] | None = None) -> Message:
+        return cls(role=Role.USER, content=content, images=images or [])
 
     @classmethod
     def assistant(cls, content: str, tool_calls: list[ToolCall] | None = None) -> Message:

@@ -6,12 +6,20 @@ OpenAI-compatible servers differ in what they add."""
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from bot.agent.messages import Completion, CompletionRequest, Message, Role, ToolCall
+from bot.agent.messages import (
+    Completion,
+    CompletionRequest,
+    Message,
+    MessageImage,
+    Role,
+    ToolCall,
+)
 
 __all__ = [
     "ChatCompletion",
@@ -22,6 +30,23 @@ __all__ = [
 ]
 
 
+def _image_part(image: MessageImage) -> dict[str, Any]:
+    """An image as OpenAI's ``image_url`` content part, with the bytes in a data URL (the
+    form Ollama, vLLM and OpenAI all accept; Ollama takes no other)."""
+    data = base64.b64encode(image.data).decode("ascii")
+    return {"type": "image_url", "image_url": {"url": f"data:{image.mime};base64,{data}"}}
+
+
+def _user_content(message: Message) -> str | list[dict[str, Any]]:
+    """A user message's text, or its text part beside one part per attached image."""
+    if not message.images:
+        return message.content
+    return [
+        {"type": "text", "text": message.content},
+        *(_image_part(image) for image in message.images),
+    ]
+
+
 def _encode_message(message: Message) -> dict[str, Any]:
     if message.role is Role.TOOL:
         return {
@@ -30,6 +55,8 @@ def _encode_message(message: Message) -> dict[str, Any]:
             "content": message.content,
         }
     encoded: dict[str, Any] = {"role": message.role.value, "content": message.content}
+    if message.role is Role.USER:
+        encoded["content"] = _user_content(message)
     if message.role is Role.ASSISTANT and message.tool_calls:
         # OpenAI documents content as optional next to tool_calls; null says "no text".
         encoded["content"] = message.content or None

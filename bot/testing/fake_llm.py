@@ -8,11 +8,16 @@ but it listens on a socket, so the provider under test runs exactly its producti
         provider = OpenAICompatibleProvider(build_llm_client(llm.base_url, "key", 5), model="m")
         ...
         assert llm.requests[0]["messages"][-1]["content"] == "Hello"
+
+Images sent as ``image_url`` parts are decoded into :attr:`FakeLLMServer.images` as they
+arrive, and :meth:`FakeLLMServer.images_for` gives those of one question's request.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import contextlib
 import itertools
 import json
@@ -25,15 +30,24 @@ from pydantic import BaseModel, Field
 
 from bot.agent.messages import ToolCall
 from bot.testing.fake_llm_wire import (
+    IMAGE_DATA_URL,
     completion_body,
     completion_chunks,
     error_body,
+    message_text,
     request_problem,
     sse_event,
 )
 from bot.testing.local_server import serve_locally
 
-__all__ = ["FakeLLMServer", "Responder", "ScriptedReply", "echo_last_user_message"]
+__all__ = [
+    "FakeLLMServer",
+    "ReceivedImage",
+    "Responder",
+    "ScriptedReply",
+    "echo_last_user_message",
+    "images_of",
+]
 
 
 class ScriptedReply(BaseModel):
@@ -69,6 +83,28 @@ class ScriptedReply(BaseModel):
         return cls()
 
 
+class ReceivedImage(BaseModel):
+    """An image the fake was sent in a data URL, decoded."""
+
+    mime: str
+    data: bytes = Field(repr=False)
+
+
+def images_of(message: dict[str, Any]) -> list[ReceivedImage]:
+    """The images of a message's ``image_url`` parts given as data URLs, in order."""
+    content = message.get("content")
+    images = []
+    for part in content if isinstance(content, list) else []:
+        image = part.get("image_url") if isinstance(part, dict) else None
+        url = image.get("url") if isinstance(image, dict) else None
+        found = IMAGE_DATA_URL.fullmatch(url) if isinstance(url, str) else None
+        if found is not None:
+            with contextlib.suppress(binascii.Error):
+                data = base64.b64decode(found[2], validate=True)
+                images.append(ReceivedImage(mime=found[1], data=data))
+    return images
+
+
 Responder = Callable[[dict[str, Any]], ScriptedReply]
 """Turns a recorded request body into the reply, when nothing is scripted."""
 
@@ -76,9 +112,7 @@ Responder = Callable[[dict[str, Any]], ScriptedReply]
 def echo_last_user_message(request: dict[str, Any]) -> ScriptedReply:
     """The default responder: ``"Answer: <last user message>"``, deterministic by design."""
     user_texts = [
-        message["content"]
-        for message in request["messages"]
-        if message.get("role") == "user" and isinstance(message.get("content"), str)
+        message_text(message) for message in request["messages"] if message.get("role") == "user"
     ]
     return ScriptedReply.answer(f"Answer: {user_texts[-1] if user_texts else ''}")
 
@@ -96,6 +130,8 @@ class FakeLLMServer:
         self.model = model
         self.responder = responder
         self.requests: list[dict[str, Any]] = []
+        self.images: list[ReceivedImage] = []
+        """Every image of every chat request, in the order they came."""
         self.client_ports: list[int] = []
         """The client's port of each recorded request: equal ports mean a reused connection."""
         self.down = False
@@ -128,13 +164,18 @@ class FakeLLMServer:
         ``agent_only``, only a request that offered tools (the agent's, not a lesson's)."""
         for request in reversed(self.requests):
             users = [
-                m.get("content") for m in request.get("messages", []) if m.get("role") == "user"
+                message_text(m) for m in request.get("messages", []) if m.get("role") == "user"
             ]
             if agent_only and not request.get("tools"):
                 continue
-            if users and isinstance(users[-1], str) and users[-1].endswith(question):
+            if users and users[-1].endswith(question):
                 return request
         raise AssertionError(f"no model request for {question!r}")
+
+    def images_for(self, question: str) -> list[ReceivedImage]:
+        """The images on the last user message of :meth:`request_for` ``question``."""
+        users = [m for m in self.request_for(question)["messages"] if m.get("role") == "user"]
+        return images_of(users[-1])
 
     def prompt_for(self, question: str) -> str:
         """The messages of :meth:`request_for` ``question``, as one JSON string to search."""
@@ -185,6 +226,9 @@ class FakeLLMServer:
             async with self._request_recorded:
                 self.client_ports.append(_client_port(request))
                 self.requests.append(body)
+                for message in body.get("messages") or []:
+                    if isinstance(message, dict):
+                        self.images.extend(images_of(message))
                 self._request_recorded.notify_all()
         if self.down:
             return _error_response(ScriptedReply.error(503, message="the model is down"))

@@ -14,9 +14,11 @@ from typing import Any
 from bot.agent.messages import ToolCall
 
 __all__ = [
+    "IMAGE_DATA_URL",
     "completion_body",
     "completion_chunks",
     "error_body",
+    "message_text",
     "request_problem",
     "sse_event",
     "usage_of",
@@ -25,6 +27,45 @@ __all__ = [
 _ROLES = {"system", "developer", "user", "assistant", "tool"}
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 """What OpenAI accepts as a function name or a message's ``name``."""
+IMAGE_DATA_URL = re.compile(
+    r"data:(image/(?:png|jpeg|gif|webp));base64,([A-Za-z0-9+/]+={0,2})", re.ASCII
+)
+"""An image given inline, as OpenAI documents it (PNG, JPEG, GIF or WebP, base64)."""
+_IMAGE_DETAILS = {"auto", "low", "high"}
+
+
+def message_text(message: dict[str, Any]) -> str:
+    """A message's text: its ``content`` string, or its ``text`` parts joined."""
+    content = message.get("content")
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if part.get("type") == "text")
+    return content if isinstance(content, str) else ""
+
+
+def _content_parts_problem(parts: list[Any], where: str, *, images: bool) -> str | None:
+    """Why a ``content`` array is not as OpenAI documents it (``text`` parts, and for a
+    user message ``image_url`` parts with an http(s) URL or an image data URL)."""
+    if not parts:
+        return f"{where}.content must not be an empty array"
+    for index, part in enumerate(parts):
+        at = f"{where}.content[{index}]"
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind == "text":
+            if not isinstance(part.get("text"), str):
+                return f"{at}.text must be a string"
+        elif kind == "image_url" and images:
+            image = part.get("image_url")
+            url = image.get("url") if isinstance(image, dict) else None
+            if not isinstance(url, str) or not (
+                url.startswith(("http://", "https://")) or IMAGE_DATA_URL.fullmatch(url)
+            ):
+                return f"{at}.image_url.url must be an http(s) URL or a base64 image data URL"
+            if image.get("detail", "auto") not in _IMAGE_DETAILS:
+                return f"{at}.image_url.detail must be one of {sorted(_IMAGE_DETAILS)}"
+        else:
+            allowed = "'text' or 'image_url'" if images else "'text'"
+            return f"{at}.type must be {allowed}"
+    return None
 
 
 def _bad_name(value: object) -> bool:
@@ -85,7 +126,11 @@ def _messages_problem(messages: list[Any]) -> str | None:
             if problem:
                 return problem
             awaiting = {call["id"] for call in message.get("tool_calls") or []}
-        elif not isinstance(message.get("content"), str | list):
+        elif isinstance(message.get("content"), list):
+            problem = _content_parts_problem(message["content"], where, images=role == "user")
+            if problem:
+                return problem
+        elif not isinstance(message.get("content"), str):
             return f"{where}.content is required"
     if awaiting:
         return f"tool_calls {sorted(awaiting)} were never answered by tool messages"
@@ -130,11 +175,7 @@ def _words(text: str) -> int:
 
 def usage_of(request: dict[str, Any], text: str, tool_calls: list[ToolCall]) -> dict[str, int]:
     """Deterministic token counts: one token per whitespace-separated word."""
-    prompt = sum(
-        _words(message["content"])
-        for message in request["messages"]
-        if isinstance(message.get("content"), str)
-    )
+    prompt = sum(_words(message_text(message)) for message in request["messages"])
     completion = _words(text) + sum(_words(call.arguments) + 1 for call in tool_calls)
     return {
         "prompt_tokens": prompt,

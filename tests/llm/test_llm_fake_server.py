@@ -157,3 +157,35 @@ async def test_closing_the_server_cuts_a_slow_reply_short() -> None:
 
     with pytest.raises(httpx.HTTPError):
         await sending
+
+
+@pytest.mark.parametrize(
+    ("message", "problem"),
+    [
+        (
+            {
+                "role": "system",
+                "content": [{"type": "image_url", "image_url": {"url": "https://x/y.png"}}],
+            },
+            "messages[0].content[0].type must be 'text'",
+        ),
+        (
+            {
+                "role": "user",
+                "content": [
+                    {"type": "image_url", "image_url": {"url": "data:text/html;base64,PGh0bWw+"}}
+                ],
+            },
+            "messages[0].content[0].image_url.url must be an http(s) URL"
+            " or a base64 image data URL",
+        ),
+        ({"role": "user", "content": []}, "messages[0].content must not be an empty array"),
+    ],
+)
+async def test_content_parts_openai_would_refuse_get_a_400(
+    http: httpx.AsyncClient, message: dict[str, object], problem: str
+) -> None:
+    response = await http.post("chat/completions", json={"model": "m", "messages": [message]})
+
+    assert response.status_code == 400
+    assert response.json()["error"]["message"] == problem

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from bot.agent.messages import CompletionRequest, Message, Role, ToolCall, ToolDefinition
+from bot.agent.messages import (
+    CompletionRequest,
+    Message,
+    MessageImage,
+    Role,
+    ToolCall,
+    ToolDefinition,
+)
 from bot.llm import ModelRequestRejected, OpenAICompatibleProvider
 from bot.testing import FakeLLMServer
 
@@ -104,3 +111,47 @@ async def test_the_fake_rejects_tool_calls_left_unanswered(
 
     with pytest.raises(ModelRequestRejected):
         await provider.complete(CompletionRequest(messages=unanswered))
+
+
+async def test_a_user_message_with_images_sends_a_text_part_then_data_url_image_parts(
+    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+) -> None:
+    png, gif = b"\x89PNG\r\n\x1a\nscreenshot", b"GIF89a-animation"
+    images = [MessageImage(mime="image/png", data=png), MessageImage(mime="image/gif", data=gif)]
+    asked = Message.user("what does this show?", images)
+
+    async for _ in provider.stream(
+        CompletionRequest(messages=[Message.system("Be brief."), asked])
+    ):
+        pass
+
+    assert llm.requests[0]["messages"] == [
+        {"role": "system", "content": "Be brief."},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "what does this show?"},
+                {
+                    "type": "image_url",
+                    "image_url": {"url": "data:image/png;base64,iVBORw0KGgpzY3JlZW5zaG90"},
+                },
+                {
+                    "type": "image_url",
+                    "image_url": {"url": "data:image/gif;base64,R0lGODlhLWFuaW1hdGlvbg=="},
+                },
+            ],
+        },
+    ]
+    assert [(image.mime, image.data) for image in llm.images] == [
+        ("image/png", png),
+        ("image/gif", gif),
+    ]
+
+
+def test_a_message_s_images_stay_out_of_its_dump_and_repr() -> None:
+    asked = Message.user("see this", [MessageImage(mime="image/png", data=b"\x89PNG-secret")])
+
+    assert "images" not in asked.model_dump()
+    assert "secret" not in asked.model_dump_json()
+    assert "secret" not in repr(asked) and "secret" not in repr(asked.images[0])
+    assert asked.images[0].data == b"\x89PNG-secret"
