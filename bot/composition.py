@@ -18,6 +18,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.agent import Agent, GuardPolicy, LoopMemory, Provider
 from bot.answering import AnswerService, BotIdentity
+from bot.answering.attachments import ImageIntake, VisionSettings
 from bot.assistant import build_agent, render_experience
 from bot.config import AdminSettings
 from bot.forgetting import Forgetting
@@ -34,6 +35,7 @@ from bot.observability import BotMetrics, MeasuredProvider, Observer
 from bot.reasons import Reasons
 from bot.scheduler import Job, JobRun, Scheduler
 from bot.slack.directory import WebApiDirectory
+from bot.slack.files import SlackFileDownloader
 from bot.votes import Votes
 from memory import (
     ConsolidationReport,
@@ -112,7 +114,23 @@ class Components:
             recall_token_budget=self.settings.recall_token_budget,
             max_concurrent=max_concurrent,
             observer=self.observer,
+            images=self.image_intake(client),
         )
+
+    def image_intake(self, client: AsyncWebClient) -> ImageIntake:
+        """What turns attached files into a turn's images, downloaded from ``client``'s
+        Slack (``LLM_VISION`` and its limits)."""
+        settings = self.settings
+        vision = VisionSettings(
+            enabled=settings.llm_vision,
+            max_images=settings.llm_max_images,
+            max_image_bytes=settings.llm_max_image_bytes,
+        )
+        downloader = SlackFileDownloader(
+            api_url=client.base_url,
+            timeout_seconds=settings.image_download_timeout_seconds,
+        )
+        return ImageIntake(vision, downloader)
 
 
 @asynccontextmanager

@@ -109,6 +109,11 @@ class AdminSettings(BaseSettings):
     """Sent as ``seed`` with every model request, for servers that sample reproducibly."""
     llm_max_tokens: int | None = Field(default=None, ge=16)
     """The most tokens an answer may take; None: the server's own limit."""
+    llm_vision: bool = False
+    """The model reads images: attached PNG, JPEG, GIF and WebP files are sent to it."""
+    llm_max_images: int = Field(default=4, ge=1, le=20)
+    llm_max_image_bytes: int = Field(default=5_000_000, ge=1)
+    image_download_timeout_seconds: float = Field(default=10.0, gt=0)
 
     bot_db_path: Path = Path("./bot.db")
     bot_db_url: SecretStr | None = None

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
+from bot.slack.files import SlackFile
 from memory import ConversationKind, Scope
 
 __all__ = ["IncomingMessage"]
@@ -26,6 +27,9 @@ class IncomingMessage(BaseModel):
     starts_conversation: bool = False
     """The first message the bot answers in a DM thread (a new conversation of the agent
     experience, or a new assistant thread): the thread gets a title from it."""
+    files: list[SlackFile] = Field(default_factory=list)
+    """The files attached to the message (``files`` of a ``file_share`` message or of a
+    mention): their names, types and private URLs, never their content."""
 
     @property
     def reply_thread_ts(self) -> str | None:

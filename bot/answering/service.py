@@ -19,6 +19,7 @@ from bot.agent.messages import Conversation, Message
 from bot.agent.provider import ModelUnavailable
 from bot.agent.result import StopReason
 from bot.agent.tools.errors import ToolError
+from bot.answering.attachments import ImageIntake, VisionSettings, attached_line
 from bot.answering.history import BotIdentity, authors, strip_mention, thread_history
 from bot.answering.incoming import IncomingMessage
 from bot.answering.ledger import AnswerLedger
@@ -150,6 +151,7 @@ class AnswerService:
         part_limit: int = PART_LIMIT,
         max_concurrent: int = 16,
         observer: Observer | None = None,
+        images: ImageIntake | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self._client = client
@@ -168,6 +170,8 @@ class AnswerService:
         self.working_memory = working_memory
         """Per-person, per-thread notes of running conversations (dropped by ``/forget``)."""
         self._observer = observer or Observer()
+        self._images = images or ImageIntake(VisionSettings())
+        """Turns a message's attached files into the turn's images (vision off by default)."""
         self._clock = clock
         self._slots = asyncio.Semaphore(max_concurrent)
         """At most ``max_concurrent`` answers at once; a message over it is asked to wait."""
@@ -252,8 +256,11 @@ class AnswerService:
         rejected: Episode | None = None,
     ) -> AnswerOutcome:
         await reply.begin()
+        attachments = await self._images.take(message.files, token=self._client.token or "")
         if truncated:
             await reply.write(TRUNCATION_NOTE.format(limit=MAX_QUESTION_CHARS))
+        if note := attachments.note_for_person():
+            await reply.write(note)
         recalled = await self._recall(message, question, now)
         conversation = Conversation(
             messages=[
@@ -261,7 +268,7 @@ class AnswerService:
                 *await self._experience(message, recalled),
                 *await self._working_notes(message),
                 *([Message.system(REJECTED_NOTE)] if rejected is not None else []),
-                Message.user(question),
+                Message.user(question + attachments.note_for_model(), attachments.images),
             ]
         )
         context = AssistantContext(
@@ -314,12 +321,15 @@ class AnswerService:
         return shorten(strip_mention(message.text, self.identity), TITLE_LIMIT) or None
 
     def _question(self, message: IncomingMessage) -> tuple[str, bool]:
+        """The text the model reads and the ledger keeps, with the attachments' names and
+        types (never their content), and whether it was cut."""
         text = strip_mention(message.text, self.identity)
-        if len(text) <= MAX_QUESTION_CHARS:
-            return text, False
-        return text[:MAX_QUESTION_CHARS] + MODEL_TRUNCATION_NOTE.format(
-            limit=MAX_QUESTION_CHARS
-        ), True
+        truncated = len(text) > MAX_QUESTION_CHARS
+        if truncated:
+            text = text[:MAX_QUESTION_CHARS] + MODEL_TRUNCATION_NOTE.format(
+                limit=MAX_QUESTION_CHARS
+            )
+        return "\n".join(part for part in (text, attached_line(message.files)) if part), truncated
 
     async def _history(self, message: IncomingMessage) -> list[Message]:
         """The conversation so far: the thread's messages. A message at the top level (of a

@@ -7,6 +7,7 @@ from enum import StrEnum
 from typing import Any
 
 from bot.answering import BotIdentity, IncomingMessage
+from bot.slack.files import files_of
 from memory import MemoryStore
 
 __all__ = ["ANSWERED_SUBTYPES", "Ignored", "from_app_mention", "from_message", "ignored_reason"]
@@ -75,6 +76,7 @@ def _incoming(
         is_dm=is_dm,
         reply_in_thread=reply_in_thread,
         starts_conversation=starts_conversation,
+        files=files_of(event),
     )
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import itertools
 import json
 import secrets
@@ -29,6 +30,7 @@ from pydantic import BaseModel, Field
 from bot.testing.local_server import serve_locally
 
 __all__ = [
+    "FakeFile",
     "FakeInstall",
     "FakeMessage",
     "FakeSlackWebAPI",
@@ -86,6 +88,8 @@ class FakeMessage(BaseModel):
     blocks: Any = None
     tasks: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """The latest ``task_update`` chunk of each task id streamed into it."""
+    files: list[dict[str, Any]] = Field(default_factory=list)
+    """The files attached to it, as Slack lists them (:meth:`FakeSlackWebAPI.add_file`)."""
 
     @property
     def by_bot(self) -> bool:
@@ -98,7 +102,22 @@ class FakeMessage(BaseModel):
             shaped["thread_ts"] = self.thread_ts
         if self.bot_id is not None:
             shaped["bot_id"] = self.bot_id
+        if self.files:
+            shaped["files"] = self.files
         return shaped
+
+
+class FakeFile(BaseModel):
+    """A file someone uploaded, served at its ``url_private`` to the bot token."""
+
+    id: str
+    name: str
+    mimetype: str
+    data: bytes = Field(repr=False)
+    status: int = 200
+    """What a download answers: 200 (the bytes), or an error status such as 404."""
+    delay_seconds: float = 0.0
+    """How long a download waits before answering (a slow file)."""
 
 
 class SuggestedPrompts(BaseModel):
@@ -194,6 +213,11 @@ class FakeSlackWebAPI:
         """What the bot posted to response URLs (``respond()``), in order."""
         self._response_ids = itertools.count(1)
         self.messages: dict[str, list[FakeMessage]] = {}
+        self.files: dict[str, FakeFile] = {}
+        self.file_downloads: list[str] = []
+        """The id of each file downloaded with the bot token, in order."""
+        self._file_ids = itertools.count(1)
+        self._closing = asyncio.Event()
         self.users: dict[str, dict[str, Any]] = {}
         self._errors: dict[str, InjectedError] = {}
         self._held: dict[str, asyncio.Event] = {}
@@ -230,11 +254,13 @@ class FakeSlackWebAPI:
         app.router.add_route("*", "/api/{method}", self._dispatch)
         app.router.add_post("/respond/{id}", self._respond)
         app.router.add_get("/socket", self._socket_session)
+        app.router.add_get("/files-pri/{team_file}/{name}", self._file)
         self._runner, root = await serve_locally(app, access_log=None)
         self.base_url = f"{root}/api/"
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
+        self._closing.set()
         if self._socket is not None:
             await self._socket.close()
         if self._runner is not None:
@@ -249,14 +275,68 @@ class FakeSlackWebAPI:
         return f"{seconds}.{micros:06d}"
 
     def add_user_message(
-        self, channel: str, text: str, *, user: str, thread_ts: str | None = None
+        self,
+        channel: str,
+        text: str,
+        *,
+        user: str,
+        thread_ts: str | None = None,
+        files: list[dict[str, Any]] | None = None,
     ) -> FakeMessage:
         """A message a person wrote, so that ``conversations.replies`` can return it."""
         message = FakeMessage(
-            channel=channel, ts=self.next_ts(), text=text, user=user, thread_ts=thread_ts
+            channel=channel,
+            ts=self.next_ts(),
+            text=text,
+            user=user,
+            thread_ts=thread_ts,
+            files=files or [],
         )
         self.messages.setdefault(channel, []).append(message)
         return message
+
+    def add_file(
+        self,
+        name: str,
+        data: bytes,
+        *,
+        mimetype: str,
+        user: str = "U0000ALICE",
+        size: int | None = None,
+        status: int = 200,
+        delay_seconds: float = 0.0,
+    ) -> dict[str, Any]:
+        """Upload a file: the entry Slack puts in a message event's ``files`` (``size``, when
+        given, is what the entry claims instead of the data's length)."""
+        file_id = f"F{next(self._file_ids):07d}"
+        self.files[file_id] = FakeFile(
+            id=file_id,
+            name=name,
+            mimetype=mimetype,
+            data=data,
+            status=status,
+            delay_seconds=delay_seconds,
+        )
+        root = f"{self.base_url.removesuffix('api/')}files-pri/{self.team_id}-{file_id}"
+        created = int(time.time())
+        return {
+            "id": file_id,
+            "created": created,
+            "timestamp": created,
+            "name": name,
+            "title": name,
+            "mimetype": mimetype,
+            "filetype": name.rpartition(".")[2].lower(),
+            "user": user,
+            "editable": False,
+            "size": len(data) if size is None else size,
+            "mode": "hosted",
+            "is_external": False,
+            "is_public": False,
+            "url_private": f"{root}/{name}",
+            "url_private_download": f"{root}/download/{name}",
+            "permalink": f"https://fake.slack.test/files/{user}/{file_id}/{name}",
+        }
 
     def add_user(self, user_id: str, *, name: str, real_name: str, tz: str = "UTC") -> None:
         self.users[user_id] = {"id": user_id, "name": name, "real_name": real_name, "tz": tz}
@@ -441,6 +521,27 @@ class FakeSlackWebAPI:
             if injected.times <= 0:
                 del self._errors[method]
         return injected
+
+    async def _file(self, request: web.Request) -> web.StreamResponse:
+        """``url_private``: the file to a bot token (the single one, or an installation's).
+        Like Slack, a request without a valid token gets the sign-in page (HTML, status
+        200), not the file."""
+        file = self.files.get(request.match_info["team_file"].rpartition("-")[2])
+        if file is None:
+            return web.Response(status=404, text="file not found")
+        authorization = request.headers.get("Authorization", "")
+        token = authorization.removeprefix("Bearer ")
+        if not authorization.startswith("Bearer ") or self._refused_token("files", token):
+            return web.Response(
+                text="<!DOCTYPE html><title>Sign in | Slack</title>", content_type="text/html"
+            )
+        self.file_downloads.append(file.id)
+        if file.delay_seconds:
+            with contextlib.suppress(TimeoutError):  # the fake closing ends the wait early
+                await asyncio.wait_for(self._closing.wait(), file.delay_seconds)
+        if file.status != 200:
+            return web.Response(status=file.status, text="error")
+        return web.Response(body=file.data, content_type=file.mimetype)
 
     # -- Socket Mode -----------------------------------------------------------------------
     async def wait_for_socket(self, *, within: float = 5.0) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable
+from typing import Any
 
 import httpx
 
@@ -99,12 +100,16 @@ class SignedSlack(SlackPeople):
         *,
         user: str = ALICE,
         thread_ts: str | None = None,
+        files: list[dict[str, Any]] | None = None,
         within: float = 10.0,
     ) -> FakeMessage:
-        """``user`` asks ``text`` in their DM: the bot's one new answer there, once idle
-        (waiting ``within`` seconds at most: a real model takes longer than the fake)."""
+        """``user`` asks ``text`` in their DM (attaching ``files``): the bot's one new answer
+        there, once idle (waiting ``within`` seconds at most: a real model takes longer than
+        the fake)."""
         return await self._one_new_answer(
-            dm_channel(user), self.dm(text, user=user, thread_ts=thread_ts), within=within
+            dm_channel(user),
+            self.dm(text, user=user, thread_ts=thread_ts, files=files),
+            within=within,
         )
 
     async def ask_in_channel(

@@ -87,7 +87,8 @@ def event_envelope(
 def message_event(
     fake: FakeSlackWebAPI, message: FakeMessage, *, channel_type: str, subtype: str | None = None
 ) -> dict[str, Any]:
-    """The ``message`` event Slack sends for ``message``."""
+    """The ``message`` event Slack sends for ``message`` (``file_share``, with its
+    ``files``, when it has attachments)."""
     event: dict[str, Any] = {
         "type": "message",
         "user": message.user,
@@ -100,6 +101,8 @@ def message_event(
     }
     if message.thread_ts is not None:
         event["thread_ts"] = message.thread_ts
+    if message.files:
+        event.update(files=message.files, upload=False, subtype="file_share")
     if subtype is not None:
         event["subtype"] = subtype
     return event
@@ -180,10 +183,18 @@ class SlackPeople:
         return message_event(self.fake, message, channel_type=channel_type, subtype=subtype)
 
     async def dm(
-        self, text: str, *, user: str = ALICE, thread_ts: str | None = None
+        self,
+        text: str,
+        *,
+        user: str = ALICE,
+        thread_ts: str | None = None,
+        files: list[dict[str, Any]] | None = None,
     ) -> FakeMessage:
-        """``user`` writes ``text`` in their DM with the bot."""
-        message = self.fake.add_user_message(dm_channel(user), text, user=user, thread_ts=thread_ts)
+        """``user`` writes ``text`` in their DM with the bot, attaching ``files`` (entries
+        of :meth:`FakeSlackWebAPI.add_file`)."""
+        message = self.fake.add_user_message(
+            dm_channel(user), text, user=user, thread_ts=thread_ts, files=files
+        )
         await self.send_event(self.message_event(message, channel_type="im"))
         return message
 
@@ -203,10 +214,14 @@ class SlackPeople:
         channel: str = GENERAL,
         thread_ts: str | None = None,
         also_as_message: bool = True,
+        files: list[dict[str, Any]] | None = None,
     ) -> FakeMessage:
-        """``user`` mentions the bot: Slack sends ``message`` and ``app_mention`` events."""
+        """``user`` mentions the bot: Slack sends ``message`` and ``app_mention`` events
+        (both with the ``files`` attached, if any)."""
         full_text = f"<@{self.fake.bot_user_id}> {text}"
-        message = self.fake.add_user_message(channel, full_text, user=user, thread_ts=thread_ts)
+        message = self.fake.add_user_message(
+            channel, full_text, user=user, thread_ts=thread_ts, files=files
+        )
         if also_as_message:
             await self.send_event(self.message_event(message, channel_type="channel"))
         mention: dict[str, Any] = {
@@ -220,6 +235,8 @@ class SlackPeople:
         }
         if thread_ts is not None:
             mention["thread_ts"] = thread_ts
+        if files:
+            mention["files"] = files
         await self.send_event(mention)
         return message
 

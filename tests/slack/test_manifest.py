@@ -28,6 +28,7 @@ def test_bot_scopes(manifest: dict[str, Any]) -> None:
         "users:read",
         "commands",
         "assistant:write",
+        "files:read",
     }
 
 
