@@ -23,10 +23,11 @@ from bot.config import Settings
 from bot.server import EVENTS_PATH
 from bot.testing import FakeLLMServer
 from bot.testing.fake_slack import FakeSlackWebAPI
-from bot.testing.harness import ALICE, GENERAL, SignedSlack, dm_channel
+from bot.testing.harness import ALICE, GENERAL, SignedSlack, dm_channel, start_bot
 from bot.testing.process import fakes_env, local_url, run_bot, wait_until_healthy
 from bot.testing.slack_people import SlackPeople
 from memory import MemoryConfig, open_store
+from tests.oauth_support import install, oauth_settings, workspace_slack
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 JPEG_SIGNATURE = b"\xff\xd8\xff\xe0"
@@ -130,6 +131,30 @@ async def test_a_mention_slack_sends_only_as_a_file_share_message_is_answered_wi
 
     assert answer.thread_ts == message.ts
     assert [seen.data for seen in fake_llm.images_for("alert.png (image/png)]")] == [image]
+
+
+async def test_in_oauth_mode_an_image_is_downloaded_with_its_workspace_s_token(
+    tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer, http: httpx.AsyncClient
+) -> None:
+    """The app has no token of its own: a download with anything but the installation's
+    token would get Slack's sign-in page, and the model no image."""
+    settings = oauth_settings(
+        fake_slack, fake_llm, database=str(tmp_path / "bot.db"), llm_vision=True
+    )
+    server = await start_bot(settings)
+    try:
+        workspace = await install(http, server, fake_slack, "T0000ONE", installer=ALICE)
+        image = screenshot("installed-workspace")
+        shot = attach(fake_slack, "install.png", image)
+
+        answer = await workspace_slack(server, workspace, http).ask_in_dm(
+            "why did the install fail?", files=[shot]
+        )
+    finally:
+        await server.stop()
+
+    assert "did not look" not in answer.text
+    assert [seen.data for seen in fake_llm.images_for("install.png (image/png)]")] == [image]
 
 
 async def test_an_oversized_image_is_not_downloaded_and_the_answer_says_so(
