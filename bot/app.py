@@ -28,6 +28,7 @@ from bot.config import Settings
 from bot.listeners import Services, register
 from bot.llm import RetryPolicy, describe_endpoint
 from bot.oauth import StoreHandle, build_oauth_settings
+from bot.oauth.revocations import RevokedTokens
 from bot.observability import BotMetrics, Observer, slack_call_tracing
 from bot.observability.model_health import MODEL_CHECK_SECONDS, ModelHealth
 
@@ -134,6 +135,7 @@ class Bot:
             forgetting=components.forgetting,
             inflight=InFlight(),
             observer=self.observer,
+            revoked=RevokedTokens(),
         )
         register(self.app, services)
         components.scheduler.add(

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from bot.answering.working_notes import workspace_threads
 from bot.observability import Observer
-from memory import Erasure, ForgetReport, WorkingMemory
+from memory import Erasure, ForgetReport, WorkingMemory, WorkspaceReport
 
 __all__ = ["Forgetting"]
 
@@ -26,4 +27,12 @@ class Forgetting:
         async with self._observer.event("forget", user=user_id):
             report = await self._store.forget_user(user_id)
             self._working_memory.forget_user(user_id)
+        return report
+
+    async def forget_workspace(self, team_id: str) -> WorkspaceReport:
+        """Erase a workspace that uninstalled the app (or an admin's ``forget-workspace``),
+        logged as one ``forget_workspace`` event line."""
+        async with self._observer.event("forget_workspace", team=team_id):
+            report = await self._store.forget_workspace(team_id)
+            self._working_memory.forget_threads(workspace_threads(team_id))
         return report

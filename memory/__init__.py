@@ -38,6 +38,7 @@ from memory.models import (
     VoteEvent,
     VoteOutcome,
     WisdomNote,
+    WorkspaceReport,
 )
 from memory.open import open_store
 from memory.protocols import EpisodeSummarizer, FailureReflector, ImportanceScorer
@@ -93,5 +94,6 @@ __all__ = [
     "VoteRecorder",
     "WisdomNote",
     "WorkingMemory",
+    "WorkspaceReport",
     "open_store",
 ]

@@ -33,6 +33,7 @@ from memory.models import (
     VoteEvent,
     VoteOutcome,
     WisdomNote,
+    WorkspaceReport,
 )
 from memory.visibility import VALIDATED, Visibility
 
@@ -82,9 +83,9 @@ class ExchangeLedger(Protocol):
     """Answering a message: exactly once, recorded part by part, fenced by erasures."""
 
     @abstractmethod
-    async def claim(self, *keys: str, at: datetime) -> bool:
-        """Record that the message these keys name (an event id, ``channel:ts``) is being
-        handled, in one write.
+    async def claim(self, *keys: str, at: datetime, team_id: str | None = None) -> bool:
+        """Record that the message these keys name (an event id, ``channel:ts``), of the
+        workspace ``team_id``, is being handled, in one write.
 
         Returns True when none of the keys was claimed before, False when any was (a
         re-delivery), across restarts and ``/forget``: a claim keeps only a keyed hash of
@@ -117,8 +118,11 @@ class ExchangeLedger(Protocol):
         """Which of these messages of the bot answered someone since forgotten."""
 
     @abstractmethod
-    async def forgotten_at(self, user_ids: Iterable[str]) -> dict[str, datetime]:
-        """When each of these people was last forgotten (absent when never)."""
+    async def forgotten_at(
+        self, user_ids: Iterable[str], *, team_id: str | None = None
+    ) -> dict[str, datetime]:
+        """When each of these people was last forgotten, or (with ``team_id``) their
+        workspace erased, whichever is later (absent when never)."""
 
     @abstractmethod
     async def first_parts(self, episode_ids: Iterable[int]) -> dict[int, str]:
@@ -175,6 +179,14 @@ class Erasure(Protocol):
 
         The fence keeps a keyed hash of their id and the time, nothing they said."""
 
+    @abstractmethod
+    async def forget_workspace(
+        self, team_id: str, *, at: datetime | None = None
+    ) -> WorkspaceReport:
+        """Erase everything kept of a workspace (its people's exchanges, votes, lessons,
+        notes, index entries, vectors, ledger, dedupe claims and installations), leaving no
+        trace on disk, and fence it off as :meth:`forget_user` fences a person."""
+
 
 class ReflectionQueue(Protocol):
     """Validated episodes awaiting a lesson (👎) or an importance score (👍)."""
@@ -212,8 +224,10 @@ class ConsolidationSource(Protocol):
         statuses: frozenset[EpisodeStatus] = VALIDATED,
         since: datetime | None = None,
         limit: int = 100,
+        team_id: str | None = None,
     ) -> list[Episode]:
-        """A person's episodes (by default the validated ones), newest first."""
+        """A person's episodes (by default the validated ones; in workspace ``team_id``,
+        when given), newest first."""
 
     @abstractmethod
     async def replace_wisdom(

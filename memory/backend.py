@@ -61,8 +61,8 @@ class BackendStore(MemoryStore):
     def visibility(self) -> Visibility:
         return self._config.visibility
 
-    async def claim(self, *keys: str, at: datetime) -> bool:
-        return await self._call(self._modules.counters.claim, keys=keys, at=at)
+    async def claim(self, *keys: str, at: datetime, team_id: str | None = None) -> bool:
+        return await self._call(self._modules.counters.claim, keys=keys, at=at, team_id=team_id)
 
     async def record_exchange(self, exchange: models.NewExchange) -> models.Episode | None:
         return await self._call(
@@ -185,6 +185,7 @@ class BackendStore(MemoryStore):
         statuses: frozenset[models.EpisodeStatus] = VALIDATED,
         since: datetime | None = None,
         limit: int = 100,
+        team_id: str | None = None,
     ) -> list[models.Episode]:
         return await self._call(
             self._modules.episodes.list_episodes,
@@ -193,10 +194,13 @@ class BackendStore(MemoryStore):
             statuses=statuses,
             since=since,
             limit=limit,
+            team_id=team_id,
         )
 
-    async def list_wisdom(self, user_id: str) -> list[models.WisdomNote]:
-        return await self._call(self._modules.wisdom.list_wisdom, user_id=user_id)
+    async def list_wisdom(
+        self, user_id: str, *, team_id: str | None = None
+    ) -> list[models.WisdomNote]:
+        return await self._call(self._modules.wisdom.list_wisdom, user_id=user_id, team_id=team_id)
 
     async def forget_episode(self, user_id: str, episode_id: int) -> bool:
         return await self._call(
@@ -216,6 +220,13 @@ class BackendStore(MemoryStore):
             config=self._config,
         )
 
+    async def forget_workspace(
+        self, team_id: str, *, at: datetime | None = None
+    ) -> models.WorkspaceReport:
+        return await self._call(
+            self._modules.erasure.forget_workspace, team_id=team_id, at=at or datetime.now(UTC)
+        )
+
     async def erase_replies(self, channel_id: str, message_ts: list[str]) -> None:
         await self._call(
             self._modules.fence.erase_replies, channel_id=channel_id, message_ts=message_ts
@@ -226,8 +237,12 @@ class BackendStore(MemoryStore):
             self._modules.fence.erased_replies, channel_id=channel_id, message_ts=list(message_ts)
         )
 
-    async def forgotten_at(self, user_ids: Iterable[str]) -> dict[str, datetime]:
-        return await self._call(self._modules.fence.forgotten_at, user_ids=list(user_ids))
+    async def forgotten_at(
+        self, user_ids: Iterable[str], *, team_id: str | None = None
+    ) -> dict[str, datetime]:
+        return await self._call(
+            self._modules.fence.forgotten_at, user_ids=list(user_ids), team_id=team_id
+        )
 
     async def export_user(self, user_id: str) -> models.UserExport:
         return await self._call(self._modules.erasure.export_user, user_id=user_id)

@@ -31,6 +31,7 @@ __all__ = [
     "VoteEvent",
     "VoteOutcome",
     "WisdomNote",
+    "WorkspaceReport",
 ]
 
 
@@ -174,6 +175,17 @@ class ForgetReport(BaseModel):
     """How many rows of each kind were erased for one person."""
 
     user_id: str
+    counts: dict[str, int]
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+
+class WorkspaceReport(BaseModel):
+    """How many rows of each kind were erased for a workspace that uninstalled the app."""
+
+    team_id: str
     counts: dict[str, int]
 
     @property

@@ -70,7 +70,8 @@ class MemoryStore(
         so that other calls are served in between."""
 
     @abstractmethod
-    async def list_wisdom(self, user_id: str) -> list[WisdomNote]: ...
+    async def list_wisdom(self, user_id: str, *, team_id: str | None = None) -> list[WisdomNote]:
+        """A person's notes (in workspace ``team_id``, when given)."""
 
     @abstractmethod
     async def forget_episode(self, user_id: str, episode_id: int) -> bool: ...

@@ -79,6 +79,8 @@ class WorkingMemory:
         """(thread, person) -> notes, least recently used first."""
         self._forgotten: dict[str, datetime] = {}
         """Person -> when they were last forgotten (kept for ``ttl``, longer than any turn)."""
+        self._forgotten_threads: dict[str, datetime] = {}
+        """Thread prefix (a workspace) -> when its threads were forgotten (kept for ``ttl``)."""
 
     def __len__(self) -> int:
         """How many (thread, person) note sets hold facts now."""
@@ -101,6 +103,11 @@ class WorkingMemory:
         self._expire()
         forgotten = self._forgotten.get(user_id)
         if forgotten is not None and started_at <= forgotten:
+            return False
+        if any(
+            thread.startswith(prefix) and started_at <= at
+            for prefix, at in self._forgotten_threads.items()
+        ):
             return False
         owner = working_notes_owner(thread, user_id)
         notes = self._use(owner) or self._new(owner)
@@ -141,6 +148,16 @@ class WorkingMemory:
             del self._notes[owner]
         return len(owned)
 
+    def forget_threads(self, prefix: str) -> int:
+        """Drop the notes of every thread whose name starts with ``prefix`` (a workspace's)
+        and fence off the turns in flight there; how many sets."""
+        self._expire()
+        self._forgotten_threads[prefix] = self._clock()
+        dropped = [owner for owner in self._notes if owner[0].startswith(prefix)]
+        for owner in dropped:
+            del self._notes[owner]
+        return len(dropped)
+
     def _use(self, owner: _Owner) -> _Notes | None:
         """The live notes of ``owner``, marked as used now; None if none."""
         self._expire()
@@ -167,3 +184,5 @@ class WorkingMemory:
             self._notes.popitem(last=False)
         for user_id in [user for user, at in self._forgotten.items() if at <= deadline]:
             del self._forgotten[user_id]
+        for prefix in [p for p, at in self._forgotten_threads.items() if at <= deadline]:
+            del self._forgotten_threads[prefix]

@@ -200,7 +200,7 @@ class AnswerService:
 
     async def _answer_once(self, message: IncomingMessage) -> AnswerOutcome:
         now = self._clock()
-        if not await self._memory.claim(*message.dedupe_keys, at=now):
+        if not await self._memory.claim(*message.dedupe_keys, at=now, team_id=message.team_id):
             log.debug("already handled %s", message.event_id)
             return AnswerOutcome.DUPLICATE
         target = ReplyTarget(
@@ -347,7 +347,9 @@ class AnswerService:
             requester_id=message.user_id,
             before_ts=message.ts,
             token_budget=self._history_token_budget,
-            forgotten=await self._memory.forgotten_at(authors(earlier, self.identity)),
+            forgotten=await self._memory.forgotten_at(
+                authors(earlier, self.identity), team_id=message.team_id
+            ),
             erased_replies=await self._memory.erased_replies(
                 message.channel_id, [str(m.get("ts")) for m in earlier if self.identity.wrote(m)]
             ),
@@ -386,7 +388,7 @@ class AnswerService:
         admin CLI, which cannot reach this process's notes."""
         if not has_notes(self.working_memory, message):
             return []
-        forgotten = await self._memory.forgotten_at([message.user_id])
+        forgotten = await self._memory.forgotten_at([message.user_id], team_id=message.team_id)
         return working_notes(
             self.working_memory, message, forgotten_at=forgotten.get(message.user_id)
         )

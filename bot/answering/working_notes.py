@@ -27,8 +27,15 @@ STATEMENT_CHARS = 300
 
 
 def thread_key(message: IncomingMessage) -> str:
-    """The conversation a message continues: its thread, or a DM's top level."""
-    return f"{message.channel_id}:{message.reply_thread_ts or 'top'}"
+    """The conversation a message continues: its thread, or a DM's top level, in its
+    workspace (an org-wide app meets one channel id in several of them)."""
+    thread = f"{message.channel_id}:{message.reply_thread_ts or 'top'}"
+    return f"{workspace_threads(message.team_id)}{thread}"
+
+
+def workspace_threads(team_id: str) -> str:
+    """What the keys of a workspace's threads start with."""
+    return f"{team_id}/"
 
 
 def note_turn(

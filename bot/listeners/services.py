@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from bot.answering import AnswerService, BotIdentity, InFlight
 from bot.forgetting import Forgetting
+from bot.oauth.revocations import RevokedTokens
 from bot.observability import Observer
 from bot.reasons import Reasons
 from bot.votes import Votes
@@ -26,4 +27,6 @@ class Services:
     forgetting: Forgetting
     inflight: InFlight
     observer: Observer
+    revoked: RevokedTokens
+    """Tokens Slack revoked: no Web API call goes out with them (OAuth mode)."""
     """Logs one line per handled event (the answering, votes and forgetting log theirs)."""

@@ -3,13 +3,15 @@ OAuth mode, the one Bolt authorized the event for (its token is on the request's
 
 from __future__ import annotations
 
+from typing import Any
+
 from slack_bolt.context.async_context import AsyncBoltContext
 
 from bot.answering import AnswerService, BotIdentity
 from bot.listeners.services import Services
 from bot.slack.directory import WebApiDirectory
 
-__all__ = ["answering_in", "identity_in"]
+__all__ = ["answering_in", "identity_in", "listed_workspace", "payload_team"]
 
 
 def identity_in(services: Services, context: AsyncBoltContext) -> BotIdentity:
@@ -31,3 +33,16 @@ def answering_in(services: Services, context: AsyncBoltContext) -> AnswerService
     return services.answering.for_workspace(
         client, identity_in(services, context), WebApiDirectory(client)
     )
+
+
+def listed_workspace(services: Services, team_id: str | None) -> str | None:
+    """Whose memories a person's lists (the Home tab) show: in OAuth mode only those of
+    the workspace they look from (Slack user ids are shared across an Enterprise Grid
+    org, the memories are not); in single-token mode, all of theirs."""
+    return team_id if services.identity is None else None
+
+
+def payload_team(body: dict[str, Any]) -> str | None:
+    """The workspace an interactive payload (a button click) came from."""
+    team = (body.get("team") or {}).get("id") or (body.get("user") or {}).get("team_id")
+    return team if isinstance(team, str) else None

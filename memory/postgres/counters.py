@@ -20,6 +20,7 @@ from datetime import datetime
 
 from memory.models import EpisodeStatus, StoreStats
 from memory.postgres.session import Session
+from memory.subjects import workspace_subject
 
 __all__ = ["SHARDS", "TOOL_ERROR_PREFIX", "claim", "increment", "stats"]
 
@@ -38,16 +39,18 @@ async def increment(db: Session, name: str, by: int = 1) -> None:
     )
 
 
-async def claim(db: Session, keys: Sequence[str], at: datetime) -> bool:
-    """Claim every key in one statement; True when none had been claimed before.
+async def claim(db: Session, keys: Sequence[str], at: datetime, team_id: str | None) -> bool:
+    """Claim every key in one statement; True when none had been claimed before. The
+    workspace ``team_id`` (a keyed hash) lets its claims go when it uninstalls the app.
 
     The digests are inserted in sorted order, so two claims of overlapping keys wait for
     each other instead of deadlocking."""
     digests = sorted({db.digest(key) for key in keys})
+    workspace = None if not team_id else db.digest(workspace_subject(team_id))
     new = await db.execute(
-        "INSERT INTO claims (digest, at) SELECT d, %s FROM unnest(%s::text[]) AS d"
+        "INSERT INTO claims (digest, at, workspace) SELECT d, %s, %s FROM unnest(%s::text[]) AS d"
         " ON CONFLICT (digest) DO NOTHING",
-        [at, digests],
+        [at, workspace, digests],
     )
     return new == len(digests)
 

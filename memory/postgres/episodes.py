@@ -40,8 +40,10 @@ async def record_exchange(
 ) -> Episode | None:
     """Store a pending episode and its ledger rows; None when the asker was forgotten since
     the exchange began (the erasure fence: nothing that started before it writes after)."""
-    await lock_person(db, exchange.requester_id)
-    if await forgotten_since(db, exchange.requester_id, exchange.created_at):
+    await lock_person(db, exchange.requester_id, exchange.scope.team_id)
+    if await forgotten_since(
+        db, exchange.requester_id, exchange.created_at, exchange.scope.team_id
+    ):
         return None
     row = await db.row(
         "INSERT INTO episodes (team_id, channel_id, kind, requester_id, thread_ts, question,"
@@ -73,10 +75,10 @@ async def import_episodes(db: Session, episodes: Sequence[ImportedEpisode]) -> l
     """Store validated episodes as they are, indexed at once, in one transaction; their
     ids (None for one whose asker was forgotten after it was created)."""
     ids: list[int | None] = []
-    for person in sorted({item.requester_id for item in episodes}):
-        await lock_person(db, person)
+    for person, team in sorted({(item.requester_id, item.scope.team_id) for item in episodes}):
+        await lock_person(db, person, team)
     for item in episodes:
-        if await forgotten_since(db, item.requester_id, item.created_at):
+        if await forgotten_since(db, item.requester_id, item.created_at, item.scope.team_id):
             ids.append(None)
             continue
         row = await db.row(
@@ -215,8 +217,9 @@ async def list_episodes(
     statuses: frozenset[EpisodeStatus],
     since: datetime | None,
     limit: int,
+    team_id: str | None = None,
 ) -> list[Episode]:
-    """A person's episodes, newest first."""
+    """A person's episodes (in workspace ``team_id``), newest first."""
     if not statuses:
         return []
     where = ["requester_id = %s", "status = ANY(%s)"]
@@ -224,6 +227,9 @@ async def list_episodes(
     if scope is not None:
         where.append("team_id = %s AND channel_id = %s AND kind = %s")
         params += [scope.team_id, scope.channel_id, scope.kind.value]
+    if team_id is not None:
+        where.append("team_id = %s")
+        params.append(team_id)
     if since is not None:
         where.append("created_at >= %s")
         params.append(since)

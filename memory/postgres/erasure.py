@@ -13,14 +13,22 @@ from datetime import datetime
 from typing import Any
 
 from memory.config import MemoryConfig
-from memory.models import ExportedVote, ForgetReport, UserExport
+from memory.models import ExportedVote, ForgetReport, UserExport, WorkspaceReport
 from memory.postgres.codec import episode_from_row
-from memory.postgres.fence import erase_replies, lock_person, record_forgetting
+from memory.postgres.fence import erase_replies, lock_person, lock_workspace, record_forgetting
 from memory.postgres.session import Session
 from memory.postgres.votes import settle_status
 from memory.postgres.wisdom import list_wisdom
+from memory.subjects import workspace_subject
 
-__all__ = ["export_user", "forget_episode", "forget_user", "forget_wisdom", "withdraw_exchange"]
+__all__ = [
+    "export_user",
+    "forget_episode",
+    "forget_user",
+    "forget_wisdom",
+    "forget_workspace",
+    "withdraw_exchange",
+]
 
 
 async def _count(db: Session, sql: str, params: list[Any]) -> int:
@@ -75,6 +83,40 @@ async def forget_user(
         await settle_status(db, episode_id, config)
     await record_forgetting(db, user_id, at)
     return ForgetReport(user_id=user_id, counts=counts)
+
+
+async def forget_workspace(db: Session, team_id: str, at: datetime) -> WorkspaceReport:
+    """Delete everything kept of a workspace that uninstalled the app: its episodes (with
+    their ledger, votes, full-text rows and vectors), notes, dedupe claims and
+    installations; and fence it off. The workspace's lock waits for every write about one
+    of its people that began before (:func:`memory.postgres.fence.lock_person`)."""
+    await lock_workspace(db, team_id)
+    workspace = db.digest(workspace_subject(team_id))
+    own_filter = "SELECT id FROM episodes WHERE team_id = %s"
+    counts = {
+        "episodes": await _count(db, own_filter, [team_id]),
+        "ledger": await _count(
+            db, f"SELECT 1 FROM ledger WHERE episode_id IN ({own_filter})", [team_id]
+        ),
+        "votes": await _count(
+            db, f"SELECT 1 FROM votes WHERE episode_id IN ({own_filter})", [team_id]
+        ),
+        "wisdom": await _count(db, "SELECT 1 FROM wisdom WHERE team_id = %s", [team_id]),
+        "claims": await _count(db, "SELECT 1 FROM claims WHERE workspace = %s", [workspace]),
+        "installations": await _count(
+            db, "SELECT 1 FROM installations WHERE team_id = %s", [team_id]
+        ),
+    }
+    for row in await db.rows(
+        f"SELECT channel_id, message_ts FROM ledger WHERE episode_id IN ({own_filter})", [team_id]
+    ):
+        await erase_replies(db, row["channel_id"], [row["message_ts"]])
+    await db.execute("DELETE FROM episodes WHERE team_id = %s", [team_id])
+    await db.execute("DELETE FROM wisdom WHERE team_id = %s", [team_id])
+    await db.execute("DELETE FROM claims WHERE workspace = %s", [workspace])
+    await db.execute("DELETE FROM installations WHERE team_id = %s", [team_id])
+    await record_forgetting(db, workspace_subject(team_id), at)
+    return WorkspaceReport(team_id=team_id, counts=counts)
 
 
 async def forget_episode(db: Session, user_id: str, episode_id: int) -> bool:

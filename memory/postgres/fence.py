@@ -21,6 +21,7 @@ from psycopg import AsyncConnection
 from psycopg.rows import DictRow
 
 from memory.postgres.session import Session
+from memory.subjects import fence_subjects, latest_erasures, workspace_subject
 
 __all__ = [
     "erase_replies",
@@ -29,12 +30,15 @@ __all__ = [
     "forgotten_since",
     "load_secret",
     "lock_person",
+    "lock_workspace",
     "record_forgetting",
 ]
 
 _SECRET_NAME = "digests"
 _PERSON_LOCKS = 0x6D656D6F
 """The first key of every person's advisory lock (``memo``), apart from other locks."""
+_WORKSPACE_LOCKS = 0x7465616D
+"""The first key of every workspace's advisory lock (``team``)."""
 
 
 async def load_secret(conn: AsyncConnection[DictRow]) -> bytes:
@@ -49,18 +53,38 @@ async def load_secret(conn: AsyncConnection[DictRow]) -> bytes:
     return bytes(row["value"])
 
 
-async def lock_person(db: Session, user_id: str) -> None:
-    """Hold the person's lock until the transaction ends (see the module docstring)."""
-    key = int.from_bytes(bytes.fromhex(db.digest(user_id))[:4], "big", signed=True)
-    await db.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_PERSON_LOCKS, key])
+def _lock_key(db: Session, subject: str) -> int:
+    return int.from_bytes(bytes.fromhex(db.digest(subject))[:4], "big", signed=True)
 
 
-async def record_forgetting(db: Session, user_id: str, at: datetime) -> None:
-    """Record that the person was forgotten at ``at`` (the latest time wins)."""
+async def lock_person(db: Session, user_id: str, team_id: str | None = None) -> None:
+    """Hold the person's lock until the transaction ends (see the module docstring); with
+    ``team_id``, their workspace's too, shared: writes in one workspace do not wait for
+    each other, and an erasure of the workspace (:func:`lock_workspace`) waits for them."""
+    person = _lock_key(db, user_id)
+    if not team_id:
+        await db.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_PERSON_LOCKS, person])
+        return
+    await db.execute(
+        "SELECT pg_advisory_xact_lock(%s, %s), pg_advisory_xact_lock_shared(%s, %s)",
+        [_PERSON_LOCKS, person, _WORKSPACE_LOCKS, _lock_key(db, workspace_subject(team_id))],
+    )
+
+
+async def lock_workspace(db: Session, team_id: str) -> None:
+    """Hold the workspace's lock alone until the transaction ends: every write about one
+    of its people that began before has committed, and none begins until this ends."""
+    key = _lock_key(db, workspace_subject(team_id))
+    await db.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_WORKSPACE_LOCKS, key])
+
+
+async def record_forgetting(db: Session, subject: str, at: datetime) -> None:
+    """Record that the subject (a person, or a workspace: :mod:`memory.subjects`) was
+    forgotten at ``at`` (the latest time wins)."""
     await db.execute(
         "INSERT INTO forgotten (person, at) VALUES (%s, %s)"
         " ON CONFLICT (person) DO UPDATE SET at = greatest(forgotten.at, excluded.at)",
-        [db.digest(user_id), at],
+        [db.digest(subject), at],
     )
 
 
@@ -88,22 +112,32 @@ async def erased_replies(db: Session, channel_id: str, message_ts: Iterable[str]
     return {by_digest[row["digest"]] for row in rows}
 
 
-async def forgotten_since(db: Session, user_id: str, started_at: datetime) -> bool:
-    """Whether the person was forgotten at or after ``started_at``: work that began then
-    must not write about them."""
+async def forgotten_since(
+    db: Session, user_id: str, started_at: datetime, team_id: str | None = None
+) -> bool:
+    """Whether the person (or their workspace ``team_id``) was forgotten at or after
+    ``started_at``: work that began then must not write about them."""
+    digests = [db.digest(subject) for subject in fence_subjects(user_id, team_id)]
     row = await db.row(
-        "SELECT 1 FROM forgotten WHERE person = %s AND at >= %s",
-        [db.digest(user_id), started_at],
+        "SELECT 1 FROM forgotten WHERE person = ANY(%s) AND at >= %s", [digests, started_at]
     )
     return row is not None
 
 
-async def forgotten_at(db: Session, user_ids: Iterable[str]) -> dict[str, datetime]:
-    """When each of these people was last forgotten (absent: never)."""
-    by_digest = {db.digest(user_id): user_id for user_id in set(user_ids)}
+async def forgotten_at(
+    db: Session, user_ids: Iterable[str], team_id: str | None = None
+) -> dict[str, datetime]:
+    """When each of these people was last forgotten, or their workspace ``team_id`` was
+    (absent: never)."""
+    people = set(user_ids)
+    by_digest = {
+        db.digest(subject): subject
+        for user_id in people
+        for subject in fence_subjects(user_id, team_id)
+    }
     if not by_digest:
         return {}
     rows = await db.rows(
         "SELECT person, at FROM forgotten WHERE person = ANY(%s)", [list(by_digest)]
     )
-    return {by_digest[row["person"]]: row["at"] for row in rows}
+    return latest_erasures(people, team_id, {by_digest[row["person"]]: row["at"] for row in rows})

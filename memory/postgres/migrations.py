@@ -155,6 +155,13 @@ ALTER TABLE episodes ADD COLUMN reason text;
 ALTER TABLE episodes ADD COLUMN reason_asked boolean NOT NULL DEFAULT false;
 """
 
+M007_WORKSPACE_CLAIMS = """
+-- Each dedupe claim keeps its workspace's keyed hash, so a workspace that uninstalls the
+-- app takes its claims along (erasure.py, forget_workspace).
+ALTER TABLE claims ADD COLUMN workspace text;
+CREATE INDEX claims_workspace ON claims (workspace) WHERE workspace IS NOT NULL;
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_erased_replies", M002_ERASED_REPLIES),
@@ -162,6 +169,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m004_counter_shards", M004_COUNTER_SHARDS),
     ("m005_installations", M005_INSTALLATIONS),
     ("m006_reasons", M006_REASONS),
+    ("m007_workspace_claims", M007_WORKSPACE_CLAIMS),
 ]
 """(name, SQL) in the order they apply; a name, once released, never changes."""
 

@@ -36,8 +36,8 @@ async def replace_wisdom(
 ) -> list[WisdomNote]:
     """Replace the person's notes in ``scope`` with ``notes``, distilled by work that began
     at ``at``; nothing is written (and [] returned) when they were forgotten since."""
-    await lock_person(db, user_id)
-    if await forgotten_since(db, user_id, at):
+    await lock_person(db, user_id, scope.team_id)
+    if await forgotten_since(db, user_id, at, scope.team_id):
         return []
     await db.execute(f"DELETE FROM wisdom WHERE {_SCOPE_AND_USER}", _params(scope, user_id))
     for text in notes:
@@ -49,6 +49,15 @@ async def replace_wisdom(
     return await wisdom_for(db, scope, user_id)
 
 
-async def list_wisdom(db: Session, user_id: str) -> list[WisdomNote]:
-    rows = await db.rows("SELECT * FROM wisdom WHERE user_id = %s ORDER BY id", [user_id])
+async def list_wisdom(db: Session, user_id: str, team_id: str | None = None) -> list[WisdomNote]:
+    """A person's notes (in workspace ``team_id``)."""
+    where, params = (
+        ("user_id = %s", [user_id])
+        if team_id is None
+        else (
+            "user_id = %s AND team_id = %s",
+            [user_id, team_id],
+        )
+    )
+    rows = await db.rows(f"SELECT * FROM wisdom WHERE {where} ORDER BY id", params)
     return [wisdom_from_row(row) for row in rows]

@@ -12,6 +12,7 @@ from memory.models import EpisodeStatus, StoreStats
 from memory.sqlite.codec import to_db_time
 from memory.sqlite.fence import digest
 from memory.sqlite.transactions import transaction
+from memory.subjects import workspace_subject
 
 __all__ = ["TOOL_ERROR_PREFIX", "claim", "increment", "stats"]
 
@@ -26,14 +27,16 @@ def increment(db: Database, name: str, by: int = 1) -> None:
     )
 
 
-def claim(db: Database, keys: Sequence[str], at: datetime) -> bool:
-    """Claim every key in one transaction; True when none had been claimed before."""
+def claim(db: Database, keys: Sequence[str], at: datetime, team_id: str | None) -> bool:
+    """Claim every key in one transaction; True when none had been claimed before. The
+    workspace ``team_id`` (a keyed hash) lets its claims go when it uninstalls the app."""
     when = to_db_time(at)
+    workspace = None if not team_id else digest(db, workspace_subject(team_id))
     with transaction(db):
         new = sum(
             db.execute(
-                "INSERT OR IGNORE INTO claims (digest, at) VALUES (?, ?)",
-                [digest(db, key), when],
+                "INSERT OR IGNORE INTO claims (digest, at, workspace) VALUES (?, ?, ?)",
+                [digest(db, key), when, workspace],
             ).rowcount
             for key in set(keys)
         )

@@ -66,7 +66,7 @@ def record_exchange(db: Database, exchange: NewExchange, config: MemoryConfig) -
     the exchange began (the erasure fence: nothing that started before it writes after)."""
     expires_at = to_db_time(exchange.created_at + config.ledger_ttl)
     with transaction(db):
-        if forgotten_since(db, exchange.requester_id, exchange.created_at):
+        if forgotten_since(db, exchange.requester_id, exchange.created_at, exchange.scope.team_id):
             return None
         episode_id = _next_episode_id(db)
         db.execute(
@@ -95,7 +95,7 @@ def import_episodes(db: Database, episodes: Sequence[ImportedEpisode]) -> list[i
     ids: list[int | None] = []
     with transaction(db):
         for item in episodes:
-            if forgotten_since(db, item.requester_id, item.created_at):
+            if forgotten_since(db, item.requester_id, item.created_at, item.scope.team_id):
                 ids.append(None)
                 continue
             episode_id = _next_episode_id(db)
@@ -244,8 +244,9 @@ def list_episodes(
     statuses: frozenset[EpisodeStatus],
     since: datetime | None,
     limit: int,
+    team_id: str | None = None,
 ) -> list[Episode]:
-    """A person's episodes, newest first."""
+    """A person's episodes (in workspace ``team_id``), newest first."""
     if not statuses:
         return []
     where = ["requester_id = ?", f"status IN ({', '.join('?' for _ in statuses)})"]
@@ -253,6 +254,9 @@ def list_episodes(
     if scope is not None:
         where.append("team_id = ? AND channel_id = ? AND kind = ?")
         params += [scope.team_id, scope.channel_id, scope.kind.value]
+    if team_id is not None:
+        where.append("team_id = ?")
+        params.append(team_id)
     if since is not None:
         where.append("created_at >= ?")
         params.append(to_db_time(since))

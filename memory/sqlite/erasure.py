@@ -15,19 +15,21 @@ from datetime import datetime
 from sqlite_utils import Database
 
 from memory.config import MemoryConfig
-from memory.models import ExportedVote, ForgetReport, UserExport
+from memory.models import ExportedVote, ForgetReport, UserExport, WorkspaceReport
 from memory.sqlite.codec import episode_from_row, from_db_time
-from memory.sqlite.fence import erase_replies, record_forgetting
+from memory.sqlite.fence import digest, erase_replies, record_forgetting
 from memory.sqlite.fts import unindex_episodes
 from memory.sqlite.transactions import transaction
 from memory.sqlite.votes import settle_status
 from memory.sqlite.wisdom import list_wisdom
+from memory.subjects import workspace_subject
 
 __all__ = [
     "export_user",
     "forget_episode",
     "forget_user",
     "forget_wisdom",
+    "forget_workspace",
     "scrub",
     "withdraw_exchange",
 ]
@@ -96,6 +98,43 @@ def forget_user(db: Database, user_id: str, at: datetime, config: MemoryConfig) 
         record_forgetting(db, user_id, at)
     scrub(db)
     return ForgetReport(user_id=user_id, counts=counts)
+
+
+def forget_workspace(db: Database, team_id: str, at: datetime) -> WorkspaceReport:
+    """Delete everything kept of a workspace that uninstalled the app: its episodes (with
+    their ledger rows, votes, index entries and vectors), notes, dedupe claims and
+    installations; and fence it off as :func:`forget_user` fences a person."""
+    workspace = digest(db, workspace_subject(team_id))
+    with transaction(db):
+        own_filter = "SELECT id FROM episodes WHERE team_id = ?"
+        own = [row["id"] for row in db.query(own_filter, [team_id])]
+        counts = {
+            "episodes": len(own),
+            "ledger": _count(
+                db, f"SELECT 1 FROM ledger WHERE episode_id IN ({own_filter})", [team_id]
+            ),
+            "votes": _count(
+                db, f"SELECT 1 FROM votes WHERE episode_id IN ({own_filter})", [team_id]
+            ),
+            "wisdom": _count(db, "SELECT 1 FROM wisdom WHERE team_id = ?", [team_id]),
+            "claims": _count(db, "SELECT 1 FROM claims WHERE workspace = ?", [workspace]),
+            "installations": _count(db, "SELECT 1 FROM installations WHERE team_id = ?", [team_id]),
+        }
+        for row in list(
+            db.query(
+                f"SELECT channel_id, message_ts FROM ledger WHERE episode_id IN ({own_filter})",
+                [team_id],
+            )
+        ):
+            erase_replies(db, row["channel_id"], [row["message_ts"]])
+        unindex_episodes(db, own)
+        db.execute("DELETE FROM episodes WHERE team_id = ?", [team_id])
+        db.execute("DELETE FROM wisdom WHERE team_id = ?", [team_id])
+        db.execute("DELETE FROM claims WHERE workspace = ?", [workspace])
+        db.execute("DELETE FROM installations WHERE team_id = ?", [team_id])
+        record_forgetting(db, workspace_subject(team_id), at)
+    scrub(db)
+    return WorkspaceReport(team_id=team_id, counts=counts)
 
 
 def forget_episode(db: Database, user_id: str, episode_id: int) -> bool:

@@ -26,6 +26,7 @@ from weakref import WeakKeyDictionary
 from sqlite_utils import Database
 
 from memory.sqlite.codec import from_db_time, to_db_time
+from memory.subjects import fence_subjects, latest_erasures
 
 __all__ = [
     "create_secret",
@@ -65,12 +66,13 @@ def digest(db: Database, text: str) -> str:
     return hmac.new(_secret(db), text.encode(), hashlib.sha256).hexdigest()
 
 
-def record_forgetting(db: Database, user_id: str, at: datetime) -> None:
-    """Record that the person was forgotten at ``at`` (the latest time wins)."""
+def record_forgetting(db: Database, subject: str, at: datetime) -> None:
+    """Record that the subject (a person, or a workspace: :mod:`memory.subjects`) was
+    forgotten at ``at`` (the latest time wins)."""
     db.execute(
         "INSERT INTO forgotten (person, at) VALUES (?, ?)"
         " ON CONFLICT (person) DO UPDATE SET at = max(at, excluded.at)",
-        [digest(db, user_id), to_db_time(at)],
+        [digest(db, subject), to_db_time(at)],
     )
 
 
@@ -97,21 +99,34 @@ def erased_replies(db: Database, channel_id: str, message_ts: Iterable[str]) -> 
     return {by_digest[row["digest"]] for row in rows}
 
 
-def forgotten_since(db: Database, user_id: str, started_at: datetime) -> bool:
-    """Whether the person was forgotten at or after ``started_at``: work that began then
-    must not write about them."""
+def forgotten_since(
+    db: Database, user_id: str, started_at: datetime, team_id: str | None = None
+) -> bool:
+    """Whether the person (or their workspace ``team_id``) was forgotten at or after
+    ``started_at``: work that began then must not write about them."""
+    digests = [digest(db, subject) for subject in fence_subjects(user_id, team_id)]
+    marks = ", ".join("?" for _ in digests)
     row = db.conn.execute(
-        "SELECT 1 FROM forgotten WHERE person = ? AND at >= ?",
-        [digest(db, user_id), to_db_time(started_at)],
+        f"SELECT 1 FROM forgotten WHERE person IN ({marks}) AND at >= ?",
+        [*digests, to_db_time(started_at)],
     ).fetchone()
     return row is not None
 
 
-def forgotten_at(db: Database, user_ids: Iterable[str]) -> dict[str, datetime]:
-    """When each of these people was last forgotten (absent: never)."""
-    by_digest = {digest(db, user_id): user_id for user_id in set(user_ids)}
+def forgotten_at(
+    db: Database, user_ids: Iterable[str], team_id: str | None = None
+) -> dict[str, datetime]:
+    """When each of these people was last forgotten, or their workspace ``team_id`` was
+    (absent: never)."""
+    people = set(user_ids)
+    by_digest = {
+        digest(db, subject): subject
+        for user_id in people
+        for subject in fence_subjects(user_id, team_id)
+    }
     if not by_digest:
         return {}
     marks = ", ".join("?" for _ in by_digest)
     rows = db.query(f"SELECT person, at FROM forgotten WHERE person IN ({marks})", list(by_digest))
-    return {by_digest[row["person"]]: from_db_time(row["at"]) for row in rows}
+    erased = {by_digest[row["person"]]: from_db_time(row["at"]) for row in rows}
+    return latest_erasures(people, team_id, erased)

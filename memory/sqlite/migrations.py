@@ -324,5 +324,18 @@ def m017_reasons(db: Database) -> None:
     )
 
 
+@migrations()
+def m018_workspace_claims(db: Database) -> None:
+    """Each dedupe claim keeps its workspace's keyed hash, so a workspace that uninstalls
+    the app takes its claims along (:func:`memory.sqlite.erasure.forget_workspace`); the
+    claims before hold none, and stay until the ledger's upkeep drops them."""
+    db.executescript(
+        """
+        ALTER TABLE claims ADD COLUMN workspace TEXT;
+        CREATE INDEX claims_workspace ON claims (workspace) WHERE workspace IS NOT NULL;
+        """
+    )
+
+
 def apply_migrations(db: Database) -> None:
     migrations.apply(db)

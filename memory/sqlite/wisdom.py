@@ -39,7 +39,7 @@ def replace_wisdom(
     """Replace the person's notes in ``scope`` with ``notes``, distilled by work that began
     at ``at``; nothing is written (and [] returned) when they were forgotten since."""
     with transaction(db):
-        if forgotten_since(db, user_id, at):
+        if forgotten_since(db, user_id, at, scope.team_id):
             return []
         db.execute(f"DELETE FROM wisdom WHERE {_SCOPE_AND_USER}", _params(scope, user_id))
         for text in notes:
@@ -51,6 +51,15 @@ def replace_wisdom(
         return wisdom_for(db, scope, user_id)
 
 
-def list_wisdom(db: Database, user_id: str) -> list[WisdomNote]:
-    rows = db.query("SELECT * FROM wisdom WHERE user_id = ? ORDER BY id", [user_id])
+def list_wisdom(db: Database, user_id: str, team_id: str | None = None) -> list[WisdomNote]:
+    """A person's notes (in workspace ``team_id``)."""
+    where, params = (
+        ("user_id = ?", [user_id])
+        if team_id is None
+        else (
+            "user_id = ? AND team_id = ?",
+            [user_id, team_id],
+        )
+    )
+    rows = db.query(f"SELECT * FROM wisdom WHERE {where} ORDER BY id", params)
     return [wisdom_from_row(row) for row in rows]

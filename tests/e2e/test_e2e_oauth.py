@@ -4,6 +4,8 @@ token, on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -16,8 +18,11 @@ from bot.server import HttpServer
 from bot.testing import FakeLLMServer
 from bot.testing.fake_slack import FakeSlackWebAPI
 from bot.testing.harness import ALICE, BOB, start_bot
+from memory import EpisodeStatus
 from tests.oauth_support import install, oauth_settings, store_url, workspace_slack
+from tests.stored import all_rows_as_text, disk_bytes
 
+CAROL = "U0000CAROL"
 ANSWERING_METHODS = frozenset({"chat.postMessage", "chat.startStream", "chat.appendStream"})
 
 
@@ -117,3 +122,121 @@ async def test_expiring_tokens_are_refreshed_through_slack_api_url(
         assert tokens == {workspace.token}
     finally:
         await server.stop()
+
+
+SECRET = "How do I reach the payroll vault from the quokka jumpbox?"
+RELATED = "remind me how to get into the payroll vault"
+KEPT = "Where is the lunch menu for the zebrafish team?"
+ONE_ONLY = ("quokka", "jumpbox", "payroll")
+
+
+async def stored_text(database: str) -> bytes:
+    """Everything the store holds, past the store: SQLite's files, or PostgreSQL's rows."""
+    if database.startswith("postgresql://"):
+        return (await all_rows_as_text(database)).encode()
+    return disk_bytes(Path(database))
+
+
+async def test_one_person_in_two_workspaces_sees_nothing_of_one_in_the_other(
+    oauth_server: HttpServer,
+    fake_slack: FakeSlackWebAPI,
+    fake_llm: FakeLLMServer,
+    http: httpx.AsyncClient,
+) -> None:
+    one = workspace_slack(
+        oauth_server, await install(http, oauth_server, fake_slack, "T0000ONE", installer=BOB), http
+    )
+    two = workspace_slack(
+        oauth_server, await install(http, oauth_server, fake_slack, "T0000TWO", installer=BOB), http
+    )
+    await one.vote(await one.ask_in_dm(SECRET, user=ALICE), user=ALICE)
+    await two.ask_in_dm(f"{RELATED} (two)", user=ALICE)
+    await one.ask_in_dm(f"{RELATED} (one)", user=ALICE)
+    assert "quokka" in fake_llm.prompt_for(f"{RELATED} (one)"), "recall works where taught"
+    assert "quokka" not in fake_llm.prompt_for(f"{RELATED} (two)")
+
+    for slack, shown in ((two, False), (one, True)):
+        fake_slack.calls.clear()
+        await slack.open_home(user=ALICE)
+        await fake_slack.wait_for(lambda: bool(fake_slack.calls_to("views.publish")), what="home")
+        [published] = fake_slack.calls_to("views.publish")
+        assert published.token == slack.fake.token
+        assert ("quokka" in json.dumps(published.args)) is shown
+
+
+async def test_uninstalling_erases_the_workspace_down_to_the_bytes_and_keeps_the_other(
+    oauth_server: HttpServer,
+    fake_slack: FakeSlackWebAPI,
+    database: str,
+    http: httpx.AsyncClient,
+) -> None:
+    first = await install(http, oauth_server, fake_slack, "T0000ONE", installer=ALICE)
+    second = await install(http, oauth_server, fake_slack, "T0000TWO", installer=BOB)
+    one, two = (workspace_slack(oauth_server, w, http) for w in (first, second))
+    await one.vote(await one.ask_in_dm(SECRET, user=ALICE), user=ALICE)
+    await one.vote(
+        await one.ask_in_dm("what about the quokka ledger?", user=CAROL), user=CAROL, reaction="-1"
+    )
+    await two.vote(await two.ask_in_dm(KEPT, user=BOB), user=BOB)
+    revoked = first.token
+    assert b"quokka" in await stored_text(database)
+
+    fake_slack.uninstall("T0000ONE")
+    await one.send_event({"type": "app_uninstalled"})
+    await one.send_event(
+        {"type": "tokens_revoked", "tokens": {"oauth": [ALICE], "bot": [first.bot_user_id]}}
+    )
+    await one.settled()
+
+    stored = await stored_text(database)
+    for trace in (*ONE_ONLY, "T0000ONE", CAROL, first.bot_user_id, revoked):
+        assert trace.encode() not in stored, trace
+    assert b"zebrafish" in stored and b"T0000TWO" in stored, "the other workspace stays"
+
+    fake_slack.calls.clear()
+    await one.dm("are you still there?", user=ALICE)
+    await one.settled()
+    assert not [call for call in fake_slack.calls if call.method in ANSWERING_METHODS]
+    assert revoked not in {call.token for call in fake_slack.calls}
+    await two.ask_in_dm("and the zebrafish menu again?", user=BOB)
+
+
+async def test_an_answer_in_flight_at_the_uninstall_makes_no_call_and_records_nothing(
+    oauth_server: HttpServer, fake_slack: FakeSlackWebAPI, http: httpx.AsyncClient
+) -> None:
+    workspace = await install(http, oauth_server, fake_slack, "T0000ONE", installer=ALICE)
+    slack = workspace_slack(oauth_server, workspace, http)
+    revoked = workspace.token
+    release = fake_slack.hold("chat.startStream")
+    await slack.dm(SECRET, user=ALICE)
+    await fake_slack.wait_for(
+        lambda: bool(fake_slack.calls_to("chat.startStream")), what="the answer's stream"
+    )
+    fake_slack.uninstall("T0000ONE")
+    await slack.send_event({"type": "app_uninstalled"})
+    uninstalled_at = len(fake_slack.calls)
+    await asyncio.sleep(0.2)  # the erasure runs beside the held answer
+    release.set()
+    await slack.settled()
+    assert revoked not in {call.token for call in fake_slack.calls[uninstalled_at:]}
+    services = slack.services
+    assert await services.memory.list_episodes(ALICE, statuses=frozenset(EpisodeStatus)) == []
+
+
+async def test_a_person_revoking_their_own_grant_loses_only_their_installation(
+    oauth_server: HttpServer, fake_slack: FakeSlackWebAPI, http: httpx.AsyncClient
+) -> None:
+    workspace = await install(http, oauth_server, fake_slack, "T0000ONE", installer=ALICE)
+    await install(http, oauth_server, fake_slack, "T0000ONE", installer=BOB)
+    slack = workspace_slack(oauth_server, fake_slack.workspace("T0000ONE"), http)
+    await slack.vote(await slack.ask_in_dm(SECRET, user=ALICE), user=ALICE)
+    store = slack.services.memory
+    await slack.send_event({"type": "tokens_revoked", "tokens": {"oauth": [ALICE]}})
+    await slack.settled()
+    assert (
+        await store.find_installation(enterprise_id="", team_id="T0000ONE", user_id=ALICE) is None
+    )
+    assert await store.find_installation(enterprise_id="", team_id="T0000ONE", user_id=BOB)
+    assert await store.list_episodes(ALICE), "the workspace's memories stay"
+    assert workspace.team_id == "T0000ONE"
+    await slack.ask_in_dm("still there?", user=BOB)

@@ -10,6 +10,7 @@ from memory_helpers import CHANNEL, DM, T0, Memory
 
 from memory import EpisodeStatus, MemoryConfig, NewExchange, Vote
 from memory.partitions import personal_key
+from tests.stored import disk_bytes
 
 FORGOTTEN = "UFORGETME1"
 KEPT = "UKEEPME22"
@@ -36,16 +37,6 @@ DISTINCTIVE = [
     FORGOTTEN,
 ]
 SURVIVOR_QUESTION = "How do I calibrate the brontosaurus telescope in the observatory?"
-
-
-def disk_bytes(db_path: Path) -> bytes:
-    """Everything SQLite has on disk for the database: main file, WAL and shared memory."""
-    suffixes = ["", "-wal", "-shm", "-journal"]
-    return b"".join(
-        path.read_bytes()
-        for suffix in suffixes
-        if (path := db_path.with_name(db_path.name + suffix)).exists()
-    )
 
 
 def traces(data: bytes, words: list[str]) -> list[str]:

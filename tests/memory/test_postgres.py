@@ -30,6 +30,7 @@ from memory.postgres import PostgresMemoryStore
 from memory.postgres.migrations import MIGRATIONS
 from memory.postgres.scratch import scratch_schema
 from memory.vectors import episode_text, to_bytes
+from tests.stored import all_rows_as_text
 
 pytestmark = pytest.mark.postgres_only
 
@@ -57,23 +58,6 @@ async def replicas(url: str, config: MemoryConfig) -> AsyncIterator[list[MemoryS
     yield stores
     for store in stores:
         await store.close()
-
-
-async def _all_rows_as_text(url: str) -> str:
-    """Every row of every table in the store's schema, as text."""
-    async with await psycopg.AsyncConnection.connect(url) as conn:
-        tables = await (
-            await conn.execute(
-                "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"
-            )
-        ).fetchall()
-        dumped = []
-        for (table,) in tables:
-            cursor = await conn.execute(
-                psycopg.sql.SQL("SELECT t::text FROM {} AS t").format(psycopg.sql.Identifier(table))
-            )
-            dumped += [row[0] for row in await cursor.fetchall()]
-    return "\n".join(dumped)
 
 
 async def test_a_postgresql_url_opens_the_postgresql_backend(store: MemoryStore) -> None:
@@ -284,13 +268,13 @@ async def test_forget_leaves_no_row_holding_the_person_or_their_words(
     assert embedder is not None
     [stored] = await store.list_episodes("U0FORGOTTEN")
     vector = to_bytes(embedder.embed(episode_text(stored))).hex()
-    before = await _all_rows_as_text(url)
+    before = await all_rows_as_text(url)
     assert "marmalade" in before
     assert vector in before, "the search does see stored vectors (bytea as hex)"
 
     await store.forget_user("U0FORGOTTEN")
 
-    rows = await _all_rows_as_text(url)
+    rows = await all_rows_as_text(url)
     for trace in ["zanzibarite", "ossifrage", "marmalade", "U0FORGOTTEN", "Ev0FORGOTTEN", vector]:
         assert trace not in rows
     assert "U0KEPT" in rows

@@ -159,3 +159,20 @@ def test_reading_an_unknown_thread_creates_nothing(clock: Clock) -> None:
     assert memory.facts("nothing", user_id="U1") == {}
     assert memory.facts("nothing", user_id="U1").get("k") is None
     assert len(memory) == 0
+
+
+def test_forgetting_a_workspaces_threads_drops_them_and_fences_its_turns_in_flight(
+    clock: Clock,
+) -> None:
+    memory = WorkingMemory(clock=clock)
+    started = clock.now
+    memory.put("T1/D1:top", "host", "vault-7", user_id="U1", started_at=started)
+    memory.put("T2/D1:top", "host", "db-3", user_id="U1", started_at=started)
+    clock.advance(timedelta(seconds=1))
+
+    assert memory.forget_threads("T1/") == 1
+    assert memory.facts("T1/D1:top", user_id="U1") == {}
+    assert memory.facts("T2/D1:top", user_id="U1") == {"host": "db-3"}
+    assert not memory.put("T1/D1:top", "late", "x", user_id="U1", started_at=started)
+    clock.advance(timedelta(seconds=1))
+    assert memory.put("T1/D1:top", "new", "y", user_id="U1", started_at=clock.now)

@@ -19,6 +19,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.listeners.commands.memory import conversation_memory, conversation_scope, memory_message
 from bot.listeners.events.app_home_opened import publish_home
 from bot.listeners.services import Services
+from bot.listeners.workspace import listed_workspace, payload_team
 from bot.views import ItemKind, ItemRef
 from memory import MemoryStore
 
@@ -38,10 +39,11 @@ def forget_item_callback(services: Services) -> Callable[..., Awaitable[None]]:
     async def show_again(
         body: dict[str, Any], user_id: str, client: AsyncWebClient, respond: AsyncRespond
     ) -> None:
+        team_id = payload_team(body)
         if (body.get("container") or {}).get("type") == "view":
-            await publish_home(client, services.memory, user_id)
+            workspace = listed_workspace(services, team_id)
+            await publish_home(client, services.memory, user_id, team_id=workspace)
             return
-        team_id = (body.get("team") or {}).get("id") or (body.get("user") or {}).get("team_id")
         channel_id = (body.get("channel") or {}).get("id")
         if not team_id or not channel_id:
             return

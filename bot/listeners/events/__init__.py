@@ -12,6 +12,7 @@ from bot.listeners.events.assistant_thread_context_changed import (
 from bot.listeners.events.assistant_thread_started import assistant_thread_started_callback
 from bot.listeners.events.message import message_callback
 from bot.listeners.events.reactions import reaction_callback
+from bot.listeners.events.uninstalled import app_uninstalled_callback, tokens_revoked_callback
 from bot.listeners.services import Services
 from bot.listeners.votes import commit_vote, reaction_vote
 
@@ -26,6 +27,9 @@ def register(app: AsyncApp, services: Services) -> None:
         app.event(name, middleware=[vote])(reaction_callback)
     app.event("app_home_opened")(app_home_opened_callback(services))
     app.event("assistant_thread_started")(assistant_thread_started_callback(services))
+    if services.identity is None:  # OAuth mode: workspaces come and go
+        app.event("app_uninstalled")(app_uninstalled_callback(services))
+        app.event("tokens_revoked")(tokens_revoked_callback(services))
     app.event("assistant_thread_context_changed")(
         assistant_thread_context_changed_callback(services.observer)
     )

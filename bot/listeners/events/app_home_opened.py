@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field, ValidationError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.listeners.services import Services
+from bot.listeners.workspace import listed_workspace
 from bot.slack.assistant import suggest_prompts
 from bot.views.app_home import home_view
 from memory import MemoryStore
@@ -34,10 +35,13 @@ class _HomeOpened(BaseModel):
     event: _Opened
 
 
-async def publish_home(client: AsyncWebClient, memory: MemoryStore, user_id: str) -> None:
-    """(Re)publish ``user_id``'s Home tab from their own memories only."""
-    episodes = await memory.list_episodes(user_id, limit=HOME_EPISODES)
-    notes = await memory.list_wisdom(user_id)
+async def publish_home(
+    client: AsyncWebClient, memory: MemoryStore, user_id: str, *, team_id: str | None
+) -> None:
+    """(Re)publish ``user_id``'s Home tab from their own memories only (those of workspace
+    ``team_id``, when given)."""
+    episodes = await memory.list_episodes(user_id, limit=HOME_EPISODES, team_id=team_id)
+    notes = await memory.list_wisdom(user_id, team_id=team_id)
     await client.views_publish(user_id=user_id, view=home_view(episodes, notes))
 
 
@@ -56,7 +60,8 @@ def app_home_opened_callback(
             kind, team=opened.team_id, channel=event.channel, user=event.user
         ) as record:
             if event.tab == "home":
-                await publish_home(client, services.memory, event.user)
+                workspace = listed_workspace(services, opened.team_id)
+                await publish_home(client, services.memory, event.user, team_id=workspace)
             elif event.channel and opened.team_id:
                 await suggest_prompts(
                     client,

@@ -1,0 +1,97 @@
+"""``app_uninstalled`` and ``tokens_revoked`` (OAuth mode): a workspace that removes the
+app, or revokes its bot token, is erased (everything the bot keeps of it, fenced as
+``/forget`` fences a person); a person who revokes their own grant loses only their
+installation. Either way this process makes no Web API call with those tokens again
+(:mod:`bot.oauth.revocations`). Each is one ``forget_workspace`` or ``tokens_revoked``
+event line."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from bot.listeners.services import Services
+from memory import Installations
+
+__all__ = ["app_uninstalled_callback", "tokens_revoked_callback"]
+
+
+class _Tokens(BaseModel):
+    oauth: list[str] = Field(default_factory=list)
+    """The people whose grants were revoked."""
+    bot: list[str] = Field(default_factory=list)
+    """The bot users whose tokens were revoked."""
+
+
+class _Event(BaseModel):
+    tokens: _Tokens = Field(default_factory=_Tokens)
+
+
+class _Callback(BaseModel):
+    """The ids these listeners use (anything else is ignored)."""
+
+    team_id: str = Field(min_length=1)
+    enterprise_id: str | None = None
+    event: _Event
+
+
+async def _tokens_of(
+    store: Installations, enterprise_id: str, team_id: str, users: list[str | None]
+) -> list[str | None]:
+    """The tokens the installations of these users (``""``: the bot) hold."""
+    tokens: list[str | None] = []
+    for user in users:
+        found = await store.find_installation(
+            enterprise_id=enterprise_id, team_id=team_id, user_id=user
+        )
+        if found is not None:
+            tokens += [found.data.get("bot_token"), found.data.get("user_token")]
+    return tokens
+
+
+async def _erase_workspace(services: Services, callback: _Callback) -> None:
+    enterprise_id = callback.enterprise_id or ""
+    tokens = await _tokens_of(services.memory, enterprise_id, callback.team_id, ["", None])
+    services.revoked.revoke(tokens)
+    await services.forgetting.forget_workspace(callback.team_id)
+
+
+def app_uninstalled_callback(services: Services) -> Callable[[dict[str, Any]], Awaitable[None]]:
+    async def on_uninstalled(body: dict[str, Any]) -> None:
+        try:
+            callback = _Callback.model_validate(body)
+        except ValidationError:
+            services.observer.ignored("forget_workspace", "malformed")
+            return
+        services.inflight.start(_erase_workspace(services, callback))
+
+    return on_uninstalled
+
+
+def tokens_revoked_callback(services: Services) -> Callable[[dict[str, Any]], Awaitable[None]]:
+    async def revoke(callback: _Callback) -> None:
+        if callback.event.tokens.bot:
+            await _erase_workspace(services, callback)
+            return
+        enterprise_id = callback.enterprise_id or ""
+        async with services.observer.event("tokens_revoked", team=callback.team_id):
+            users: list[str | None] = list(callback.event.tokens.oauth)
+            services.revoked.revoke(
+                await _tokens_of(services.memory, enterprise_id, callback.team_id, users)
+            )
+            for user in callback.event.tokens.oauth:
+                await services.memory.delete_installations(
+                    enterprise_id=enterprise_id, team_id=callback.team_id, user_id=user
+                )
+
+    async def on_revoked(body: dict[str, Any]) -> None:
+        try:
+            callback = _Callback.model_validate(body)
+        except ValidationError:
+            services.observer.ignored("tokens_revoked", "malformed")
+            return
+        services.inflight.start(revoke(callback))
+
+    return on_revoked
