@@ -1,7 +1,8 @@
 """``python -m bot``: serve the bot, or run an administrative command.
 
 Subcommands (``python -m bot --help``): ``serve`` (the default), and the administrative
-``forget USER_ID``, ``memory USER_ID``, ``export USER_ID``, ``stats`` and ``consolidate``
+``forget USER_ID``, ``forget-workspace TEAM_ID``, ``memory USER_ID``, ``export USER_ID``,
+``stats`` and ``consolidate``
 (implemented in :mod:`bot.admin`), which need only the database setting, never Slack's.
 A new command is one ``add_parser`` call in :func:`build_parser` with its ``run`` function.
 Every problem ends the process with one line on stderr and the exit code in :data:`EPILOG`.
@@ -12,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import re
 import sys
 from collections.abc import Callable, Sequence
 
@@ -23,6 +25,7 @@ from bot.admin import (
     run_consolidate,
     run_export,
     run_forget,
+    run_forget_workspace,
     run_memory,
     run_stats,
 )
@@ -39,8 +42,8 @@ EXIT_INTERRUPTED = 130
 EPILOG = """\
 exit codes:
   0    done (serve: stopped by SIGTERM or Ctrl-C)
-  1    the command ran but could not do its job: forget found nothing stored about
-       that ID; consolidate could not get an answer from the model
+  1    the command ran but could not do its job: forget (or forget-workspace) found
+       nothing stored about that ID; consolidate could not get an answer from the model
   2    a configuration problem, in one line naming the setting: a setting missing,
        empty or invalid; BOT_DB_PATH missing, read-only or not a database; Slack
        refused a token; or the command line itself was wrong
@@ -51,6 +54,7 @@ from the environment or .env; serve also needs the Slack settings.
 """
 
 Command = Callable[[AdminSettings, argparse.Namespace], int]
+TEAM_ID = re.compile(r"T[A-Z0-9]+")
 
 
 def run_serve(settings: AdminSettings, args: argparse.Namespace) -> int:
@@ -73,9 +77,22 @@ def run_serve(settings: AdminSettings, args: argparse.Namespace) -> int:
     return 0
 
 
-def _with_user_id(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+def _with_user_id(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("user_id", help="the person's Slack user ID, e.g. U0123ABCD")
-    return parser
+
+
+def _team_id(value: str) -> str:
+    if not TEAM_ID.fullmatch(value):
+        raise argparse.ArgumentTypeError(
+            f"not a Slack team ID (T followed by letters/digits): {value!r}"
+        )
+    return value
+
+
+def _with_team_id(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "team_id", type=_team_id, help="the workspace's Slack team ID, e.g. T0123ABCD"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -94,24 +111,30 @@ def build_parser() -> argparse.ArgumentParser:
         help="seconds answers in flight get to finish on SIGTERM (default: 6)",
     )
     serve_parser.set_defaults(run=run_serve, settings=Settings)
-    admin: list[tuple[str, str, Command, bool]] = [
-        ("forget", "erase everything about one person", run_forget, True),
-        ("memory", "show what is stored about one person", run_memory, True),
+    admin: list[tuple[str, str, Command, Callable[[argparse.ArgumentParser], None] | None]] = [
+        ("forget", "erase everything about one person", run_forget, _with_user_id),
+        (
+            "forget-workspace",
+            "erase everything kept of one workspace, as uninstalling the app does",
+            run_forget_workspace,
+            _with_team_id,
+        ),
+        ("memory", "show what is stored about one person", run_memory, _with_user_id),
         (
             "export",
             "everything stored about one person, as JSON (data-access requests)",
             run_export,
-            True,
+            _with_user_id,
         ),
-        ("stats", "counts: episodes by status, votes, recalls, tool errors", run_stats, False),
+        ("stats", "counts: episodes by status, votes, recalls, tool errors", run_stats, None),
         (
             "consolidate",
             "turn recent rated answers into wisdom notes now, once",
             run_consolidate,
-            False,
+            None,
         ),
     ]
-    for name, summary, run, takes_user in admin:
+    for name, summary, run, arguments in admin:
         command = commands.add_parser(
             name,
             help=summary,
@@ -119,8 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
             epilog=EPILOG,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
-        if takes_user:
-            _with_user_id(command)
+        if arguments is not None:
+            arguments(command)
         command.set_defaults(run=run, settings=AdminSettings)
     parser.set_defaults(run=run_serve, settings=Settings, grace=6.0)
     return parser

@@ -38,6 +38,7 @@ __all__ = [
     "run_consolidate",
     "run_export",
     "run_forget",
+    "run_forget_workspace",
     "run_memory",
     "run_stats",
 ]
@@ -111,6 +112,22 @@ def run_forget(settings: AdminSettings, args: argparse.Namespace) -> int:
     for kind, count in sorted(report.counts.items()):
         print(f"{kind}: {count}")
     print(f"erased {report.total} row(s) about {report.user_id}")
+    return 0
+
+
+def run_forget_workspace(settings: AdminSettings, args: argparse.Namespace) -> int:
+    """Erase everything kept of one workspace, as its uninstalling the app does (its
+    installation too: the bot answers there again only once it is installed anew);
+    nothing stored about it is a failure (exit 1)."""
+    report = _with_store(settings, lambda store: store.forget_workspace(args.team_id))
+    if report.total == 0:
+        raise CommandFailed(
+            f"nothing is stored about the workspace {args.team_id}: check the team ID"
+            " (nothing was erased)"
+        )
+    for kind, count in sorted(report.counts.items()):
+        print(f"{kind}: {count}")
+    print(f"erased {report.total} row(s) of the workspace {report.team_id}")
     return 0
 
 

@@ -182,3 +182,26 @@ async def test_consolidate_writes_notes_with_the_model_once(
         EpisodeStatus.SUCCESS,
         EpisodeStatus.FAILURE,
     }
+
+
+async def test_forget_workspace_erases_that_workspace_only(
+    memory: Memory, store: MemoryStore, db_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = Scope(team_id="T2", channel_id="D0ALICE", kind=ConversationKind.DM)
+    await rated(memory, ALICE, "where is the okapi runbook?")
+    await rated(memory, ALICE, "where is the narwhal runbook?", scope=other)
+
+    assert await run_cli("forget-workspace", "T1") == 0
+    printed = capsys.readouterr().out
+    assert "episodes: 1" in printed and "erased" in printed
+    [left] = await store.list_episodes(ALICE)
+    assert left.scope == other
+    assert b"okapi" not in b"".join(path.read_bytes() for path in db_path.parent.glob("bot.db*"))
+    assert await run_cli("forget-workspace", "T1") == 1, "nothing left to erase"
+
+
+def test_forget_workspace_refuses_what_is_not_a_team_id(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["forget-workspace", "U0ALICE"])
+    assert exit_.value.code == 2
+    assert "not a Slack team ID" in capsys.readouterr().err
