@@ -29,12 +29,22 @@ class _Event(BaseModel):
     tokens: _Tokens = Field(default_factory=_Tokens)
 
 
+class _Authorization(BaseModel):
+    is_enterprise_install: bool = False
+
+
 class _Callback(BaseModel):
     """The ids these listeners use (anything else is ignored)."""
 
     team_id: str = Field(min_length=1)
     enterprise_id: str | None = None
     event: _Event
+    authorizations: list[_Authorization] = Field(default_factory=list)
+
+    @property
+    def org_wide(self) -> bool:
+        """An installation for a whole Enterprise Grid org (kept under the org)."""
+        return any(item.is_enterprise_install for item in self.authorizations)
 
 
 async def _tokens_of(
@@ -53,8 +63,11 @@ async def _tokens_of(
 
 async def _erase_workspace(services: Services, callback: _Callback) -> None:
     enterprise_id = callback.enterprise_id or ""
-    tokens = await _tokens_of(services.memory, enterprise_id, callback.team_id, ["", None])
+    team_id = "" if callback.org_wide else callback.team_id
+    tokens = await _tokens_of(services.memory, enterprise_id, team_id, ["", None])
     services.revoked.revoke(tokens)
+    if callback.org_wide:
+        await services.memory.delete_installations(enterprise_id=enterprise_id, team_id="")
     await services.forgetting.forget_workspace(callback.team_id)
 
 
