@@ -64,10 +64,12 @@ async def install(
     *,
     installer: str,
     enterprise_id: str | None = None,
+    back_at: str | None = None,
 ) -> FakeWorkspace:
     """``installer`` opens ``GET /slack/install``, clicks *Add to Slack*, allows the app
     in ``team_id`` on Slack's page, and comes back to ``/slack/oauth_redirect`` with the
-    code and the state, in the same browser (the state cookie)."""
+    code and the state, in the same browser (the state cookie), at ``back_at`` (another
+    replica's URL) or the same server."""
     url = server if isinstance(server, str) else server.url
     page = await http.get(f"{url}/slack/install")
     assert page.status_code == 200, page.text
@@ -78,7 +80,7 @@ async def install(
     assert cookie is not None, "the install page sets the state cookie"
     code = fake.approve_install(team_id, installer=installer, enterprise_id=enterprise_id)
     done = await http.get(
-        f"{url}/slack/oauth_redirect",
+        f"{back_at or url}/slack/oauth_redirect",
         params={"code": code, "state": state},
         headers={"Cookie": f"{STATE_COOKIE}={cookie}"},
     )

@@ -8,9 +8,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-import sys
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,65 +16,24 @@ import httpx
 import pytest
 
 from bot.learning.reflector import REFLECTION_PROMPT
-from bot.server import EVENTS_PATH, HEALTH_PATH
+from bot.server import EVENTS_PATH
 from bot.testing import FakeLLMServer
 from bot.testing.fake_slack import FakeMessage, FakeSlackWebAPI
 from bot.testing.harness import ALICE, BOB, dm_channel
-from bot.testing.process import fakes_env, local_url
+from bot.testing.process import fakes_env
 from bot.testing.slack_people import SlackPeople
 from memory import EpisodeStatus, MemoryConfig, MemoryStore, open_store
 from memory.postgres.scratch import scratch_schema
+from tests.replicas_support import Replica, running_replicas
 
 REPLICAS = 3
 CONSOLIDATION_SECONDS = 1.5
-
-
-@dataclass
-class Replica:
-    process: asyncio.subprocess.Process
-    url: str
-    log: Path
 
 
 @pytest.fixture
 async def database_url() -> AsyncIterator[str]:
     async with scratch_schema() as url:
         yield url
-
-
-async def _start(
-    number: int, database_url: str, tmp_path: Path, fake_slack: FakeSlackWebAPI, llm: FakeLLMServer
-) -> Replica:
-    log = tmp_path / f"replica{number}.log"
-    env = fakes_env(
-        fake_slack,
-        llm,
-        BOT_DB_URL=database_url,
-        CONSOLIDATION_INTERVAL_HOURS=str(CONSOLIDATION_SECONDS / 3600),
-    )
-    directory = tmp_path / f"replica{number}"
-    directory.mkdir()
-    with log.open("wb") as output:
-        process = await asyncio.create_subprocess_exec(
-            *(sys.executable, "-m", "bot"),
-            env=env,
-            cwd=directory,
-            stdout=output,
-            stderr=output,
-        )
-    return Replica(process, local_url(env), log)
-
-
-async def _healthy(replica: Replica, http: httpx.AsyncClient) -> None:
-    async with asyncio.timeout(60):
-        while True:
-            assert replica.process.returncode is None, replica.log.read_text()
-            try:
-                if (await http.get(f"{replica.url}{HEALTH_PATH}")).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            await asyncio.sleep(0.1)
 
 
 @pytest.fixture
@@ -87,18 +44,16 @@ async def replicas(
     fake_llm: FakeLLMServer,
     http: httpx.AsyncClient,
 ) -> AsyncIterator[list[Replica]]:
-    started = [
-        await _start(n, database_url, tmp_path, fake_slack, fake_llm) for n in range(REPLICAS)
-    ]
-    try:
-        await asyncio.gather(*(_healthy(replica, http) for replica in started))
+    def env() -> dict[str, str]:
+        return fakes_env(
+            fake_slack,
+            fake_llm,
+            BOT_DB_URL=database_url,
+            CONSOLIDATION_INTERVAL_HOURS=str(CONSOLIDATION_SECONDS / 3600),
+        )
+
+    async with running_replicas(REPLICAS, tmp_path, http, env) as started:
         yield started
-    finally:
-        for replica in started:
-            if replica.process.returncode is None:
-                replica.process.terminate()
-        for replica in started:
-            await replica.process.wait()
 
 
 @pytest.fixture
