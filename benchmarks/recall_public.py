@@ -1,40 +1,39 @@
-"""``public_*``: recall on a public corpus of long conversations, lexical, dense and hybrid.
+"""``public_*``, ``locomo_*``: recall on public corpora of long conversations, lexical,
+dense and hybrid side by side.
 
-The corpus is MemoryBank-SiliconFriend's English evaluation set (``eval_data/en``, MIT,
-vendored in ``benchmarks/data/memorybank/`` from commit cf61c41 of
-github.com/zhongwanjun/MemoryBank-SiliconFriend): 15 people, each chatting with an AI
-companion over 10 days (735 exchanges in all), then asked 100 probing questions about those
-days. The questions come without evidence labels: the exchanges that answer each one were
-labelled by hand for this benchmark (``evidence_en.jsonl``; one question, whose day is not
-in the history, has none and is left out). The people are split in two: the first seven
-(48 labelled questions) are the **tune** split, the only one looked at while choosing
-settings; the other eight (51 questions) the **report** split.
+Two corpora (:mod:`benchmarks.public_corpora`, where they come from and how they are
+split): MemoryBank (``public_*``: 15 people, 99 questions, the words of a question mostly
+those of its evidence) and LoCoMo (``locomo_*``: 10 very long conversations, 1,536
+questions, many needing words nobody said, or turns of several sessions). Each has a
+**tune** split, the only one looked at while choosing settings, and a **report** split.
 
 Every exchange is stored as a validated success of its person, in their own DM, with its
 own time, through :meth:`memory.MemoryStore.import_episodes`; every question is asked
-through :meth:`memory.MemoryStore.recall` (``limit`` 5, the default token budget) a day
-after the last exchange. ``R@k`` is the share of a question's evidence exchanges in the
-top k, averaged over the questions; ``hit@5`` the share of questions with at least one in
-the top 5; latencies are those of the limit-5 recalls. Four settings of the same store:
+through :meth:`memory.MemoryStore.recall` (``limit`` 5, the default token budget) after
+the last exchange. ``R@k`` is the share of a question's evidence exchanges in the top k,
+averaged over the questions; ``hit@5`` the share of questions with at least one in the
+top 5; latencies are those of the limit-5 recalls. LoCoMo's R@5 is also given per
+category of question (``locomo_r_at_5_<category>_<variant>``). Four settings of the same
+store:
 
 - ``lexical``: full-text recall alone (``HybridRecall(semantic=0)``), as before hybrid;
 - ``dense``: semantic recall alone (``semantic=1``);
 - ``hybrid``: the default (weighted normalised-score fusion);
 - ``rrf``: the same candidates fused by reciprocal rank.
 
-    python benchmarks/recall_public.py [--split tune|report] [--misses]
+    python benchmarks/recall_public.py [--corpus memorybank|locomo] [--split tune|report]
+        [--misses]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import statistics
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime, timedelta
+from collections import Counter
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -44,6 +43,14 @@ if str(ROOT) not in sys.path:  # run as a script: make the project importable
     sys.path.insert(0, str(ROOT))
 
 from benchmarks.harness import Figure, percentile  # noqa: E402
+from benchmarks.public_corpora import (  # noqa: E402
+    CORPORA,
+    LOCOMO_CATEGORIES,
+    SPLITS,
+    Corpus,
+    Question,
+    load,
+)
 from memory import (  # noqa: E402
     ConversationKind,
     EpisodeStatus,
@@ -56,11 +63,11 @@ from memory import (  # noqa: E402
     open_store,
 )
 
-__all__ = ["FIGURES", "NAME", "VARIANTS", "Question", "Score", "measure", "run"]
+__all__ = ["FIGURES", "NAME", "VARIANTS", "Score", "measure", "run"]
 
 NAME = "recall_public"
-DATA = ROOT / "benchmarks" / "data" / "memorybank"
-SPLITS = ("report", "tune")
+PREFIXES = {"memorybank": "public", "locomo": "locomo"}
+"""Each corpus's figures start with this (MemoryBank's kept their first name)."""
 
 VARIANTS: dict[str, HybridRecall] = {
     "lexical": HybridRecall(semantic=0),
@@ -68,30 +75,38 @@ VARIANTS: dict[str, HybridRecall] = {
     "hybrid": HybridRecall(),
     "rrf": HybridRecall(fusion=Fusion.RRF),
 }
+METRICS = ("r_at_5", "hit_at_5", "r_at_10", "p50_ms", "p99_ms")
+
+
+def _suffix(split: str) -> str:
+    return "" if split == "report" else "_tune"
+
 
 FIGURES = tuple(
-    f"public_{metric}_{variant}{'' if split == 'report' else '_tune'}"
+    f"{PREFIXES[corpus]}_{metric}_{variant}{_suffix(split)}"
+    for corpus in CORPORA
     for split in SPLITS
     for variant in VARIANTS
-    for metric in ("r_at_5", "hit_at_5", "r_at_10", "p50_ms", "p99_ms")
+    for metric in METRICS
+) + tuple(
+    f"locomo_r_at_5_{category}_{variant}{_suffix(split)}"
+    for split in SPLITS
+    for variant in VARIANTS
+    for category in LOCOMO_CATEGORIES.values()
 )
-
-
-class Question(BaseModel):
-    person: str
-    question: str
-    evidence: list[str]
-    split: str
 
 
 class Score(BaseModel):
     """One variant's figures on one split."""
 
+    questions: int
     r_at_5: float
     hit_at_5: float
     r_at_10: float
     p50_ms: float
     p99_ms: float
+    r_at_5_by_category: dict[str, float]
+    questions_by_category: dict[str, int]
     misses: list[str]
 
 
@@ -101,64 +116,41 @@ def _user(person: str) -> str:
 
 def _scope(person: str) -> Scope:
     """The person's DM with the bot."""
-    return Scope(team_id="T0MEMBANK", channel_id="D" + _user(person)[1:], kind=ConversationKind.DM)
+    return Scope(team_id="T0PUBLIC", channel_id="D" + _user(person)[1:], kind=ConversationKind.DM)
 
 
-def load() -> tuple[dict[str, dict[str, list[dict[str, str]]]], list[Question]]:
-    """Each person's history (day -> exchanges) and the labelled questions."""
-    raw = json.loads((DATA / "memory_bank_en.json").read_text(encoding="utf-8"))
-    histories = {name.strip(): person["history"] for name, person in raw.items()}
-    lines = (DATA / "evidence_en.jsonl").read_text(encoding="utf-8").splitlines()
-    questions = [Question.model_validate_json(line) for line in lines]
-    return histories, [question for question in questions if question.evidence]
-
-
-def _when(day: str, index: int) -> datetime:
-    return datetime.fromisoformat(day).replace(hour=12, tzinfo=UTC) + timedelta(minutes=index)
-
-
-async def _fill(
-    path: Path, histories: dict[str, dict[str, list[dict[str, str]]]]
-) -> dict[int, str]:
-    """Import every exchange; the label (``day#index``, with its person) of each episode id."""
+async def _fill(path: Path, corpus: Corpus) -> dict[int, str]:
+    """Import every exchange; the label (``person/label``) of each episode id."""
     labels: dict[int, str] = {}
     store = await open_store(str(path), MemoryConfig())
     try:
-        for person, days in histories.items():
-            turns = [
-                (f"{day}#{index}", _when(day, index), turn)
-                for day, exchanges in days.items()
-                for index, turn in enumerate(exchanges)
-            ]
+        for person, exchanges in corpus.histories.items():
             ids = await store.import_episodes(
                 [
                     ImportedEpisode(
                         scope=_scope(person),
                         requester_id=_user(person),
-                        question=turn["query"],
-                        answer=turn["response"],
+                        question=exchange.question,
+                        answer=exchange.answer,
                         status=EpisodeStatus.SUCCESS,
-                        created_at=when,
-                        validated_at=when,
+                        created_at=exchange.at,
+                        validated_at=exchange.at,
                     )
-                    for _, when, turn in turns
+                    for exchange in exchanges
                 ]
             )
-            for (label, _, _), episode_id in zip(turns, ids, strict=True):
+            for exchange, episode_id in zip(exchanges, ids, strict=True):
                 assert episode_id is not None
-                labels[episode_id] = f"{person}/{label}"
+                labels[episode_id] = f"{person}/{exchange.label}"
     finally:
         await store.close()
     return labels
 
 
 async def _score(
-    path: Path,
-    labels: dict[int, str],
-    questions: list[Question],
-    now: datetime,
-    hybrid: HybridRecall,
+    path: Path, labels: dict[int, str], corpus: Corpus, split: str, hybrid: HybridRecall
 ) -> Score:
+    questions = [question for question in corpus.questions if question.split == split]
     store = await open_store(str(path), MemoryConfig(hybrid=hybrid))
     at_5: list[float] = []
     hits: list[float] = []
@@ -175,7 +167,7 @@ async def _score(
                     requester_id=_user(question.person),
                     text=question.question,
                     limit=limit,
-                    now=now,
+                    now=corpus.asked_at,
                 )
                 started = time.perf_counter()
                 recalled = await store.recall(request)
@@ -190,40 +182,52 @@ async def _score(
     finally:
         await store.close()
     return Score(
+        questions=len(questions),
         r_at_5=statistics.fmean(at_5),
         hit_at_5=statistics.fmean(hits),
         r_at_10=statistics.fmean(at_10),
         p50_ms=percentile(timings, 0.5),
         p99_ms=percentile(timings, 0.99),
+        r_at_5_by_category=_by_category(questions, at_5),
+        questions_by_category=Counter(q.category for q in questions if q.category),
         misses=misses,
     )
 
 
-async def measure(workdir: Path) -> dict[tuple[str, str], Score]:
+def _by_category(questions: list[Question], at_5: list[float]) -> dict[str, float]:
+    shares: dict[str, list[float]] = {}
+    for question, share in zip(questions, at_5, strict=True):
+        if question.category:
+            shares.setdefault(question.category, []).append(share)
+    return {category: statistics.fmean(values) for category, values in shares.items()}
+
+
+async def measure(
+    workdir: Path,
+    corpus: Corpus,
+    variants: dict[str, HybridRecall] = VARIANTS,
+    splits: tuple[str, ...] = SPLITS,
+) -> dict[tuple[str, str], Score]:
     """Each variant's score on each split, by (split, variant)."""
-    histories, questions = load()
-    path = workdir / "memorybank.db"
-    labels = await _fill(path, histories)
-    last = max(datetime.fromisoformat(day) for days in histories.values() for day in days)
-    now = last.replace(tzinfo=UTC) + timedelta(days=1, hours=12)
+    path = workdir / f"{corpus.name}.db"
+    labels = await _fill(path, corpus)
     return {
-        (split, variant): await _score(
-            path, labels, [q for q in questions if q.split == split], now, hybrid
-        )
-        for split in SPLITS
-        for variant, hybrid in VARIANTS.items()
+        (split, variant): await _score(path, labels, corpus, split, hybrid)
+        for split in splits
+        for variant, hybrid in variants.items()
     }
 
 
-def _figures(scores: dict[tuple[str, str], Score], counts: dict[str, int]) -> list[Figure]:
+def _figures(corpus: str, scores: dict[tuple[str, str], Score]) -> list[Figure]:
+    prefix = PREFIXES[corpus]
     figures = []
     for (split, variant), score in scores.items():
-        suffix = "" if split == "report" else "_tune"
-        detail = f"{split} split, {counts[split]} questions"
+        suffix = _suffix(split)
+        detail = f"{corpus} {split} split, {score.questions} questions"
         for metric in ("r_at_5", "hit_at_5", "r_at_10"):
             figures.append(
                 Figure(
-                    name=f"public_{metric}_{variant}{suffix}",
+                    name=f"{prefix}_{metric}_{variant}{suffix}",
                     value=getattr(score, metric),
                     unit="share",
                     detail=detail,
@@ -232,38 +236,52 @@ def _figures(scores: dict[tuple[str, str], Score], counts: dict[str, int]) -> li
         for metric in ("p50_ms", "p99_ms"):
             figures.append(
                 Figure(
-                    name=f"public_{metric}_{variant}{suffix}",
+                    name=f"{prefix}_{metric}_{variant}{suffix}",
                     value=getattr(score, metric),
                     unit="ms",
                     detail=f"{detail}, recall limit 5",
+                )
+            )
+        for category, value in score.r_at_5_by_category.items():
+            figures.append(
+                Figure(
+                    name=f"{prefix}_r_at_5_{category}_{variant}{suffix}",
+                    value=value,
+                    unit="share",
+                    detail=f"{corpus} {split} split,"
+                    f" {score.questions_by_category[category]} {category} questions",
                 )
             )
     return figures
 
 
 def run(quick: bool) -> list[Figure]:
-    del quick  # the corpus is small: always measured whole
-    _, questions = load()
-    counts = {split: sum(1 for q in questions if q.split == split) for split in SPLITS}
-    with tempfile.TemporaryDirectory() as workdir:
-        scores = asyncio.run(measure(Path(workdir)))
-    return _figures(scores, counts)
+    del quick  # the corpora are small enough: always measured whole
+    figures = []
+    for name in CORPORA:
+        with tempfile.TemporaryDirectory() as workdir:
+            figures += _figures(name, asyncio.run(measure(Path(workdir), load(name))))
+    return figures
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", choices=tuple(CORPORA), default="locomo")
     parser.add_argument("--split", choices=SPLITS, default="tune")
     parser.add_argument("--misses", action="store_true", help="list the split's misses")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as workdir:
-        scores = asyncio.run(measure(Path(workdir)))
-    print(f"{'variant':8} {'R@5':>6} {'hit@5':>6} {'R@10':>6} {'p50 ms':>7} {'p99 ms':>7}")
-    for (split, variant), score in scores.items():
-        if split != args.split:
-            continue
+        scores = asyncio.run(measure(Path(workdir), load(args.corpus), splits=(args.split,)))
+    categories = list(LOCOMO_CATEGORIES.values()) if args.corpus == "locomo" else []
+    print(
+        f"{'variant':8} {'R@5':>6} {'hit@5':>6} {'R@10':>6} {'p50 ms':>7} {'p99 ms':>7}"
+        + "".join(f" {category:>11}" for category in categories)
+    )
+    for (_, variant), score in scores.items():
         print(
             f"{variant:8} {score.r_at_5:6.3f} {score.hit_at_5:6.3f} {score.r_at_10:6.3f}"
             f" {score.p50_ms:7.2f} {score.p99_ms:7.2f}"
+            + "".join(f" {score.r_at_5_by_category[c]:11.3f}" for c in categories)
         )
         if args.misses:
             for miss in score.misses:
