@@ -22,6 +22,7 @@ from slack_sdk.errors import SlackApiError
 
 from bot.admin import (
     CommandFailed,
+    database_unusable,
     run_consolidate,
     run_export,
     run_forget,
@@ -31,7 +32,7 @@ from bot.admin import (
 )
 from bot.config import AdminSettings, ConfigurationError, Settings, load_settings
 from bot.logging_setup import configure_logging
-from bot.server import serve
+from bot.server import CannotListen, serve
 from memory import StoreError
 
 __all__ = ["EPILOG", "EXIT_CONFIG", "EXIT_FAILED", "build_parser", "main"]
@@ -45,7 +46,8 @@ exit codes:
   1    the command ran but could not do its job: forget (or forget-workspace) found
        nothing stored about that ID; consolidate could not get an answer from the model
   2    a configuration problem, in one line naming the setting: a setting missing,
-       empty or invalid; BOT_DB_PATH missing, read-only or not a database; Slack
+       empty or invalid; BOT_DB_PATH missing, a folder, empty, read-only or not a
+       database; BOT_DB_URL's server, database or role unusable; PORT in use; Slack
        refused a token; or the command line itself was wrong
   130  interrupted by Ctrl-C before the bot was serving
 
@@ -69,11 +71,12 @@ def run_serve(settings: AdminSettings, args: argparse.Namespace) -> int:
         raise ConfigurationError(
             f"Slack is unreachable at SLACK_API_URL ({settings.slack_api_url}): check the URL"
         ) from None
-    except (StoreError, OSError) as error:
-        raise ConfigurationError(
-            f"could not start ({error}): check PORT is free and BOT_DB_PATH is writable"
-            " (or BOT_DB_URL reachable)"
-        ) from None
+    except CannotListen as error:
+        raise ConfigurationError(f"PORT: {error}: stop what uses it, or set another") from None
+    except StoreError as error:
+        raise database_unusable(settings, error) from None
+    except OSError as error:
+        raise ConfigurationError(f"could not start: {error.strerror or error}") from None
     return 0
 
 

@@ -17,8 +17,6 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
-from functools import partial
-from pathlib import Path
 from typing import TypeVar
 
 from bot.composition import build_consolidator, open_database, open_model
@@ -33,6 +31,7 @@ from memory.text import shorten
 __all__ = [
     "CommandFailed",
     "consolidate_once",
+    "database_unusable",
     "describe_export",
     "describe_stats",
     "run_consolidate",
@@ -53,23 +52,11 @@ class CommandFailed(Exception):
     """The command ran but could not do its job; the message is one line saying why."""
 
 
-def _unusable(path: Path, error: StoreError | OSError) -> ConfigurationError:
-    problem = str(error)
-    if "readonly" in problem or "read-only" in problem:
-        fix = "it is read-only: run the command as the user the bot runs as"
-    elif "not a database" in problem:
-        fix = "it is not a SQLite database, or is corrupt: restore it from a backup"
-    else:
-        fix = f"{problem}: check the file and its directory's permissions"
-    return ConfigurationError(f"BOT_DB_PATH ({path}) cannot be used: {fix}")
-
-
-def _unreachable(error: StoreError | OSError) -> ConfigurationError:
-    # The URL is not quoted: it may hold a password.
-    return ConfigurationError(
-        f"BOT_DB_URL cannot be used ({error}): check the server is up, and the URL's host, "
-        "port, database and user"
-    )
+def database_unusable(settings: AdminSettings, error: StoreError | OSError) -> ConfigurationError:
+    """One line naming the database setting and what is wrong with it (the store's error
+    says what to do). The URL is not quoted: it may hold a password."""
+    setting = "BOT_DB_URL" if settings.bot_db_url is not None else "BOT_DB_PATH"
+    return ConfigurationError(f"{setting} cannot be used: {error}")
 
 
 @asynccontextmanager
@@ -77,21 +64,16 @@ async def opened_store(settings: AdminSettings) -> AsyncIterator[MemoryStore]:
     """The bot's existing database, opened by the composition root; never a new file (a
     mistyped path must not look empty). With ``BOT_DB_URL`` set, the PostgreSQL database it
     names (migrated if it is new). Any error of the store is one line saying what to fix."""
-    if settings.bot_db_url is not None:
-        unusable: Callable[[StoreError | OSError], ConfigurationError] = _unreachable
-    else:
-        path = settings.bot_db_path
-        if not path.is_file():
-            raise ConfigurationError(
-                f"BOT_DB_PATH ({path}) does not exist: check the path (the bot creates the "
-                "database on its first start; the admin commands never do)"
-            )
-        unusable = partial(_unusable, path)
+    if settings.bot_db_url is None and not (path := settings.bot_db_path).exists():
+        raise ConfigurationError(
+            f"BOT_DB_PATH cannot be used: {path} does not exist: check the path (the bot "
+            "creates the database on its first start; the admin commands never do)"
+        )
     try:
-        async with open_database(settings) as store:
+        async with open_database(settings, existing=True) as store:
             yield store
     except (StoreError, OSError) as error:
-        raise unusable(error) from None
+        raise database_unusable(settings, error) from None
 
 
 def _with_store(settings: AdminSettings, use: Callable[[MemoryStore], Awaitable[T]]) -> T:

@@ -134,10 +134,13 @@ class Components:
 
 
 @asynccontextmanager
-async def open_database(settings: AdminSettings) -> AsyncIterator[MemoryStore]:
+async def open_database(
+    settings: AdminSettings, *, existing: bool = False
+) -> AsyncIterator[MemoryStore]:
     """The store at ``BOT_DB_URL`` or ``BOT_DB_PATH``, closed on exit: what the server
-    builds on, and all the admin commands (:mod:`bot.admin`) need."""
-    store = await open_store(settings.store_url(), settings.memory_config())
+    builds on, and all the admin commands (:mod:`bot.admin`) need (``existing``: never
+    create the SQLite file)."""
+    store = await open_store(settings.store_url(), settings.memory_config(), existing=existing)
     try:
         yield store
     finally:

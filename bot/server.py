@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import signal
 from collections.abc import Awaitable, Callable
@@ -31,6 +32,7 @@ from bot.socket_mode import connect_socket_mode
 __all__ = [
     "EVENTS_PATH",
     "HEALTH_PATH",
+    "CannotListen",
     "HttpServer",
     "SocketModeServer",
     "add_oauth_routes",
@@ -157,6 +159,20 @@ def _reject(status: int, reason: str) -> web.Response:
     return web.json_response({"error": reason}, status=status)
 
 
+class CannotListen(Exception):
+    """The server could not take its port; the message is one line saying why."""
+
+    def __init__(self, port: int, error: OSError) -> None:
+        if error.errno == errno.EADDRINUSE:
+            why = "is already in use (another bot or playground?)"
+        elif error.errno == errno.EACCES:
+            why = "needs privileges this user lacks (use a port above 1023)"
+        else:
+            why = f"cannot be listened on ({error.strerror or type(error).__name__})"
+        super().__init__(f"port {port} {why}")
+        self.port = port
+
+
 class _Site:
     """An aiohttp application listening on ``host:port`` (port 0: any free port)."""
 
@@ -167,8 +183,13 @@ class _Site:
         self.url = ""
 
     async def start(self) -> None:
+        """Listen; :class:`CannotListen` when the port is taken or forbidden."""
         await self._runner.setup()
-        await web.TCPSite(self._runner, self._host, self._port).start()
+        try:
+            await web.TCPSite(self._runner, self._host, self._port).start()
+        except OSError as error:
+            await self._runner.cleanup()
+            raise CannotListen(self._port, error) from None
         host, port = self._runner.addresses[0][:2]
         self.url = f"http://{host}:{port}"
 

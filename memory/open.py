@@ -7,8 +7,10 @@ from pathlib import Path
 
 from memory.config import MemoryConfig
 from memory.embedding import default_embedder
+from memory.errors import StoreUnavailable
 from memory.postgres import PostgresMemoryStore
 from memory.sqlite import SQLiteMemoryStore
+from memory.sqlite.database_file import database_file_problem
 from memory.store import MemoryStore
 
 __all__ = ["open_store"]
@@ -30,14 +32,21 @@ def _sqlite_path(url: str) -> Path:
     return Path(path)
 
 
-async def open_store(url: str, config: MemoryConfig) -> MemoryStore:
+async def open_store(url: str, config: MemoryConfig, *, existing: bool = False) -> MemoryStore:
     """Open the store at ``url``, creating and migrating its database if needed.
 
     ``postgresql://...`` (libpq's URL: user, password, host, port, database and
     parameters such as ``options=-csearch_path%3Dbot``) opens the PostgreSQL backend;
     ``sqlite:///path`` or a plain path, the SQLite one. The embedding model is loaded
-    first (once per process), so the first recall does not wait for it."""
+    first (once per process), so the first recall does not wait for it.
+
+    A SQLite path that cannot hold the store (a folder, a read-only file, a file that is
+    not a database...) is :class:`StoreUnavailable` before SQLite touches it; with
+    ``existing``, so is a missing or empty file: no database is created."""
     await asyncio.to_thread(default_embedder)
     if url.startswith(_POSTGRES_SCHEMES):
         return await PostgresMemoryStore.open(url, config)
-    return await SQLiteMemoryStore.open(_sqlite_path(url), config)
+    path = _sqlite_path(url)
+    if (problem := database_file_problem(path, existing=existing)) is not None:
+        raise StoreUnavailable(f"{path} {problem}")
+    return await SQLiteMemoryStore.open(path, config)

@@ -7,17 +7,25 @@ import asyncio
 import contextlib
 import os
 import shutil
+import socket
 import subprocess
+import sys
+import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import quote, urlsplit, urlunsplit
 
+import psycopg
 import pytest
+from psycopg import sql
 
 from bot.testing import FakeLLMServer
-from bot.testing.process import run_bot_to_end
+from bot.testing.fake_slack import FakeSlackWebAPI
+from bot.testing.process import fakes_env, run_bot_to_end
 from memory import ConversationKind, MemoryConfig, NewExchange, Scope, open_store
-from memory.postgres.scratch import create_schema, drop_schema, schema_url
+from memory.postgres.diagnosis import connect_problem
+from memory.postgres.scratch import admin_url, create_schema, drop_schema, schema_url
 
 ALICE = "U0ALICE"
 cli = run_bot_to_end
@@ -110,14 +118,60 @@ def read_only(path: Path) -> Iterator[None]:
         path.chmod(0o644)
 
 
-def test_forget_on_a_read_only_database_is_one_line(db_file: Path, tmp_path: Path) -> None:
+def listing(folder: Path) -> list[Path]:
+    return sorted(folder.iterdir())
+
+
+EVERY_COMMAND = [
+    ["forget", ALICE],
+    ["memory", ALICE],
+    ["export", ALICE],
+    ["stats"],
+    ["consolidate"],
+]
+
+
+@pytest.mark.parametrize("command", EVERY_COMMAND)
+def test_a_read_only_database_is_one_line_and_gets_no_wal_or_shm_files(
+    db_file: Path, tmp_path: Path, command: list[str]
+) -> None:
+    before = listing(tmp_path)
     with read_only(db_file):
-        finished = cli("forget", ALICE, cwd=tmp_path, BOT_DB_PATH=str(db_file))
+        finished = cli(*command, cwd=tmp_path, BOT_DB_PATH=str(db_file))
 
     assert finished.returncode == 2
     line = one_line(finished.stderr)
     assert "BOT_DB_PATH" in line
     assert "read-only" in line
+    assert listing(tmp_path) == before, "no -wal or -shm file beside it"
+
+
+@pytest.mark.parametrize("command", EVERY_COMMAND)
+def test_an_empty_file_is_refused_and_left_empty(tmp_path: Path, command: list[str]) -> None:
+    empty = tmp_path / "bot.db"
+    empty.touch()
+
+    finished = cli(*command, cwd=tmp_path, BOT_DB_PATH=str(empty))
+
+    assert finished.returncode == 2
+    line = one_line(finished.stderr)
+    assert "BOT_DB_PATH" in line
+    assert "is empty (0 bytes), not a database" in line
+    assert empty.stat().st_size == 0, "an empty file is never made into a database"
+    assert list(tmp_path.iterdir()) == [empty]
+
+
+def test_a_folder_is_reported_as_a_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "data"
+    folder.mkdir()
+
+    finished = cli("stats", cwd=tmp_path, BOT_DB_PATH=str(folder))
+
+    assert finished.returncode == 2
+    line = one_line(finished.stderr)
+    assert "is a folder, not a database file" in line
+    assert "does not exist" not in line
+    assert list(folder.iterdir()) == []
 
 
 def test_forgetting_an_id_that_matches_nothing_says_so_and_fails(
@@ -201,4 +255,132 @@ def test_an_unreachable_bot_db_url_is_one_line_without_the_password(tmp_path: Pa
     assert finished.returncode == 2
     line = one_line(finished.stderr)
     assert "BOT_DB_URL" in line
+    assert "the PostgreSQL server refused the connection: is it running" in line
     assert "s3cret" not in finished.stderr + finished.stdout
+
+
+def with_url_part(**parts: str) -> str:
+    """The test server's URL with its ``path`` (the database) or ``netloc`` replaced."""
+    return urlunsplit(urlsplit(admin_url())._replace(**parts))
+
+
+def test_a_database_the_server_does_not_have_is_named(tmp_path: Path) -> None:
+    url = with_url_part(path="/no_such_database_here")
+
+    finished = cli("stats", cwd=tmp_path, BOT_DB_URL=url)
+
+    assert finished.returncode == 2
+    line = one_line(finished.stderr)
+    assert "the PostgreSQL server has no such database: create it" in line
+    assert "no_such_database_here" not in line, "the server's own words are never repeated"
+
+
+def test_a_role_the_server_does_not_have_is_named(tmp_path: Path) -> None:
+    host = urlsplit(admin_url()).netloc.rpartition("@")[2]
+    url = with_url_part(netloc=f"no_such_role_here:s3cret@{host}")
+
+    finished = cli("stats", cwd=tmp_path, BOT_DB_URL=url)
+
+    assert finished.returncode == 2
+    line = one_line(finished.stderr)
+    assert "the PostgreSQL server has no such role: create it" in line
+    assert "s3cret" not in finished.stderr
+
+
+@pytest.fixture
+def role_without_privileges() -> Iterator[str]:
+    """A URL whose role may log in and see a new schema, but not create tables in it."""
+    schema = create_schema()
+    role = f"ops_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(admin_url(), autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(role)))
+        conn.execute(
+            sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(
+                sql.Identifier(schema), sql.Identifier(role)
+            )
+        )
+    host = urlsplit(admin_url()).netloc.rpartition("@")[2]
+    try:
+        yield with_url_part(
+            netloc=f"{role}@{host}", query=f"options={quote(f'-csearch_path={schema}')}"
+        )
+    finally:
+        drop_schema(schema)
+        with psycopg.connect(admin_url(), autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
+
+
+def test_a_role_that_may_not_create_the_tables_is_named(
+    tmp_path: Path, role_without_privileges: str
+) -> None:
+    finished = cli("stats", cwd=tmp_path, BOT_DB_URL=role_without_privileges)
+
+    assert finished.returncode == 2
+    line = one_line(finished.stderr)
+    assert "the PostgreSQL role may not create or use the bot's tables" in line
+
+
+@pytest.mark.parametrize(
+    ("server_said", "named"),
+    [
+        ('FATAL:  password authentication failed for user "bot"', "refused the role's password"),
+        ("fe_sendauth: no password supplied", "set PGPASSWORD"),
+        ('FATAL:  no pg_hba.conf entry for host "10.0.0.2", user "bot"', "pg_hba.conf"),
+    ],
+)
+def test_authentication_failures_are_told_apart(server_said: str, named: str) -> None:
+    """What libpq says when the server refuses a password, which the trust-authenticated
+    test server never does (so this one case is a unit test of the words matched)."""
+    error = psycopg.OperationalError(f'connection to server at "db" failed: {server_said}')
+
+    assert named in connect_problem(error)
+    assert "10.0.0.2" not in connect_problem(error), "the server's own words are not repeated"
+
+
+def the_error(stderr: str) -> list[str]:
+    """The error lines of a bot that stopped at start, after its start-up log lines."""
+    assert "Traceback" not in stderr
+    return [line for line in stderr.splitlines() if line.startswith("error:")]
+
+
+def test_serving_on_a_busy_port_is_one_line(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("0.0.0.0", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        finished = cli(
+            cwd=tmp_path,
+            SLACK_BOT_TOKEN="xoxb-test",
+            SLACK_SIGNING_SECRET="secret",
+            LLM_BASE_URL="http://127.0.0.1:1/v1",
+            PORT=str(port),
+        )
+
+    assert finished.returncode == 2
+    [error] = the_error(finished.stderr)
+    assert error.startswith(f"error: PORT: port {port} is already in use")
+
+
+async def test_serving_on_a_read_only_database_is_one_line_and_leaves_no_files(
+    db_file: Path, tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
+) -> None:
+    before = listing(tmp_path)
+    with read_only(db_file):
+        finished = await asyncio.to_thread(
+            subprocess.run,
+            [sys.executable, "-m", "bot"],
+            env=fakes_env(fake_slack, fake_llm, db=db_file),
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    assert finished.returncode == 2
+    errors = [line for line in finished.stderr.splitlines() if line.startswith("error:")]
+    assert errors == [
+        f"error: BOT_DB_PATH cannot be used: {db_file} is read-only for this user: "
+        "run as the user that owns it (the bot's), or work on a copy"
+    ]
+    assert "Traceback" not in finished.stderr
+    assert listing(tmp_path) == before, "no -wal or -shm file beside it"

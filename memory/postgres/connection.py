@@ -17,6 +17,7 @@ from psycopg.rows import DictRow, dict_row
 from psycopg_pool import AsyncConnectionPool, PoolClosed, PoolTimeout
 
 from memory.errors import StoreClosed, StoreError, StoreUnavailable
+from memory.postgres.diagnosis import connect_problem
 from memory.postgres.fence import load_secret
 from memory.postgres.migrations import apply_migrations
 from memory.postgres.session import Session
@@ -68,9 +69,7 @@ class Database:
                 async with conn.transaction():
                     secret = await load_secret(conn)
         except psycopg.Error as error:
-            raise StoreUnavailable(
-                f"cannot use the PostgreSQL database ({type(error).__name__})"
-            ) from error
+            raise StoreUnavailable(connect_problem(error)) from error
         pool: AsyncConnectionPool[AsyncConnection[DictRow]] = AsyncConnectionPool(
             url,
             min_size=1,
