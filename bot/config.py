@@ -33,6 +33,7 @@ __all__ = [
     "AdminSettings",
     "ConfigurationError",
     "Settings",
+    "describe_validation_error",
     "load_settings",
     "manifest_bot_scopes",
 ]
@@ -292,13 +293,17 @@ def _describe(error: dict[str, object]) -> str:
     return f"{name} is invalid ({error.get('msg')}): fix it in the environment or .env"
 
 
+def describe_validation_error(error: ValidationError) -> str:
+    """Every problem of the settings, each naming its setting, on one line."""
+    return "; ".join(_describe(dict(item)) for item in error.errors())
+
+
 def load_settings(kind: type[SettingsT]) -> SettingsT:
     """``kind`` from the environment and ``.env``, or a :class:`ConfigurationError`."""
     try:
         settings = kind()
     except ValidationError as error:
-        problems = [_describe(dict(item)) for item in error.errors()]
-        raise ConfigurationError("; ".join(problems)) from None
+        raise ConfigurationError(describe_validation_error(error)) from None
     if isinstance(settings, Settings) and (placeholders := settings.example_values()):
         raise ConfigurationError(
             f"{' and '.join(placeholders)} still hold the example values of .env.example: "

@@ -34,16 +34,19 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import httpx
+from pydantic import ValidationError
 
 from bot.app import Bot
-from bot.config import Settings
-from bot.server import EVENTS_PATH, HttpServer
+from bot.composition import probe_configured_model
+from bot.config import ConfigurationError, Settings, describe_validation_error
+from bot.llm import describe_endpoint
+from bot.server import EVENTS_PATH, CannotListen, HttpServer
 from bot.testing import FakeLLMServer
 from bot.testing.fake_slack import FakeMessage, FakeSlackWebAPI
 from bot.testing.recording_proxy import RecordingProxy
 from bot.testing.slack_people import ALICE, BOB, GENERAL, SIGNING_SECRET, SlackPeople, dm_channel
 from bot.views import FEEDBACK_ACTION_ID
-from memory import EpisodeStatus
+from memory import EpisodeStatus, StoreError
 
 __all__ = ["ModelRequests", "Playground", "main"]
 
@@ -245,16 +248,21 @@ def _command_text(response: httpx.Response) -> str:
 async def running_playground(args: argparse.Namespace) -> AsyncIterator[Playground]:
     async with AsyncExitStack() as stack:
         fake_slack = await stack.enter_async_context(FakeSlackWebAPI())
+        # Its own SQLite file, whatever BOT_DB_URL or BOT_DB_PATH say: its fake people
+        # must never be written into the bot's real database.
         overrides: dict[str, object] = {
             "slack_bot_token": fake_slack.token,
             "slack_signing_secret": SIGNING_SECRET,
             "slack_app_token": None,
             "slack_api_url": fake_slack.base_url,
             "bot_db_path": args.db,
+            "bot_db_url": None,
         }
         model: ModelRequests
         if args.real_llm:
-            upstream = str(Settings(**overrides).llm_base_url)  # type: ignore[arg-type]
+            real = _settings(overrides)
+            await _check_real_model(real)
+            upstream = str(real.llm_base_url)
             proxy = await stack.enter_async_context(RecordingProxy(upstream))
             overrides["llm_base_url"] = proxy.base_url
             model, model_shown = proxy, f"{upstream} (through {proxy.base_url}, which records)"
@@ -262,11 +270,16 @@ async def running_playground(args: argparse.Namespace) -> AsyncIterator[Playgrou
             fake_llm = await stack.enter_async_context(FakeLLMServer())
             overrides |= {"llm_base_url": fake_llm.base_url, "llm_model": fake_llm.model}
             model, model_shown = fake_llm, f"{fake_llm.base_url} (a fake that echoes)"
-        settings = Settings(**overrides)  # type: ignore[arg-type]
+        settings = _settings(overrides)
         server = HttpServer(
             Bot(settings), host="127.0.0.1", port=args.port, grace_seconds=STOP_GRACE_SECONDS
         )
-        await server.start()
+        try:
+            await server.start()
+        except CannotListen as error:
+            raise ConfigurationError(f"{error}: stop it, or pick another with --port") from None
+        except StoreError as error:
+            raise ConfigurationError(f"--db cannot be used: {error}") from None
         stack.push_async_callback(server.stop)
         http = await stack.enter_async_context(httpx.AsyncClient(timeout=30.0))
         people = SlackPeople(f"{server.url}{EVENTS_PATH}", fake_slack, http)
@@ -275,10 +288,31 @@ async def running_playground(args: argparse.Namespace) -> AsyncIterator[Playgrou
         print(
             f"The bot listens on {server.url}{EVENTS_PATH} (HTTP mode); "
             f"fake Slack at {fake_slack.base_url}; model {settings.llm_model} at {model_shown}; "
-            f"memory in {settings.bot_db_path}. You are alice; #general is {GENERAL}.",
+            f"memory in {settings.bot_db_path} (the playground's own file: BOT_DB_URL and "
+            f"BOT_DB_PATH are not used). You are alice; #general is {GENERAL}.",
             flush=True,
         )
         yield Playground(server.bot, people, answer_timeout=args.answer_timeout, model=model)
+
+
+def _settings(overrides: dict[str, object]) -> Settings:
+    """The environment's and ``.env``'s settings with ``overrides``; a bad one is one line."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as error:
+        raise ConfigurationError(describe_validation_error(error)) from None
+
+
+async def _check_real_model(settings: Settings) -> None:
+    """With ``--real-llm``, the model in the settings must answer before anything starts:
+    otherwise every answer would only show the recording proxy's 502."""
+    status = await probe_configured_model(settings)
+    if not status.ok:
+        endpoint = describe_endpoint(str(settings.llm_base_url))
+        raise ConfigurationError(
+            f"--real-llm: the model endpoint {endpoint} {status.problem}; start it, or set "
+            "LLM_BASE_URL and LLM_MODEL (or leave out --real-llm to use the fake model)"
+        )
 
 
 async def _lines() -> AsyncIterator[str]:
@@ -316,6 +350,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--answer-timeout", type=float, default=120.0, help="seconds")
     try:
         asyncio.run(run(parser.parse_args(argv)))
+    except ConfigurationError as error:
+        print(f"error: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
     except KeyboardInterrupt:
         print("stopped", file=sys.stderr)
         raise SystemExit(130) from None

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
 from bot.testing import FakeLLMServer
 from bot.testing.process import bot_env
+from bot.testing.slack_people import ALICE
+from memory import MemoryConfig, open_store
+from memory.postgres.scratch import scratch_schema
+
+CompletedProcess = subprocess.CompletedProcess[str]
 
 SCRIPT = """\
 dm how do I rotate the staging password?
@@ -156,3 +162,83 @@ def test_ctrl_c_exits_at_once_without_a_traceback(tmp_path: Path) -> None:
 
     assert process.returncode == 130
     assert "Traceback" not in stderr
+
+
+def play_to_end(*args: str, cwd: Path, script: str = "quit\n", **env: str) -> CompletedProcess:
+    """``python -m bot.playground ARGS`` with only ``env`` (nothing from this shell)."""
+    return subprocess.run(
+        [sys.executable, "-m", "bot.playground", *args],
+        input=script,
+        env=bot_env(**env),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=cwd,
+    )
+
+
+def one_error_line(finished: CompletedProcess) -> str:
+    assert finished.returncode == 2, finished.stdout + finished.stderr
+    assert "Traceback" not in finished.stderr
+    [line] = finished.stderr.strip().splitlines()
+    assert line.startswith("error: ")
+    return line
+
+
+async def test_it_never_writes_to_the_database_of_bot_db_url(tmp_path: Path) -> None:
+    async with scratch_schema() as production:
+        finished = await asyncio.to_thread(
+            play_to_end,
+            *("--port", "0", "--db", str(tmp_path / "p.db")),
+            cwd=tmp_path,
+            script=LEARNING,
+            BOT_DB_URL=production,
+        )
+        store = await open_store(production, MemoryConfig())
+        try:
+            untouched = await store.export_user(ALICE)
+        finally:
+            await store.close()
+
+    assert finished.returncode == 0, finished.stderr
+    assert "BOT_DB_URL and BOT_DB_PATH are not used" in finished.stdout
+    assert "Your validated memories: 1 👍, 0 👎." in finished.stdout, "it kept them elsewhere"
+    assert (tmp_path / "p.db").is_file()
+    assert (untouched.episodes, untouched.votes, untouched.ledger_entries) == ([], [], 0)
+
+
+def test_a_busy_port_is_one_line(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        finished = play_to_end("--port", str(port), "--db", str(tmp_path / "p.db"), cwd=tmp_path)
+
+    line = one_error_line(finished)
+    assert f"port {port} is already in use" in line
+    assert "--port" in line
+
+
+def test_a_folder_given_as_its_database_is_one_line(tmp_path: Path) -> None:
+    finished = play_to_end("--port", "0", "--db", str(tmp_path), cwd=tmp_path)
+
+    assert "is a folder, not a database file" in one_error_line(finished)
+
+
+async def test_with_no_model_server_real_llm_names_the_refused_connection(tmp_path: Path) -> None:
+    async with FakeLLMServer() as gone:
+        url = gone.base_url
+
+    finished = await asyncio.to_thread(
+        play_to_end,
+        *("--real-llm", "--port", "0", "--db", str(tmp_path / "p.db")),
+        cwd=tmp_path,
+        script=LEARNING,
+        LLM_BASE_URL=url,
+    )
+
+    line = one_error_line(finished)
+    assert "refused the connection" in line
+    assert "502" not in line
+    assert "LLM_BASE_URL" in line

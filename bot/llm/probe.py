@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+
 import httpx
 from pydantic import BaseModel
 
@@ -30,6 +32,33 @@ def describe_endpoint(url: str) -> str:
     return str(parsed.copy_with(username=None, password=None, query=None, fragment=None))
 
 
+def _unreachable(error: httpx.HTTPError) -> str:
+    """``unreachable``, with the cause an operator acts on when it is a common one."""
+    causes = _causes(error)
+    if any(isinstance(cause, ConnectionRefusedError) for cause in causes):
+        return (
+            "is unreachable: it refused the connection (is the model server running, and "
+            "listening on that address? In a container, localhost is the container itself)"
+        )
+    if any(isinstance(cause, socket.gaierror) for cause in causes):
+        return "is unreachable: its host name does not resolve (check LLM_BASE_URL)"
+    if isinstance(error, httpx.TimeoutException):
+        return f"is unreachable: no answer within {PROBE_TIMEOUT_SECONDS:g} s"
+    return f"is unreachable ({type(error).__name__})"
+
+
+def _causes(error: BaseException) -> list[BaseException]:
+    """``error`` and what it was raised from, down to the operating system's error (httpx
+    wraps httpcore's, which wraps anyio's "all connection attempts failed", which wraps
+    the refusal)."""
+    chain: list[BaseException] = []
+    seen: BaseException | None = error
+    while seen is not None and seen not in chain:
+        chain.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    return chain
+
+
 def _lists(ids: list[str], model: str) -> bool:
     # Ollama lists "llama3.1" as "llama3.1:latest".
     return model in ids or f"{model}:latest" in ids
@@ -40,7 +69,7 @@ async def probe_model(client: httpx.AsyncClient, model: str) -> ModelStatus:
     try:
         response = await client.get("models", timeout=PROBE_TIMEOUT_SECONDS)
     except httpx.HTTPError as error:
-        return ModelStatus(reachable=False, problem=f"unreachable ({type(error).__name__})")
+        return ModelStatus(reachable=False, problem=_unreachable(error))
     status = response.status_code
     if status in (401, 403):
         return ModelStatus(

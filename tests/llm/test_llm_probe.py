@@ -6,6 +6,7 @@ import httpx
 import pytest
 
 from bot.llm import describe_endpoint, probe_model
+from bot.testing import FakeLLMServer
 
 
 def client(handler: httpx.MockTransport) -> httpx.AsyncClient:
@@ -65,7 +66,26 @@ async def test_an_unreachable_endpoint_is_reported_as_such() -> None:
         status = await probe_model(http, "any")
 
     assert not status.reachable
-    assert status.problem == "unreachable (ConnectError)"
+    assert status.problem == "is unreachable (ConnectError)"
+
+
+async def test_a_refused_connection_is_named_with_what_to_check() -> None:
+    async with FakeLLMServer() as gone:
+        url = gone.base_url
+    async with httpx.AsyncClient(base_url=url) as http:
+        status = await probe_model(http, "any")
+
+    assert not status.reachable
+    assert status.problem is not None
+    assert "refused the connection" in status.problem
+    assert "localhost is the container itself" in status.problem
+
+
+async def test_a_host_name_that_does_not_resolve_is_named() -> None:
+    async with httpx.AsyncClient(base_url="http://model.invalid/v1/") as http:
+        status = await probe_model(http, "any")
+
+    assert status.problem == "is unreachable: its host name does not resolve (check LLM_BASE_URL)"
 
 
 def test_the_endpoint_is_shown_without_credentials() -> None:
