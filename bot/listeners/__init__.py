@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from slack_bolt.async_app import AsyncApp
 
-from bot.listeners import actions, commands, events
+from bot.listeners import actions, commands, events, views
 from bot.listeners.errors import listener_failed
 from bot.listeners.services import Services
 from bot.oauth.revocations import guard_revoked_tokens
@@ -18,4 +18,5 @@ def register(app: AsyncApp, services: Services) -> None:
     events.register(app, services)
     commands.register(app, services)
     actions.register(app, services)
+    views.register(app, services)
     app.error(listener_failed)

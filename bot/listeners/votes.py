@@ -25,7 +25,9 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 from slack_bolt.response import BoltResponse
+from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.listeners.reason_prompt import ask_why_soon
 from bot.listeners.services import Services
 from bot.views import vote_for
 from memory import VoteEvent
@@ -141,10 +143,10 @@ def commit_vote(
     services: Services, read: VoteReader
 ) -> Callable[..., Awaitable[BoltResponse | None]]:
     """Listener middleware that commits the request's vote, if it casts one, and only then
-    lets Bolt run the listener and acknowledge."""
+    lets Bolt run the listener and acknowledge; a 👎 then asks its voter why (once)."""
 
     async def commit(
-        body: dict[str, Any], next_: Callable[[], Awaitable[None]]
+        body: dict[str, Any], client: AsyncWebClient, next_: Callable[[], Awaitable[None]]
     ) -> BoltResponse | None:
         event = read(body, datetime.now(UTC))
         if event is None:
@@ -152,10 +154,11 @@ def commit_vote(
         else:
             try:
                 async with asyncio.timeout(COMMIT_WITHIN_SECONDS):
-                    await services.votes.apply(event)
+                    outcome = await services.votes.apply(event)
             except Exception as error:  # not stored (yet): no 200, so Slack sends it again
                 log.error("a vote could not be stored (%s); not acknowledged", type(error).__name__)
                 return BoltResponse(status=503, body="")
+            ask_why_soon(services, client, event, outcome)
         await next_()
         return None
 

@@ -18,10 +18,29 @@ from bot.views.limits import (
     CONTEXT_ACTIONS_ELEMENTS_LIMIT,
     CONTEXT_ELEMENTS_LIMIT,
     HEADER_TEXT_LIMIT,
+    INPUT_LABEL_LIMIT,
+    MODAL_TITLE_LIMIT,
+    PLACEHOLDER_LIMIT,
     SECTION_TEXT_LIMIT,
+    TEXT_INPUT_LIMIT,
 )
 
-__all__ = ["block_kit_problems"]
+__all__ = ["block_kit_problems", "modal_problems"]
+
+
+def modal_problems(view: Mapping[str, Any]) -> list[str]:
+    """Every way a modal view breaks a Block Kit limit (its title and buttons, then its
+    blocks, as :func:`block_kit_problems`); [] if none."""
+    problems: list[str] = []
+    if view.get("type") != "modal":
+        problems.append("not a modal")
+    for field in ("title", "submit", "close"):
+        if field in view or field == "title":
+            problems += [
+                f"{field}: {p}"
+                for p in _text_problems(view.get(field), MODAL_TITLE_LIMIT, plain_only=True)
+            ]
+    return problems + block_kit_problems(view.get("blocks") or [])
 
 
 def block_kit_problems(blocks: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -65,8 +84,21 @@ def _block_problems(block: Mapping[str, Any]) -> Iterator[str]:
             yield "duplicate action_id in one block"
         for element in elements:
             yield from _element_problems(element)
+    elif kind == "input":
+        yield from _text_problems(block.get("label"), INPUT_LABEL_LIMIT, plain_only=True)
+        yield from _input_problems(block.get("element") or {})
     elif kind != "divider":
         yield "a block type these views do not use"
+
+
+def _input_problems(element: Mapping[str, Any]) -> Iterator[str]:
+    yield from _too_long(element, "action_id", ACTION_ID_LIMIT)
+    if element.get("type") != "plain_text_input":
+        yield f"an input element type these views do not use: {element.get('type')}"
+    if not 1 <= int(element.get("max_length", TEXT_INPUT_LIMIT)) <= TEXT_INPUT_LIMIT:
+        yield f"max_length outside 1 to {TEXT_INPUT_LIMIT}"
+    if "placeholder" in element:
+        yield from _text_problems(element["placeholder"], PLACEHOLDER_LIMIT, plain_only=True)
 
 
 def _element_problems(element: Mapping[str, Any]) -> Iterator[str]:

@@ -38,6 +38,7 @@ __all__ = [
     "InjectedError",
     "RecordedCall",
     "SuggestedPrompts",
+    "permalink",
 ]
 
 TEXT_LIMIT = 40_000
@@ -244,6 +245,8 @@ class FakeSlackWebAPI:
             "assistant.threads.setTitle": self._set_title,
             "assistant.threads.setSuggestedPrompts": self._set_suggested_prompts,
             "views.publish": self._ok,
+            "views.open": self._open_view,
+            "chat.getPermalink": self._permalink,
             "reactions.add": self._ok,
             "apps.connections.open": self._connections_open,
         }
@@ -867,6 +870,24 @@ class FakeSlackWebAPI:
             return {"ok": False, "error": "invalid_arguments"}
         return {"ok": True, "message_ts": self.next_ts()}
 
+    async def _open_view(self, args: dict[str, Any]) -> dict[str, Any]:
+        view = args.get("view")
+        if isinstance(view, str):
+            view = json.loads(view)
+        if not args.get("trigger_id"):
+            return {"ok": False, "error": "invalid_trigger_id"}
+        if not isinstance(view, dict) or view.get("type") != "modal":
+            return {"ok": False, "error": "invalid_arguments"}
+        return {"ok": True, "view": {**view, "id": f"V{self.next_ts().replace('.', '')}"}}
+
+    async def _permalink(self, args: dict[str, Any]) -> dict[str, Any]:
+        channel, ts = str(args.get("channel", "")), str(args.get("message_ts", ""))
+        if not channel or not ts:
+            return {"ok": False, "error": "invalid_arguments"}
+        if not any(message.ts == ts for message in self.messages.get(channel, [])):
+            return {"ok": False, "error": "message_not_found"}
+        return {"ok": True, "channel": channel, "permalink": permalink(channel, ts)}
+
     async def _replies(self, args: dict[str, Any]) -> dict[str, Any]:
         channel = str(args.get("channel", ""))
         root = str(args.get("ts", ""))
@@ -884,6 +905,11 @@ class FakeSlackWebAPI:
         if user is None:
             return {"ok": False, "error": "user_not_found"}
         return {"ok": True, "user": {**user, "profile": {"real_name": user["real_name"]}}}
+
+
+def permalink(channel: str, ts: str) -> str:
+    """The link ``chat.getPermalink`` gives for the message ``ts`` of ``channel``."""
+    return f"https://fake.slack.test/archives/{channel}/p{ts.replace('.', '')}"
 
 
 def _message_reply(message: FakeMessage) -> dict[str, Any]:

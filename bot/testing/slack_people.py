@@ -307,6 +307,74 @@ class SlackPeople:
         body = urlencode({"payload": json.dumps(payload)})
         return await self.post(body, content_type="application/x-www-form-urlencoded")
 
+    async def click_in_private_note(
+        self,
+        channel: str,
+        *,
+        action_id: str,
+        value: str,
+        user: str = ALICE,
+        trigger_id: str = "123.456.abc",
+    ) -> httpx.Response:
+        """``user`` clicks a button of an ephemeral message the bot sent them in
+        ``channel``: a ``block_actions`` payload whose container is ephemeral (Slack sends
+        no ``message`` then)."""
+        payload = {
+            "type": "block_actions",
+            "user": {"id": user, "username": user.lower(), "team_id": self.fake.team_id},
+            "api_app_id": APP_ID,
+            "token": "legacy-verification-token",
+            "container": {
+                "type": "message",
+                "message_ts": self.fake.next_ts(),
+                "channel_id": channel,
+                "is_ephemeral": True,
+            },
+            "trigger_id": trigger_id,
+            "team": {"id": self.fake.team_id, "domain": "fake"},
+            "channel": {"id": channel, "name": "conversation"},
+            "response_url": self.fake.response_url(),
+            "actions": [
+                {
+                    "action_id": action_id,
+                    "block_id": "ask",
+                    "type": "button",
+                    "value": value,
+                    "action_ts": self.fake.next_ts(),
+                }
+            ],
+        }
+        body = urlencode({"payload": json.dumps(payload)})
+        return await self.post(body, content_type="application/x-www-form-urlencoded")
+
+    async def submit_view(
+        self, view: dict[str, Any], values: dict[str, Any], *, user: str = ALICE
+    ) -> httpx.Response:
+        """``user`` submits the modal ``view`` (as the bot opened it) with the input
+        ``values`` (``{block_id: {action_id: {"type": ..., "value": ...}}}``): a
+        ``view_submission`` payload (form)."""
+        payload = {
+            "type": "view_submission",
+            "team": {"id": self.fake.team_id, "domain": "fake"},
+            "user": {"id": user, "username": user.lower(), "team_id": self.fake.team_id},
+            "api_app_id": APP_ID,
+            "token": "legacy-verification-token",
+            "trigger_id": "123.457.abd",
+            "view": {
+                **view,
+                "id": view.get("id", "V0000FORM"),
+                "team_id": self.fake.team_id,
+                "app_id": APP_ID,
+                "bot_id": self.fake.bot_id,
+                "state": {"values": values},
+                "hash": "1700000000.abcdefgh",
+            },
+            "response_urls": [],
+            "is_enterprise_install": False,
+        }
+        body = urlencode({"payload": json.dumps(payload)})
+        return await self.post(body, content_type="application/x-www-form-urlencoded")
+
     async def open_home(self, *, user: str = ALICE, tab: str = "home") -> None:
         """``user`` opens the bot's Home tab, or (``tab="messages"``) its Messages tab."""
         await self.send_event(

@@ -35,6 +35,12 @@ BLOCK_ID_LIMIT = 255
 CONFIRM_TITLE_LIMIT = 100
 CONFIRM_TEXT_LIMIT = 300
 CONFIRM_BUTTON_LIMIT = 30
+INPUT_LABEL_LIMIT = 2000
+PLACEHOLDER_LIMIT = 150
+TEXT_INPUT_LIMIT = 3000
+"""The most a ``plain_text_input``'s ``max_length`` may allow."""
+MODAL_TITLE_LIMIT = 24
+"""A modal's title, and its submit and close buttons."""
 
 
 def clip(text: str, limit: int) -> str:

@@ -119,7 +119,9 @@ class Run:
 
     async def ask(self, step: int, person: str, where: str, pick: int, recall: bool) -> None:
         token = f"zq{next(_serials):06d}x"
-        text = f"{RECALL_WORD if recall else 'please'} {TOPICS[pick % 3]} {token}"
+        # A question, so it is answered even right after its asker's 👎 in the same thread
+        # (where it is also that 👎's reason).
+        text = f"{RECALL_WORD if recall else 'please'} {TOPICS[pick % 3]} {token}?"
         if where == "dm":
             message = self.slack.fake.add_user_message(dm_channel(person), text, user=person)
             event = self.slack.message_event(message, channel_type="im")

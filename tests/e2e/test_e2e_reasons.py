@@ -1,6 +1,7 @@
-"""A reason behind a 👎, through the real app over HTTP: a reply in the answer's thread soon
-after the 👎 is kept as its reason (not a new question), acknowledged in one private line,
-and drafted into the lesson; on SQLite and on PostgreSQL."""
+"""A reason behind a 👎, through the real app over HTTP, on SQLite and on PostgreSQL: the
+bot asks privately, once an answer, with a button that opens a small form; a reply in the
+answer's thread soon after the 👎 is the reason too (not a new question), acknowledged in
+one private line; either is drafted into the lesson, shown in /memory, erased by /forget."""
 
 from __future__ import annotations
 
@@ -15,9 +16,18 @@ from pydantic import SecretStr
 
 from bot.answering.service import REASON_THANKS, REJECTED_NOTE
 from bot.config import Settings
+from bot.listeners.views.reason_submitted import EMPTY_REASON
 from bot.testing import FakeLLMServer
+from bot.testing.block_kit import block_kit_problems, modal_problems
 from bot.testing.fake_slack import FakeMessage, FakeSlackWebAPI
 from bot.testing.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel, start_bot
+from bot.views import FEEDBACK_ACTION_ID
+from bot.views.reason import (
+    ASK_TEXT,
+    REASON_BLOCK_ID,
+    REASON_INPUT_ACTION_ID,
+    REASON_OPEN_ACTION_ID,
+)
 from memory import Episode, EpisodeStatus
 from memory.postgres.scratch import scratch_schema
 
@@ -249,3 +259,146 @@ async def test_a_reply_outside_the_window_or_with_it_off_is_a_question(
         assert thanks(fake_slack) == []
         fake_llm.request_for(REASON, agent_only=True)
         assert all(episode.reason is None for episode in await episodes(slack))
+
+
+def asks(fake: FakeSlackWebAPI) -> list[dict[str, Any]]:
+    """The private notes asking why an answer was 👎'd."""
+    return [
+        call.args
+        for call in fake.calls_to("chat.postEphemeral")
+        if call.args.get("text") == ASK_TEXT
+    ]
+
+
+def tell_me_why(asked: dict[str, Any]) -> str:
+    """The value of the "Tell me why" button of a private note."""
+    [section] = asked["blocks"]
+    button = section["accessory"]
+    assert button["action_id"] == REASON_OPEN_ACTION_ID
+    return str(button["value"])
+
+
+def typed(text: str) -> dict[str, Any]:
+    """The form's state once ``text`` was typed in it."""
+    return {REASON_BLOCK_ID: {REASON_INPUT_ACTION_ID: {"type": "plain_text_input", "value": text}}}
+
+
+async def open_form(
+    slack: SignedSlack, asked: dict[str, Any], *, user: str = ALICE
+) -> dict[str, Any]:
+    """``user`` clicks "Tell me why": the form the bot opened with the click's trigger."""
+    opened = len(slack.fake.calls_to("views.open"))
+    response = await slack.click_in_private_note(
+        asked["channel"], action_id=REASON_OPEN_ACTION_ID, value=tell_me_why(asked), user=user
+    )
+    assert response.status_code == 200
+    await slack.fake.wait_for(lambda: len(slack.fake.calls_to("views.open")) > opened, what="form")
+    call = slack.fake.calls_to("views.open")[-1].args
+    assert call["trigger_id"] == "123.456.abc"
+    return dict(call["view"])
+
+
+async def test_a_thumbs_down_asks_once_privately_and_the_form_keeps_the_reason(
+    people: SignedSlack, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
+) -> None:
+    answer = await thumbs_down(people)
+
+    [asked] = asks(fake_slack)
+    assert (asked["user"], asked["channel"]) == (ALICE, dm_channel(ALICE))
+    assert asked["thread_ts"] == answer.thread_ts
+    assert block_kit_problems(asked["blocks"]) == []
+    form = await open_form(people, asked)
+    assert modal_problems(form) == []
+
+    response = await people.submit_view(form, typed(REASON))
+
+    assert response.status_code == 200 and not response.text  # the form closes
+    [stored] = await episodes(people)
+    assert stored.reason == REASON
+    await eventually(lambda: _lesson_holds(people, REASON))
+    # taken back and given again, by reaction and by button: never asked twice
+    await people.react(answer, reaction="-1", added=False)
+    await people.vote(answer, reaction="-1")
+    await people.click(answer, action_id=FEEDBACK_ACTION_ID, value="down")
+    await people.settled()
+    assert len(asks(fake_slack)) == 1
+
+
+async def _lesson_holds(slack: SignedSlack, text: str) -> bool:
+    lesson = await lesson_of(slack)
+    return lesson is not None and text in lesson
+
+
+async def test_the_down_button_asks_too_and_a_thumbs_up_never_does(
+    people: SignedSlack, fake_slack: FakeSlackWebAPI
+) -> None:
+    liked = await people.ask_in_dm("How do I list my branches?")
+    await people.vote(liked, reaction="+1")
+    await people.click(liked, action_id=FEEDBACK_ACTION_ID, value="up")
+    await people.settled()
+    assert asks(fake_slack) == []
+
+    disliked = await people.ask_in_dm(QUESTION)
+    await people.click(disliked, action_id=FEEDBACK_ACTION_ID, value="down")
+    await people.settled()
+
+    [asked] = asks(fake_slack)
+    assert asked["thread_ts"] == disliked.thread_ts
+
+
+async def test_nobody_is_asked_about_someone_elses_answer(
+    settings: Settings, fake_slack: FakeSlackWebAPI, http: httpx.AsyncClient
+) -> None:
+    async for slack in running(settings, fake_slack, http, anyone_may_vote=True):
+        answer = await slack.ask_in_channel(QUESTION, user=ALICE)
+        await slack.vote(answer, user=BOB, reaction="-1")
+
+        assert asks(fake_slack) == []
+        [voted] = await slack.services.memory.list_episodes(ALICE)
+        assert voted.status is EpisodeStatus.FAILURE
+
+
+async def test_asking_can_be_turned_off(
+    settings: Settings, fake_slack: FakeSlackWebAPI, http: httpx.AsyncClient
+) -> None:
+    async for slack in running(settings, fake_slack, http, ask_for_reasons=False):
+        answer = await thumbs_down(slack)
+
+        assert asks(fake_slack) == []
+        await reply(slack, answer, REASON)  # a reply in the thread still counts
+        [stored] = await episodes(slack)
+        assert stored.reason == REASON
+
+
+async def test_a_form_for_someone_elses_answer_or_left_empty_changes_nothing(
+    people: SignedSlack, fake_slack: FakeSlackWebAPI
+) -> None:
+    await thumbs_down(people)
+    [asked] = asks(fake_slack)
+    form = await open_form(people, asked)
+
+    empty = await people.submit_view(form, typed("   "))
+    forged = await people.submit_view(form, typed("Bob's words"), user=BOB)
+
+    assert empty.json() == {"response_action": "errors", "errors": {REASON_BLOCK_ID: EMPTY_REASON}}
+    assert forged.status_code == 200
+    [stored] = await episodes(people)
+    assert stored.reason is None
+    assert await episodes(people, BOB) == []
+
+
+async def test_the_reason_shows_in_memory_and_on_the_home_tab(
+    people: SignedSlack, fake_slack: FakeSlackWebAPI
+) -> None:
+    answer = await thumbs_down(people)
+    await reply(people, answer, REASON)
+
+    listed = await people.command("/memory", user=ALICE, channel=dm_channel(ALICE))
+    await people.open_home(user=ALICE)
+    await fake_slack.wait_for(lambda: bool(fake_slack.calls_to("views.publish")), what="home")
+
+    assert f"*You said:* {REASON}" in str(listed.json()["blocks"])
+    [published] = fake_slack.calls_to("views.publish")
+    assert f"*You said:* {REASON}" in str(published.args["view"])
+    bobs = await people.command("/memory", user=BOB, channel=dm_channel(ALICE))
+    assert REASON not in str(bobs.json())

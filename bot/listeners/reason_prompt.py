@@ -1,0 +1,44 @@
+"""After a 👎: asking its voter privately why, once an answer (see :mod:`bot.reasons`).
+
+Called by the vote middleware once the vote is stored; the ask runs in the background, so
+the vote's acknowledgement never waits for it.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.listeners.services import Services
+from bot.views.reason import ASK_TEXT, reason_prompt
+from memory import VoteEvent, VoteOutcome
+
+__all__ = ["ask_why_soon"]
+
+log = logging.getLogger(__name__)
+
+
+def ask_why_soon(
+    services: Services, client: AsyncWebClient, event: VoteEvent, outcome: VoteOutcome
+) -> None:
+    """Ask the voter why, in the answer's thread, if this vote is a 👎 they should be asked
+    about (their own answer, the first time, asking on)."""
+
+    async def ask() -> None:
+        episode = await services.reasons.to_ask_about(event, outcome)
+        if episode is None:
+            return
+        try:
+            await client.chat_postEphemeral(
+                channel=episode.scope.channel_id,
+                user=event.voter_id,
+                thread_ts=episode.thread_ts,
+                text=ASK_TEXT,
+                blocks=reason_prompt(episode.id),
+            )
+        except SlackApiError as error:
+            log.warning("could not ask why an answer was 👎'd: %s", error.response.get("error"))
+
+    services.inflight.start(ask())
