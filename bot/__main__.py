@@ -37,6 +37,7 @@ from memory import StoreError
 
 __all__ = ["EPILOG", "EXIT_CONFIG", "EXIT_FAILED", "build_parser", "main"]
 
+PLAYGROUND = "playground"
 EXIT_FAILED = 1
 EXIT_CONFIG = 2
 EXIT_INTERRUPTED = 130
@@ -114,6 +115,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="seconds answers in flight get to finish on SIGTERM (default: 6)",
     )
     serve_parser.set_defaults(run=run_serve, settings=Settings)
+    commands.add_parser(  # listed for --help; main() hands its arguments to the playground
+        PLAYGROUND,
+        help="the real bot against a fake Slack and model, from the terminal (no workspace)",
+        add_help=False,
+    )
     admin: list[tuple[str, str, Command, Callable[[argparse.ArgumentParser], None] | None]] = [
         ("forget", "erase everything about one person", run_forget, _with_user_id),
         (
@@ -152,8 +158,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def run_playground(arguments: list[str]) -> int:
+    """``python -m bot playground ...``: :mod:`bot.playground` with the rest of the line. It
+    is imported here only, so that the bot's own commands never load the fakes it runs on."""
+    from bot.playground import main as play
+
+    play(arguments)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == [PLAYGROUND]:
+        return run_playground(arguments[1:])
+    args = build_parser().parse_args(arguments)
     try:
         settings = load_settings(args.settings)
         configure_logging(settings.log_level, settings.log_format, secrets=settings.secret_values())

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from bot.testing import FakeLLMServer
 from bot.testing.process import bot_env
 from bot.testing.slack_people import ALICE
@@ -30,9 +32,12 @@ quit
 """
 
 
-def test_a_new_user_can_dm_and_mention_the_bot_and_teach_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize("entry", [["bot.playground"], ["bot", "playground"]])
+def test_a_new_user_can_dm_and_mention_the_bot_and_teach_it(
+    tmp_path: Path, entry: list[str]
+) -> None:
     finished = subprocess.run(
-        [sys.executable, "-m", "bot.playground", "--port", "0", "--db", str(tmp_path / "p.db")],
+        [sys.executable, "-m", *entry, "--port", "0", "--db", str(tmp_path / "p.db")],
         input=SCRIPT,
         capture_output=True,
         text=True,
