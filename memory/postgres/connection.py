@@ -3,6 +3,13 @@
 Every store method is one transaction (:meth:`Database.run`). Several bot processes share
 the database, so two transactions may deadlock or fail to serialise; PostgreSQL then
 aborts one of them, and it is run again from the start (at most :data:`ATTEMPTS` times).
+
+A restart, a failover or a proxy's idle timeout ends every pooled connection without the
+pool knowing. The first transaction to find its connection broken empties the pool (the
+others are as dead: psycopg's own check before use would find them one by one, a second
+apart) and, if it broke before reaching its commit, runs again on a new connection: the
+server rolled it back, so running it again is safe. One that broke during its commit is
+not run again, as it may have committed.
 psycopg's errors become :class:`memory.errors.StoreError`, so the bot never sees them.
 """
 
@@ -27,11 +34,15 @@ __all__ = ["ATTEMPTS", "MAX_CONNECTIONS", "Database"]
 T = TypeVar("T")
 
 ATTEMPTS = 3
-"""Runs of a transaction that PostgreSQL aborted for a deadlock or a serialisation failure."""
+"""Runs of a transaction that PostgreSQL aborted for a deadlock or a serialisation failure,
+or whose connection broke before its commit."""
 MAX_CONNECTIONS = 10
 """Connections one process keeps at most; a replica rarely needs more than a few at once."""
 CONNECT_TIMEOUT = 10
 """Seconds to wait for the server when opening the store."""
+CONNECTION_WAIT = 5
+"""Seconds a transaction waits for a pooled connection before failing: while the server is
+unreachable the pool has none to give, and the bot's callers retry or answer 503."""
 
 _RETRYABLE = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure)
 
@@ -76,6 +87,7 @@ class Database:
             max_size=max_size,
             kwargs={"row_factory": dict_row, "autocommit": True},
             configure=_configure,
+            timeout=CONNECTION_WAIT,
             open=False,
             name="memory",
         )
@@ -92,19 +104,30 @@ class Database:
             raise StoreClosed("the memory store is closed")
         attempt = 1
         while True:
+            used: AsyncConnection[DictRow] | None = None
+            committing = False
             try:
-                async with self._pool.connection() as conn, conn.transaction():
-                    return await work(Session(conn, self._secret))
+                async with self._pool.connection() as conn:
+                    used = conn
+                    async with conn.transaction():
+                        result = await work(Session(conn, self._secret))
+                        committing = True
+                return result
             except _RETRYABLE as error:
                 if attempt >= ATTEMPTS:
                     raise _failed(error) from error
                 attempt += 1
-            except psycopg.Error as error:
-                raise _failed(error) from error
             except PoolClosed as error:
                 raise StoreClosed("the memory store is closed") from error
             except PoolTimeout as error:
                 raise StoreError("no database connection became free in time") from error
+            except psycopg.Error as error:
+                if used is None or not used.broken:
+                    raise _failed(error) from error
+                await self._pool.drain()
+                if committing or attempt >= ATTEMPTS:
+                    raise _failed(error) from error
+                attempt += 1
 
     async def close(self) -> None:
         """Close every connection. Safe to call twice."""

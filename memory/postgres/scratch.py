@@ -26,6 +26,8 @@ __all__ = [
     "create_schema",
     "drop_schema",
     "empty_schema",
+    "end_connections",
+    "named_connections",
     "schema_url",
     "scratch_schema",
 ]
@@ -70,6 +72,26 @@ def schema_url(schema: str) -> str:
     separator = "&" if "?" in admin_url() else "?"
     options = quote(f"-csearch_path={schema} {_NO_FSYNC_WAIT}")
     return f"{admin_url()}{separator}options={options}"
+
+
+def named_connections(url: str, application_name: str) -> str:
+    """``url`` with its connections named ``application_name`` in ``pg_stat_activity``, so
+    :func:`end_connections` can end them and no one else's."""
+    separator = "&" if "?" in url else "?"
+    return f"{url}{separator}application_name={quote(application_name)}"
+
+
+async def end_connections(application_name: str) -> int:
+    """End every connection named ``application_name``, as a restart or failover of the
+    server would (``pg_terminate_backend``); how many were ended."""
+    async with await psycopg.AsyncConnection.connect(admin_url(), autocommit=True) as conn:
+        cursor = await conn.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+            " WHERE application_name = %s AND pid <> pg_backend_pid()",
+            [application_name],
+        )
+        row = await cursor.fetchone()
+    return int(row[0]) if row else 0
 
 
 def create_schema() -> str:

@@ -8,6 +8,7 @@ fixture; these are about sharing, migrations, erasure's rows and the URL.
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import AsyncIterator
 from datetime import timedelta
 
@@ -27,8 +28,10 @@ from memory import (
 from memory.embedding import default_embedder
 from memory.errors import StoreError, StoreUnavailable
 from memory.postgres import PostgresMemoryStore
+from memory.postgres.connection import Database
 from memory.postgres.migrations import MIGRATIONS
-from memory.postgres.scratch import scratch_schema
+from memory.postgres.scratch import end_connections, named_connections, scratch_schema
+from memory.postgres.session import Session
 from memory.vectors import episode_text, to_bytes
 from tests.stored import all_rows_as_text
 
@@ -148,6 +151,50 @@ async def test_a_failing_database_raises_the_stores_own_error(store: MemoryStore
     with pytest.raises(StoreError) as raised:
         await store.count("recalls")
     assert not isinstance(raised.value, psycopg.Error)
+
+
+async def test_after_the_server_ended_every_connection_nothing_fails(
+    url: str, config: MemoryConfig
+) -> None:
+    """A restart or failover ends the pooled connections behind the pool's back: each is
+    checked before use and replaced, so not one call after it fails."""
+    name = f"ended-{uuid.uuid4().hex[:8]}"
+    store = await open_store(named_connections(url, name), config)
+    try:
+        memory = Memory(store)
+        await asyncio.gather(*(memory.answered(f"question {n}?", "answer") for n in range(8)))
+        assert await end_connections(name) >= 2, "the pool held several connections"
+
+        results = await asyncio.gather(
+            *(store.claim(f"Ev{n}", at=T0) for n in range(10)),
+            *(memory.recall("question") for _ in range(10)),
+            return_exceptions=True,
+        )
+    finally:
+        await store.close()
+    assert [r for r in results if isinstance(r, BaseException)] == []
+    assert results[:10] == [True] * 10
+
+
+async def test_a_transaction_whose_connection_broke_before_its_commit_runs_again(url: str) -> None:
+    name = f"broken-{uuid.uuid4().hex[:8]}"
+    database = await Database.open(named_connections(url, name))
+    runs = 0
+
+    async def insert_once_connection_died(db: Session) -> int:
+        nonlocal runs
+        runs += 1
+        if runs == 1:
+            await end_connections(name)  # this very connection, mid-transaction
+        await db.execute("INSERT INTO counter_shards (name, shard, value) VALUES ('x', 1, 1)")
+        row = await db.row("SELECT count(*) AS n FROM counter_shards WHERE name = 'x'")
+        return int(row["n"]) if row else 0
+
+    try:
+        rows = await database.run(insert_once_connection_died)
+    finally:
+        await database.close()
+    assert (runs, rows) == (2, 1), "run again once, on a fresh connection, and written once"
 
 
 async def test_a_message_delivered_to_every_replica_at_once_is_claimed_once(

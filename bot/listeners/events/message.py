@@ -7,6 +7,7 @@ from typing import Any
 
 from slack_bolt.context.async_context import AsyncBoltContext
 
+from bot.answering.patience import when_the_store_answers
 from bot.listeners.events.hand_off import answer_or_ignore
 from bot.listeners.services import Services
 from bot.listeners.translate import from_message
@@ -19,7 +20,11 @@ def message_callback(
     services: Services,
 ) -> Callable[[dict[str, Any], AsyncBoltContext], Awaitable[None]]:
     async def on_message(body: dict[str, Any], context: AsyncBoltContext) -> None:
-        translated = await from_message(body, identity_in(services, context), services.memory)
+        # Acknowledged already: a database restart is waited out, not a reason to drop it.
+        translated = await when_the_store_answers(
+            lambda: from_message(body, identity_in(services, context), services.memory),
+            within=services.answering.store_patience_seconds,
+        )
         answer_or_ignore(services, context, "message", body, translated)
 
     return on_message
