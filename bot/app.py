@@ -17,7 +17,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.agent import GuardPolicy
-from bot.answering import BotIdentity, InFlight
+from bot.answering import BotIdentity, InFlight, WaitingLine
 from bot.composition import (
     PURGE_INTERVAL_SECONDS,
     Components,
@@ -80,6 +80,7 @@ class Bot:
         # request's client (a workspace's token, in OAuth mode) is a copy of it.
         self.client: AsyncWebClient = self.app.client
         self.client.base_url = str(settings.slack_api_url)
+        self.client.timeout = settings.slack_timeout_seconds
         self.client.retry_handlers = _retry_handlers()
         self.metrics = BotMetrics()
         """What ``GET /metrics`` shows."""
@@ -126,7 +127,12 @@ class Bot:
             answering=components.answering(
                 self.client,
                 identity or _EACH_WORKSPACE,
-                max_concurrent=self.settings.max_concurrent_answers,
+                line=WaitingLine(
+                    self.settings.max_concurrent_answers,
+                    max_waiting=self.settings.answer_queue_limit,
+                    max_wait_seconds=self.settings.answer_wait_seconds,
+                ),
+                store_patience_seconds=self.settings.store_retry_seconds,
             ),
             memory=components.store,
             identity=identity,
@@ -183,4 +189,8 @@ def _retry_handlers() -> list[AsyncRetryHandler]:
 
 def _api_client(settings: Settings) -> AsyncWebClient:
     """A client without a token for ``SLACK_API_URL``: what refreshes rotated tokens."""
-    return AsyncWebClient(base_url=str(settings.slack_api_url), retry_handlers=_retry_handlers())
+    return AsyncWebClient(
+        base_url=str(settings.slack_api_url),
+        timeout=settings.slack_timeout_seconds,
+        retry_handlers=_retry_handlers(),
+    )

@@ -17,7 +17,7 @@ import httpx
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.agent import Agent, GuardPolicy, LoopMemory, Provider
-from bot.answering import AnswerService, BotIdentity
+from bot.answering import AnswerService, BotIdentity, WaitingLine
 from bot.answering.attachments import ImageIntake, VisionSettings
 from bot.assistant import build_agent, render_experience
 from bot.config import AdminSettings
@@ -96,10 +96,16 @@ class Components:
     """What the ``reflection`` job runs."""
 
     def answering(
-        self, client: AsyncWebClient, identity: BotIdentity, *, max_concurrent: int
+        self,
+        client: AsyncWebClient,
+        identity: BotIdentity,
+        *,
+        line: WaitingLine,
+        store_patience_seconds: float,
     ) -> AnswerService:
         """The answering service over a connected Slack client, as the bot identified,
-        working on at most ``max_concurrent`` answers at once."""
+        its questions waiting in ``line``, each waiting up to ``store_patience_seconds``
+        for an unreachable database."""
         return AnswerService(
             client=client,
             memory=self.store,
@@ -112,7 +118,8 @@ class Components:
             reasons=self.reasons,
             recall_limit=self.settings.recall_top_k,
             recall_token_budget=self.settings.recall_token_budget,
-            max_concurrent=max_concurrent,
+            line=line,
+            store_patience_seconds=store_patience_seconds,
             observer=self.observer,
             images=self.image_intake(client),
         )

@@ -219,7 +219,11 @@ class Settings(AdminSettings):
     slack_app_token: SecretStr | None = None
     slack_api_url: AnyHttpUrl = AnyHttpUrl("https://slack.com/api/")
     port: int = Field(default=3000, ge=1, le=65535)
+    slack_timeout_seconds: int = Field(default=10, ge=1, le=300)
     max_concurrent_answers: int = Field(default=16, ge=1)
+    answer_queue_limit: int = Field(default=1000, ge=0)
+    answer_wait_seconds: float = Field(default=600.0, gt=0)
+    store_retry_seconds: float = Field(default=60.0, ge=0)
 
     _required_secrets = field_validator("slack_bot_token", "slack_signing_secret", mode="before")(
         _not_empty

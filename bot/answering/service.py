@@ -3,13 +3,12 @@ reply with feedback buttons, ledger."""
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
@@ -23,13 +22,16 @@ from bot.answering.attachments import ImageIntake, VisionSettings, attached_line
 from bot.answering.history import BotIdentity, authors, strip_mention, thread_history
 from bot.answering.incoming import IncomingMessage
 from bot.answering.ledger import AnswerLedger
+from bot.answering.patience import STORE_UNAVAILABLE, when_the_store_answers
 from bot.answering.tool_tasks import task_update
+from bot.answering.waiting_line import Declined, WaitingLine
 from bot.answering.working_notes import has_notes, note_turn, thread_key, working_notes
 from bot.assistant.context import AssistantContext, SlackDirectory
 from bot.observability import Observer, timed
 from bot.reasons import Reasons, asks_question
 from bot.slack.splitting import PART_LIMIT
 from bot.slack.streaming import TITLE_LIMIT, Reply, ReplyTarget, open_reply
+from bot.slack.unreachable import SLACK_TRANSPORT_ERRORS, slack_unreachable
 from bot.views import FEEDBACK_FOOTERS
 from memory import (
     Episode,
@@ -37,12 +39,12 @@ from memory import (
     PlanAdvisor,
     RecalledEpisode,
     RecallRequest,
+    StoreError,
     WorkingMemory,
 )
 from memory.text import shorten
 
 __all__ = [
-    "AT_CAPACITY",
     "MAX_QUESTION_CHARS",
     "MISCONFIGURED",
     "MODEL_UNAVAILABLE",
@@ -58,6 +60,8 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
+
 MODEL_UNAVAILABLE = (
     "The language model is unavailable right now, so I couldn't answer. "
     "Please try again in a few minutes."
@@ -67,7 +71,6 @@ MISCONFIGURED = (
     "Please tell the bot's admin."
 )
 SOMETHING_WENT_WRONG = "Something went wrong while I was answering; please ask again."
-AT_CAPACITY = "I'm answering too many questions at once right now; please ask again in a minute."
 REASON_THANKS = "Thanks for telling me what went wrong: I'll keep it in mind next time."
 REJECTED_NOTE = (
     "The person marked your previous answer in this conversation 👎, and their message "
@@ -122,6 +125,9 @@ class AnswerOutcome(StrEnum):
     MODEL_UNAVAILABLE = "model_unavailable"
     MISCONFIGURED = "misconfigured"
     AT_CAPACITY = "at_capacity"
+    """Declined by the waiting line: too many waiting, or waited too long."""
+    STORE_UNAVAILABLE = "store_unavailable"
+    """The database stayed out of reach for longer than the bot waits for it."""
     NO_ANSWER = "no_answer"
     """The agent ended with a notice (no answer, out of steps...): shown, never recorded."""
     REASON = "reason"
@@ -149,7 +155,8 @@ class AnswerService:
         recall_token_budget: int = 1500,
         history_token_budget: int = 3000,
         part_limit: int = PART_LIMIT,
-        max_concurrent: int = 16,
+        line: WaitingLine | None = None,
+        store_patience_seconds: float = 60.0,
         observer: Observer | None = None,
         images: ImageIntake | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
@@ -173,8 +180,10 @@ class AnswerService:
         self._images = images or ImageIntake(VisionSettings())
         """Turns a message's attached files into the turn's images (vision off by default)."""
         self._clock = clock
-        self._slots = asyncio.Semaphore(max_concurrent)
-        """At most ``max_concurrent`` answers at once; a message over it is asked to wait."""
+        self.line = line or WaitingLine(16, max_waiting=500, max_wait_seconds=600)
+        """Where a question waits for one of the answers worked on at once."""
+        self.store_patience_seconds = store_patience_seconds
+        """How long an acknowledged question waits for an unreachable database."""
 
     def for_workspace(
         self, client: AsyncWebClient, identity: BotIdentity, directory: SlackDirectory
@@ -200,9 +209,6 @@ class AnswerService:
 
     async def _answer_once(self, message: IncomingMessage) -> AnswerOutcome:
         now = self._clock()
-        if not await self._memory.claim(*message.dedupe_keys, at=now, team_id=message.team_id):
-            log.debug("already handled %s", message.event_id)
-            return AnswerOutcome.DUPLICATE
         target = ReplyTarget(
             channel_id=message.channel_id,
             thread_ts=message.reply_thread_ts,
@@ -211,26 +217,42 @@ class AnswerService:
             title=self._title(message),
         )
         question, truncated = self._question(message)
-        rejected = await self._reason_in(message, question, now)
-        if rejected is not None:
-            await self._thank(message)
-            if not asks_question(question):
-                return AnswerOutcome.REASON
         ledger = AnswerLedger(self._memory, message, question, started_at=now)
 
         async def shown(ts: str) -> None:
             await ledger.shown(ts, answer=reply.text)
 
         reply = open_reply(self._client, target, part_limit=self._part_limit, on_shown=shown)
-        if self._slots.locked():
-            log.warning("at capacity: %s asked to wait", message.event_id)
-            await self._notify(reply, ledger, AT_CAPACITY)
-            return AnswerOutcome.AT_CAPACITY
         try:
-            async with self._slots:
+            if not await self._patiently(
+                lambda: self._memory.claim(*message.dedupe_keys, at=now, team_id=message.team_id)
+            ):
+                log.debug("already handled %s", message.event_id)
+                return AnswerOutcome.DUPLICATE
+            rejected = await self._reason_in(message, question, now)
+            if rejected is not None:
+                await self._thank(message)
+                if not asks_question(question):
+                    return AnswerOutcome.REASON
+            async with self.line.turn(message.user_id, on_wait=reply.wait):
                 return await self._answer(
                     message, question, truncated, reply, ledger, now, rejected=rejected
                 )
+        except Declined as declined:
+            log.warning("declined %s: %d waiting", message.event_id, self.line.waiting)
+            await self._notify(reply, ledger, declined.notice)
+            return AnswerOutcome.AT_CAPACITY
+        except StoreError as error:
+            log.error("the memory store stayed unavailable (%s)", type(error).__name__)
+            await self._notify(reply, ledger, STORE_UNAVAILABLE)
+            return AnswerOutcome.STORE_UNAVAILABLE
+        except SLACK_TRANSPORT_ERRORS as error:  # nobody can be told: Slack is out of reach
+            log.error(
+                "could not answer %s: %s",
+                message.event_id,
+                slack_unreachable(error, timeout=self._client.timeout),
+            )
+            return AnswerOutcome.FAILED
         except ModelUnavailable as error:
             if error.permanent:
                 log.error("the model endpoint refuses the bot's configuration: %s", error)
@@ -261,12 +283,10 @@ class AnswerService:
             await reply.write(TRUNCATION_NOTE.format(limit=MAX_QUESTION_CHARS))
         if note := attachments.note_for_person():
             await reply.write(note)
-        recalled = await self._recall(message, question, now)
+        recalled, earlier = await self._patiently(lambda: self._context(message, question, now))
         conversation = Conversation(
             messages=[
-                *await self._history(message),
-                *await self._experience(message, recalled),
-                *await self._working_notes(message),
+                *earlier,
                 *([Message.system(REJECTED_NOTE)] if rejected is not None else []),
                 Message.user(question + attachments.note_for_model(), attachments.images),
             ]
@@ -304,6 +324,23 @@ class AnswerService:
         timestamps = await reply.finish(FEEDBACK_FOOTERS)
         await ledger.complete(timestamps, answer=reply.text)
         return AnswerOutcome.FAILED if ledger.lost else AnswerOutcome.ANSWERED
+
+    async def _context(
+        self, message: IncomingMessage, question: str, now: datetime
+    ) -> tuple[list[RecalledEpisode], list[Message]]:
+        """The episodes recalled for the question, and what the model is given before it:
+        the thread so far, past experience and working notes."""
+        recalled = await self._recall(message, question, now)
+        earlier = [
+            *await self._history(message),
+            *await self._experience(message, recalled),
+            *await self._working_notes(message),
+        ]
+        return recalled, earlier
+
+    async def _patiently(self, call: Callable[[], Awaitable[T]]) -> T:
+        """``call()``, waiting out a database restart: Slack will not send the question again."""
+        return await when_the_store_answers(call, within=self.store_patience_seconds)
 
     @staticmethod
     async def _show_rest(reply: Reply, streamed: str, final_text: str) -> None:
@@ -431,3 +468,5 @@ class AnswerService:
             await reply.fail(notice)
         except SlackApiError as error:
             log.error("could not tell the person: %s", error.response.get("error"))
+        except SLACK_TRANSPORT_ERRORS as error:
+            log.error("could not tell the person: %s", slack_unreachable(error))

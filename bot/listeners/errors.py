@@ -3,7 +3,8 @@
 Bolt's own handler logs the exception with its message (which may quote the payload) and
 a traceback, and answers 500. Here an error is logged as its traceback on one line without
 its message (:func:`bot.logging_setup.exception_trace`), and a request still waiting for
-its response gets a 400; one Bolt found no listener for keeps Bolt's 404.
+its response gets a 400; one Bolt found no listener for keeps Bolt's 404. Slack out of
+reach (a timeout, a refused connection) is one short line naming that cause instead.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from slack_bolt.response import BoltResponse
 
 from bot.logging_setup import exception_trace
 from bot.request_gate import payload_kind
+from bot.slack.unreachable import slack_unreachable
 
 __all__ = ["listener_failed"]
 
@@ -30,7 +32,8 @@ async def listener_failed(
     if isinstance(error, BoltUnhandledRequestError):
         log.info("no listener for a %s payload", kind)
         return None
-    log.error("a %s payload could not be handled: %s", kind, exception_trace(error))
+    cause = slack_unreachable(error) or exception_trace(error)
+    log.error("a %s payload could not be handled: %s", kind, cause)
     if response is None:  # already acknowledged (events are, before their listener runs)
         return None
     return BoltResponse(status=400, body="")

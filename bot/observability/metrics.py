@@ -28,6 +28,7 @@ ANSWER_OUTCOMES = (
     "answered",
     "duplicate",
     "at_capacity",
+    "store_unavailable",
     "no_answer",
     "model_unavailable",
     "misconfigured",

@@ -52,6 +52,7 @@ __all__ = [
     "StreamingReply",
     "TaskUpdate",
     "answer_blocks",
+    "in_line",
     "open_reply",
 ]
 
@@ -68,6 +69,15 @@ LOADING_MESSAGES = (
 TITLE_LIMIT = 80
 """A conversation's title is its first question, on one line, cut to this length."""
 THINKING_PLACEHOLDER = "_Thinking…_"
+
+
+def in_line(ahead: int) -> str:
+    """Where a question waiting for its turn stands: shown as its thinking status."""
+    if ahead == 0:
+        return "is next in line…"
+    return f"is in line: {ahead} question{'s' if ahead != 1 else ''} ahead of yours…"
+
+
 HOLD_BACK = 600
 """Near the end of a part, text is held back so the part can be cut at a line break."""
 BLOCKS_REFUSED = frozenset({"invalid_blocks", "invalid_blocks_format"})
@@ -135,6 +145,10 @@ class Reply(ABC):
             await self._on_shown(ts)
 
     @abstractmethod
+    async def wait(self, ahead: int) -> None:
+        """Show that the question waits for its turn, ``ahead`` others before it."""
+
+    @abstractmethod
     async def begin(self) -> None:
         """Show that the bot is thinking."""
 
@@ -184,14 +198,21 @@ class PostedReply(Reply):
         self._update_interval = update_interval
         self._part_limit = part_limit
         self._last_update = time.monotonic()
+        self._waited = False
 
     @property
     def text(self) -> str:
         return self._text
 
+    async def wait(self, ahead: int) -> None:
+        self._placeholder_ts = await self._post(f"_Waiting: the bot {in_line(ahead)}_")
+        self._waited = True
+
     async def begin(self) -> None:
         if self._placeholder_ts is None:
             self._placeholder_ts = await self._post(THINKING_PLACEHOLDER)
+        elif self._waited:
+            await self._update(THINKING_PLACEHOLDER)
 
     async def task(self, update: TaskUpdate) -> None:
         """A posted message has no tasks: only its text shows."""
@@ -286,27 +307,40 @@ class StreamingReply(Reply):
         self._sent = 0
         self._text = ""
         self._fallback: PostedReply | None = None
+        self._titled = False
 
     @property
     def text(self) -> str:
         return self._text
 
+    async def wait(self, ahead: int) -> None:
+        """Title a new conversation, and show where the question stands in line."""
+        await self._title()
+        await self._status(in_line(ahead), [])
+
     async def begin(self) -> None:
         """Title a new conversation, then show the thinking status (both best effort)."""
+        await self._title()
+        await self._status(THINKING_STATUS, list(LOADING_MESSAGES))
+
+    async def _title(self) -> None:
         target = self._target
-        if target.title:
+        if target.title and not self._titled:
+            self._titled = True
             try:
                 await self._client.assistant_threads_setTitle(
                     channel_id=target.channel_id, thread_ts=self._thread_ts, title=target.title
                 )
             except SlackApiError as error:
                 log.debug("title not set: %s", error.response.get("error"))
+
+    async def _status(self, status: str, loading_messages: list[str]) -> None:
         try:
             await self._client.assistant_threads_setStatus(
-                channel_id=target.channel_id,
+                channel_id=self._target.channel_id,
                 thread_ts=self._thread_ts,
-                status=THINKING_STATUS,
-                loading_messages=list(LOADING_MESSAGES),
+                status=status,
+                loading_messages=loading_messages or None,
             )
         except SlackApiError as error:
             log.debug("thinking status not shown: %s", error.response.get("error"))
