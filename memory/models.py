@@ -46,7 +46,9 @@ class Scope(BaseModel):
     """The conversation an exchange belongs to: a hard partition for recall.
 
     An episode from a DM is recalled only in that DM; one from a channel only in that
-    channel. Threads of a channel share the channel's scope.
+    channel. Threads of a channel share the channel's scope. The workspace (``team_id``)
+    and, on Enterprise Grid, its org (``enterprise_id``) are part of it: an org-wide app
+    meets one channel id, and one person, in several workspaces.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -54,6 +56,8 @@ class Scope(BaseModel):
     team_id: str
     channel_id: str
     kind: ConversationKind
+    enterprise_id: str = ""
+    """The Enterprise Grid org of the workspace; empty outside one."""
 
 
 class EpisodeStatus(StrEnum):

@@ -25,14 +25,20 @@ def _key(kind: str, *parts: str) -> str:
     return kind + str(int.from_bytes(digest[:8], "big"))
 
 
+def _workspace(scope: Scope) -> list[str]:
+    """The org (when on Enterprise Grid) and the workspace: the start of every key. Keys
+    outside an org are those they were before orgs were in them."""
+    return [scope.enterprise_id, scope.team_id] if scope.enterprise_id else [scope.team_id]
+
+
 def personal_key(scope: Scope, user_id: str) -> str:
     """The partition of one person's exchanges in one conversation."""
-    return _key("1", scope.team_id, scope.channel_id, scope.kind.value, user_id)
+    return _key("1", *_workspace(scope), scope.channel_id, scope.kind.value, user_id)
 
 
 def channel_key(scope: Scope) -> str:
     """The successes of a channel that its members share (when sharing is enabled)."""
-    return _key("2", scope.team_id, scope.channel_id)
+    return _key("2", *_workspace(scope), scope.channel_id)
 
 
 def partition_keys(request: RecallRequest, config: MemoryConfig) -> list[str]:

@@ -29,6 +29,7 @@ TimeReader = Callable[[Any], datetime]
 
 IMPORTED_COLUMNS = ", ".join(
     (
+        "enterprise_id",
         "team_id",
         "channel_id",
         "kind",
@@ -49,6 +50,7 @@ def imported_row(item: ImportedEpisode, write_time: Callable[[datetime], Any]) -
     """The values of :data:`IMPORTED_COLUMNS` for an imported episode; each backend passes
     how it writes a time."""
     return [
+        item.scope.enterprise_id,
         item.scope.team_id,
         item.scope.channel_id,
         item.scope.kind.value,
@@ -75,6 +77,7 @@ def scope_from_row(row: dict[str, Any]) -> Scope:
         team_id=row["team_id"],
         channel_id=row["channel_id"],
         kind=ConversationKind(row["kind"]),
+        enterprise_id=row.get("enterprise_id") or "",
     )
 
 

@@ -15,6 +15,8 @@ class IncomingMessage(BaseModel):
 
     event_id: str
     team_id: str
+    enterprise_id: str = ""
+    """The Enterprise Grid org of the workspace; empty outside one."""
     channel_id: str
     user_id: str
     text: str
@@ -41,7 +43,12 @@ class IncomingMessage(BaseModel):
     @property
     def scope(self) -> Scope:
         kind = ConversationKind.DM if self.is_dm else ConversationKind.CHANNEL
-        return Scope(team_id=self.team_id, channel_id=self.channel_id, kind=kind)
+        return Scope(
+            team_id=self.team_id,
+            channel_id=self.channel_id,
+            kind=kind,
+            enterprise_id=self.enterprise_id,
+        )
 
     @property
     def dedupe_keys(self) -> tuple[str, str]:

@@ -7,6 +7,7 @@ from enum import StrEnum
 from typing import Any
 
 from bot.answering import BotIdentity, IncomingMessage
+from bot.listeners.workspace import enterprise_of
 from bot.slack.files import files_of
 from memory import MemoryStore
 
@@ -68,6 +69,7 @@ def _incoming(
         # The workspace the conversation lives in, not the writer's own: in a Slack Connect
         # channel each person's ``event.team`` differs, and the scope must not.
         team_id=str(body.get("team_id") or event.get("team") or ""),
+        enterprise_id=enterprise_of(body),
         channel_id=str(event["channel"]),
         user_id=str(event["user"]),
         text=str(event.get("text") or ""),

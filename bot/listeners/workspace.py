@@ -11,7 +11,7 @@ from bot.answering import AnswerService, BotIdentity
 from bot.listeners.services import Services
 from bot.slack.directory import WebApiDirectory
 
-__all__ = ["answering_in", "identity_in", "listed_workspace", "payload_team"]
+__all__ = ["answering_in", "enterprise_of", "identity_in", "listed_workspace", "payload_team"]
 
 
 def identity_in(services: Services, context: AsyncBoltContext) -> BotIdentity:
@@ -46,3 +46,20 @@ def payload_team(body: dict[str, Any]) -> str | None:
     """The workspace an interactive payload (a button click) came from."""
     team = (body.get("team") or {}).get("id") or (body.get("user") or {}).get("team_id")
     return team if isinstance(team, str) else None
+
+
+def enterprise_of(body: dict[str, Any]) -> str:
+    """The Enterprise Grid org a payload comes from (an event's, a command's or a click's);
+    empty outside one."""
+    authorizations = body.get("authorizations") or [{}]
+    candidates = (
+        body.get("enterprise_id"),
+        (body.get("enterprise") or {}).get("id")
+        if isinstance(body.get("enterprise"), dict)
+        else None,
+        (body.get("team") or {}).get("enterprise_id")
+        if isinstance(body.get("team"), dict)
+        else None,
+        authorizations[0].get("enterprise_id") if isinstance(authorizations[0], dict) else None,
+    )
+    return next((found for found in candidates if isinstance(found, str) and found), "")

@@ -31,12 +31,18 @@ async def suggest_prompts(
     channel_id: str,
     user_id: str,
     thread_ts: str | None = None,
+    enterprise_id: str = "",
 ) -> None:
     """Set suggested prompts in ``user_id``'s DM ``channel_id`` from their own 👍 exchanges
     in that DM only. ``thread_ts`` is for the legacy assistant experience: with the agent
     experience the prompts go to the top of the Messages tab, and a ``thread_ts`` there
     would make Slack silently drop them."""
-    scope = Scope(team_id=team_id, channel_id=channel_id, kind=ConversationKind.DM)
+    scope = Scope(
+        team_id=team_id,
+        channel_id=channel_id,
+        kind=ConversationKind.DM,
+        enterprise_id=enterprise_id,
+    )
     successes = await memory.list_episodes(
         user_id,
         scope=scope,

@@ -46,9 +46,11 @@ async def record_exchange(
     ):
         return None
     row = await db.row(
-        "INSERT INTO episodes (team_id, channel_id, kind, requester_id, thread_ts, question,"
-        " answer, status, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING *",
+        "INSERT INTO episodes (enterprise_id, team_id, channel_id, kind, requester_id,"
+        " thread_ts, question, answer, status, created_at)"
+        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING *",
         [
+            exchange.scope.enterprise_id,
             exchange.scope.team_id,
             exchange.scope.channel_id,
             exchange.scope.kind.value,
@@ -82,7 +84,7 @@ async def import_episodes(db: Session, episodes: Sequence[ImportedEpisode]) -> l
             ids.append(None)
             continue
         row = await db.row(
-            f"INSERT INTO episodes ({IMPORTED_COLUMNS}) VALUES ({', '.join(['%s'] * 11)})"
+            f"INSERT INTO episodes ({IMPORTED_COLUMNS}) VALUES ({', '.join(['%s'] * 12)})"
             " RETURNING id",
             imported_row(item, utc),
         )
@@ -225,8 +227,8 @@ async def list_episodes(
     where = ["requester_id = %s", "status = ANY(%s)"]
     params: list[Any] = [user_id, [status.value for status in statuses]]
     if scope is not None:
-        where.append("team_id = %s AND channel_id = %s AND kind = %s")
-        params += [scope.team_id, scope.channel_id, scope.kind.value]
+        where.append("enterprise_id = %s AND team_id = %s AND channel_id = %s AND kind = %s")
+        params += [scope.enterprise_id, scope.team_id, scope.channel_id, scope.kind.value]
     if team_id is not None:
         where.append("team_id = %s")
         params.append(team_id)
@@ -243,9 +245,9 @@ async def list_episodes(
 
 async def scopes_with_recent_episodes(db: Session, since: datetime) -> list[tuple[Scope, str]]:
     rows = await db.rows(
-        "SELECT DISTINCT team_id, channel_id, kind, requester_id FROM episodes"
+        "SELECT DISTINCT enterprise_id, team_id, channel_id, kind, requester_id FROM episodes"
         " WHERE status = ANY(%s) AND validated_at >= %s"
-        " ORDER BY team_id, channel_id, kind, requester_id",
+        " ORDER BY enterprise_id, team_id, channel_id, kind, requester_id",
         [_VALIDATED, since],
     )
     return [(scope_from_row(row), row["requester_id"]) for row in rows]

@@ -162,6 +162,13 @@ ALTER TABLE claims ADD COLUMN workspace text;
 CREATE INDEX claims_workspace ON claims (workspace) WHERE workspace IS NOT NULL;
 """
 
+M008_ENTERPRISE_SCOPES = """
+-- Each episode and note keeps its workspace's Enterprise Grid org (empty outside one, as
+-- for every row before): scopes and partition keys carry it (memory/partitions.py).
+ALTER TABLE episodes ADD COLUMN enterprise_id text NOT NULL DEFAULT '';
+ALTER TABLE wisdom ADD COLUMN enterprise_id text NOT NULL DEFAULT '';
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_erased_replies", M002_ERASED_REPLIES),
@@ -170,6 +177,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m005_installations", M005_INSTALLATIONS),
     ("m006_reasons", M006_REASONS),
     ("m007_workspace_claims", M007_WORKSPACE_CLAIMS),
+    ("m008_enterprise_scopes", M008_ENTERPRISE_SCOPES),
 ]
 """(name, SQL) in the order they apply; a name, once released, never changes."""
 

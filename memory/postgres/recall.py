@@ -28,7 +28,8 @@ __all__ = ["recall"]
 # function as the indexed ones. The scope is enforced twice, as in SQLite: by the
 # partition keys in every lexeme, and by the episode's own columns.
 _IN_SCOPE = """
-  episodes.team_id = %(team_id)s
+  episodes.enterprise_id = %(enterprise_id)s
+  AND episodes.team_id = %(team_id)s
   AND episodes.channel_id = %(channel_id)s
   AND episodes.kind = %(kind)s
   AND episodes.status IN ('success', 'failure')
@@ -87,6 +88,7 @@ async def recall(
     pool = hybrid.candidates_per_result * request.limit
     params: dict[str, object] = {
         "keys": keys,
+        "enterprise_id": scope.enterprise_id,
         "team_id": scope.team_id,
         "channel_id": scope.channel_id,
         "kind": scope.kind.value,

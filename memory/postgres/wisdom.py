@@ -11,11 +11,13 @@ from memory.postgres.session import Session
 
 __all__ = ["list_wisdom", "replace_wisdom", "wisdom_for"]
 
-_SCOPE_AND_USER = "team_id = %s AND channel_id = %s AND kind = %s AND user_id = %s"
+_SCOPE_AND_USER = (
+    "enterprise_id = %s AND team_id = %s AND channel_id = %s AND kind = %s AND user_id = %s"
+)
 
 
 def _params(scope: Scope, user_id: str) -> list[str]:
-    return [scope.team_id, scope.channel_id, scope.kind.value, user_id]
+    return [scope.enterprise_id, scope.team_id, scope.channel_id, scope.kind.value, user_id]
 
 
 async def wisdom_for(db: Session, scope: Scope, user_id: str) -> list[WisdomNote]:
@@ -42,8 +44,8 @@ async def replace_wisdom(
     await db.execute(f"DELETE FROM wisdom WHERE {_SCOPE_AND_USER}", _params(scope, user_id))
     for text in notes:
         await db.execute(
-            "INSERT INTO wisdom (team_id, channel_id, kind, user_id, text, episode_count,"
-            " created_at) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+            "INSERT INTO wisdom (enterprise_id, team_id, channel_id, kind, user_id, text,"
+            " episode_count, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
             [*_params(scope, user_id), text, episode_count, at],
         )
     return await wisdom_for(db, scope, user_id)

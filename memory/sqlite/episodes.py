@@ -10,7 +10,7 @@ from sqlite_utils import Database
 
 from memory.config import MemoryConfig
 from memory.models import Episode, EpisodeStatus, ImportedEpisode, NewExchange, Scope
-from memory.rows import IMPORTED_COLUMNS, imported_row
+from memory.rows import IMPORTED_COLUMNS, imported_row, scope_from_row
 from memory.sqlite.codec import episode_from_row, from_db_time, to_db_time
 from memory.sqlite.fence import forgotten_since
 from memory.sqlite.fts import reindexing
@@ -70,10 +70,12 @@ def record_exchange(db: Database, exchange: NewExchange, config: MemoryConfig) -
             return None
         episode_id = _next_episode_id(db)
         db.execute(
-            "INSERT INTO episodes (id, team_id, channel_id, kind, requester_id, thread_ts,"
-            " question, answer, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO episodes (id, enterprise_id, team_id, channel_id, kind, requester_id,"
+            " thread_ts, question, answer, status, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 episode_id,
+                exchange.scope.enterprise_id,
                 exchange.scope.team_id,
                 exchange.scope.channel_id,
                 exchange.scope.kind.value,
@@ -102,7 +104,7 @@ def import_episodes(db: Database, episodes: Sequence[ImportedEpisode]) -> list[i
             with reindexing(db, episode_id):
                 db.execute(
                     f"INSERT INTO episodes (id, {IMPORTED_COLUMNS})"
-                    f" VALUES ({', '.join(['?'] * 12)})",
+                    f" VALUES ({', '.join(['?'] * 13)})",
                     [episode_id, *imported_row(item, to_db_time)],
                 )
             ids.append(episode_id)
@@ -252,8 +254,8 @@ def list_episodes(
     where = ["requester_id = ?", f"status IN ({', '.join('?' for _ in statuses)})"]
     params: list[Any] = [user_id, *(status.value for status in statuses)]
     if scope is not None:
-        where.append("team_id = ? AND channel_id = ? AND kind = ?")
-        params += [scope.team_id, scope.channel_id, scope.kind.value]
+        where.append("enterprise_id = ? AND team_id = ? AND channel_id = ? AND kind = ?")
+        params += [scope.enterprise_id, scope.team_id, scope.channel_id, scope.kind.value]
     if team_id is not None:
         where.append("team_id = ?")
         params.append(team_id)
@@ -270,15 +272,9 @@ def list_episodes(
 
 def scopes_with_recent_episodes(db: Database, since: datetime) -> list[tuple[Scope, str]]:
     rows = db.query(
-        "SELECT DISTINCT team_id, channel_id, kind, requester_id FROM episodes"
+        "SELECT DISTINCT enterprise_id, team_id, channel_id, kind, requester_id FROM episodes"
         " WHERE status IN (?, ?) AND validated_at >= ?"
-        " ORDER BY team_id, channel_id, kind, requester_id",
+        " ORDER BY enterprise_id, team_id, channel_id, kind, requester_id",
         [*_VALIDATED, to_db_time(since)],
     )
-    return [
-        (
-            Scope(team_id=row["team_id"], channel_id=row["channel_id"], kind=row["kind"]),
-            row["requester_id"],
-        )
-        for row in rows
-    ]
+    return [(scope_from_row(row), row["requester_id"]) for row in rows]

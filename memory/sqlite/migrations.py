@@ -337,5 +337,18 @@ def m018_workspace_claims(db: Database) -> None:
     )
 
 
+@migrations()
+def m019_enterprise_scopes(db: Database) -> None:
+    """Each episode and note keeps its workspace's Enterprise Grid org (empty outside one,
+    as for every row before): scopes and partition keys carry it (see
+    :mod:`memory.partitions`, whose keys without an org are those they were)."""
+    db.executescript(
+        """
+        ALTER TABLE episodes ADD COLUMN enterprise_id TEXT NOT NULL DEFAULT '';
+        ALTER TABLE wisdom ADD COLUMN enterprise_id TEXT NOT NULL DEFAULT '';
+        """
+    )
+
+
 def apply_migrations(db: Database) -> None:
     migrations.apply(db)

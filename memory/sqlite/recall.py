@@ -26,7 +26,8 @@ from memory.vectors import most_similar
 __all__ = ["recall", "recall_matching"]
 
 _IN_SCOPE = """
-  episodes.team_id = :team_id
+  episodes.enterprise_id = :enterprise_id
+  AND episodes.team_id = :team_id
   AND episodes.channel_id = :channel_id
   AND episodes.kind = :kind
   AND episodes.status IN ('success', 'failure')
@@ -95,6 +96,7 @@ def recall_matching(
     scope = request.scope
     pool = (candidates_per_result or hybrid.candidates_per_result) * request.limit
     params: dict[str, object] = {
+        "enterprise_id": scope.enterprise_id,
         "team_id": scope.team_id,
         "channel_id": scope.channel_id,
         "kind": scope.kind.value,

@@ -13,11 +13,13 @@ from memory.sqlite.transactions import transaction
 
 __all__ = ["list_wisdom", "replace_wisdom", "wisdom_for"]
 
-_SCOPE_AND_USER = "team_id = ? AND channel_id = ? AND kind = ? AND user_id = ?"
+_SCOPE_AND_USER = (
+    "enterprise_id = ? AND team_id = ? AND channel_id = ? AND kind = ? AND user_id = ?"
+)
 
 
 def _params(scope: Scope, user_id: str) -> list[str]:
-    return [scope.team_id, scope.channel_id, scope.kind.value, user_id]
+    return [scope.enterprise_id, scope.team_id, scope.channel_id, scope.kind.value, user_id]
 
 
 def wisdom_for(db: Database, scope: Scope, user_id: str) -> list[WisdomNote]:
@@ -44,8 +46,8 @@ def replace_wisdom(
         db.execute(f"DELETE FROM wisdom WHERE {_SCOPE_AND_USER}", _params(scope, user_id))
         for text in notes:
             db.execute(
-                "INSERT INTO wisdom (team_id, channel_id, kind, user_id, text, episode_count,"
-                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO wisdom (enterprise_id, team_id, channel_id, kind, user_id, text,"
+                " episode_count, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [*_params(scope, user_id), text, episode_count, to_db_time(at)],
             )
         return wisdom_for(db, scope, user_id)

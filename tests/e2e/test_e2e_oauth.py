@@ -137,23 +137,31 @@ async def stored_text(database: str) -> bytes:
     return disk_bytes(Path(database))
 
 
-async def test_one_person_in_two_workspaces_sees_nothing_of_one_in_the_other(
+async def test_one_person_in_two_workspaces_of_an_org_sees_nothing_of_one_in_the_other(
     oauth_server: HttpServer,
     fake_slack: FakeSlackWebAPI,
     fake_llm: FakeLLMServer,
     http: httpx.AsyncClient,
 ) -> None:
-    one = workspace_slack(
-        oauth_server, await install(http, oauth_server, fake_slack, "T0000ONE", installer=BOB), http
-    )
-    two = workspace_slack(
-        oauth_server, await install(http, oauth_server, fake_slack, "T0000TWO", installer=BOB), http
-    )
+    """Enterprise Grid: both workspaces belong to one org, and Slack user ids are the
+    org's, so Alice is the same user id in both."""
+    one, two = [
+        workspace_slack(
+            oauth_server,
+            await install(
+                http, oauth_server, fake_slack, team, installer=BOB, enterprise_id="E0000ORG"
+            ),
+            http,
+        )
+        for team in ("T0000ONE", "T0000TWO")
+    ]
     await one.vote(await one.ask_in_dm(SECRET, user=ALICE), user=ALICE)
     await two.ask_in_dm(f"{RELATED} (two)", user=ALICE)
     await one.ask_in_dm(f"{RELATED} (one)", user=ALICE)
     assert "quokka" in fake_llm.prompt_for(f"{RELATED} (one)"), "recall works where taught"
     assert "quokka" not in fake_llm.prompt_for(f"{RELATED} (two)")
+    stored = await one.services.memory.list_episodes(ALICE)
+    assert {(e.scope.enterprise_id, e.scope.team_id) for e in stored} == {("E0000ORG", "T0000ONE")}
 
     for slack, shown in ((two, False), (one, True)):
         fake_slack.calls.clear()

@@ -100,6 +100,7 @@ def _build_before_contentless_index(path: Path, config: MemoryConfig) -> None:
     db.executescript(CREATE_VECTORS)  # today's write path below also files vectors
     db.executescript(INDEX_STATE)
     db.execute(CREATE_INDEX_QUEUE)  # ... and queues a voted episode for filing
+    db.execute("ALTER TABLE episodes ADD COLUMN enterprise_id TEXT NOT NULL DEFAULT ''")
     for index, (user, scope) in enumerate([("UOLD", DM), ("UOLD", CHANNEL), ("UKEEP", DM)]):
         ts = f"1700000000.00010{index}"
         episodes.record_exchange(
@@ -120,6 +121,7 @@ def _build_before_contentless_index(path: Path, config: MemoryConfig) -> None:
     db.execute("DROP TABLE episode_vectors")  # not there yet: migration 8 creates it
     db.execute("DROP TABLE index_state")
     db.execute("DROP TABLE index_queue")  # nor this: migration 12
+    db.execute("ALTER TABLE episodes DROP COLUMN enterprise_id")  # migration 19
     db.close()
 
 
@@ -154,6 +156,7 @@ def _build_with_every_word_indexed(path: Path, config: MemoryConfig) -> None:
     migrations.apply(db, stop_before="m010_lean_index")
     db.executescript(INDEX_STATE)
     db.execute(CREATE_INDEX_QUEUE)  # today's write path below queues a voted episode
+    db.execute("ALTER TABLE episodes ADD COLUMN enterprise_id TEXT NOT NULL DEFAULT ''")
     for index, user in enumerate(["UOLD", "UKEEP"]):
         ts = f"1700000000.00020{index}"
         question = OLD_QUESTION if user == "UOLD" else "Where do the spare badges live?"
@@ -188,6 +191,7 @@ def _build_with_every_word_indexed(path: Path, config: MemoryConfig) -> None:
         )
     db.execute("DROP TABLE index_state")
     db.execute("DROP TABLE index_queue")  # not there yet: migration 12
+    db.execute("ALTER TABLE episodes DROP COLUMN enterprise_id")  # migration 19
     db.close()
 
 

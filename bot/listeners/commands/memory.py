@@ -14,6 +14,7 @@ from typing import Any
 from slack_bolt.context.ack.async_ack import AsyncAck
 
 from bot.listeners.services import Services
+from bot.listeners.workspace import enterprise_of
 from bot.views.limits import SECTION_TEXT_LIMIT, clip
 from bot.views.memory_list import EMPTY_TEXT, memory_list_blocks
 from memory import (
@@ -39,10 +40,11 @@ LISTED_EPISODES = 100
 LINE_CHARS = 80
 
 
-def conversation_scope(team_id: str, channel_id: str) -> Scope:
-    """The memory scope of a conversation Slack names by team and channel (``D…`` is a DM)."""
+def conversation_scope(team_id: str, channel_id: str, enterprise_id: str = "") -> Scope:
+    """The memory scope of a conversation Slack names by team and channel (``D…`` is a DM),
+    in the org ``enterprise_id`` (Enterprise Grid)."""
     kind = ConversationKind.DM if channel_id.startswith("D") else ConversationKind.CHANNEL
-    return Scope(team_id=team_id, channel_id=channel_id, kind=kind)
+    return Scope(team_id=team_id, channel_id=channel_id, kind=kind, enterprise_id=enterprise_id)
 
 
 async def conversation_memory(
@@ -78,7 +80,7 @@ def memory_callback(services: Services) -> Callable[..., Awaitable[None]]:
         async with services.observer.event(
             "memory", team=team_id, channel=channel_id, user=user_id
         ):
-            scope = conversation_scope(team_id, channel_id)
+            scope = conversation_scope(team_id, channel_id, enterprise_of(command))
             episodes, notes = await conversation_memory(services.memory, user_id, scope)
             await ack(response_type="ephemeral", **memory_message(episodes, notes))
 
