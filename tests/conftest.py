@@ -16,6 +16,7 @@ from bot.testing import FakeLLMServer
 from bot.testing.fake_slack import FakeSlackWebAPI
 from bot.testing.harness import SIGNING_SECRET, SignedSlack, start_bot
 from memory import MemoryConfig, MemoryStore, open_store
+from memory.postgres.scratch import scratch_schema
 
 
 @pytest.fixture
@@ -33,6 +34,13 @@ async def fake_llm() -> AsyncIterator[FakeLLMServer]:
 @pytest.fixture
 def db_file(tmp_path: Path) -> Path:
     return tmp_path / "bot.db"
+
+
+@pytest.fixture
+async def database_url() -> AsyncIterator[str]:
+    """A PostgreSQL schema of this test's own (dropped afterwards), as a store URL."""
+    async with scratch_schema() as url:
+        yield url
 
 
 @pytest.fixture

@@ -18,19 +18,12 @@ from bot.testing.fake_slack import FakeSlackWebAPI, FakeWorkspace
 from bot.testing.harness import ALICE, BOB, dm_channel
 from bot.testing.process import fakes_env
 from bot.testing.slack_people import SlackPeople
-from memory.postgres.scratch import scratch_schema
 from tests.e2e.test_e2e_oauth import ANSWERING_METHODS, SECRET
 from tests.oauth_support import install
 from tests.replicas_support import Replica, running_replicas
 from tests.stored import all_rows_as_text
 
 REPLICAS = 3
-
-
-@pytest.fixture
-async def database_url() -> AsyncIterator[str]:
-    async with scratch_schema() as url:
-        yield url
 
 
 @pytest.fixture

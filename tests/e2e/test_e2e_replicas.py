@@ -23,17 +23,10 @@ from bot.testing.harness import ALICE, BOB, dm_channel
 from bot.testing.process import fakes_env
 from bot.testing.slack_people import SlackPeople
 from memory import EpisodeStatus, MemoryConfig, MemoryStore, open_store
-from memory.postgres.scratch import scratch_schema
 from tests.replicas_support import Replica, running_replicas
 
 REPLICAS = 3
 CONSOLIDATION_SECONDS = 1.5
-
-
-@pytest.fixture
-async def database_url() -> AsyncIterator[str]:
-    async with scratch_schema() as url:
-        yield url
 
 
 @pytest.fixture

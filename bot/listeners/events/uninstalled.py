@@ -71,16 +71,27 @@ async def _erase_workspace(services: Services, callback: _Callback) -> None:
     await services.forgetting.forget_workspace(callback.team_id)
 
 
-def app_uninstalled_callback(services: Services) -> Callable[[dict[str, Any]], Awaitable[None]]:
-    async def on_uninstalled(body: dict[str, Any]) -> None:
+def _in_background(
+    services: Services, kind: str, work: Callable[[_Callback], Awaitable[None]]
+) -> Callable[[dict[str, Any]], Awaitable[None]]:
+    """A listener that starts ``work`` on the callback, or logs a malformed one as ignored."""
+
+    async def listener(body: dict[str, Any]) -> None:
         try:
             callback = _Callback.model_validate(body)
         except ValidationError:
-            services.observer.ignored("forget_workspace", "malformed")
+            services.observer.ignored(kind, "malformed")
             return
-        services.inflight.start(_erase_workspace(services, callback))
+        services.inflight.start(work(callback))
 
-    return on_uninstalled
+    return listener
+
+
+def app_uninstalled_callback(services: Services) -> Callable[[dict[str, Any]], Awaitable[None]]:
+    async def erase(callback: _Callback) -> None:
+        await _erase_workspace(services, callback)
+
+    return _in_background(services, "forget_workspace", erase)
 
 
 def tokens_revoked_callback(services: Services) -> Callable[[dict[str, Any]], Awaitable[None]]:
@@ -99,12 +110,4 @@ def tokens_revoked_callback(services: Services) -> Callable[[dict[str, Any]], Aw
                     enterprise_id=enterprise_id, team_id=callback.team_id, user_id=user
                 )
 
-    async def on_revoked(body: dict[str, Any]) -> None:
-        try:
-            callback = _Callback.model_validate(body)
-        except ValidationError:
-            services.observer.ignored("tokens_revoked", "malformed")
-            return
-        services.inflight.start(revoke(callback))
-
-    return on_revoked
+    return _in_background(services, "tokens_revoked", revoke)
