@@ -33,6 +33,7 @@ from bot.admin import (
 from bot.config import AdminSettings, ConfigurationError, Settings, load_settings
 from bot.logging_setup import configure_logging
 from bot.server import CannotListen, serve
+from bot.slack.unreachable import unreachable_cause
 from memory import StoreError
 
 __all__ = ["EPILOG", "EXIT_CONFIG", "EXIT_FAILED", "build_parser", "main"]
@@ -68,9 +69,11 @@ def run_serve(settings: AdminSettings, args: argparse.Namespace) -> int:
         raise ConfigurationError(
             f"Slack rejected SLACK_BOT_TOKEN ({error.response.get('error')}): check the token"
         ) from None
-    except aiohttp.ClientError:
+    except (aiohttp.ClientError, TimeoutError) as error:
+        cause = unreachable_cause(error, timeout=settings.slack_timeout_seconds)
         raise ConfigurationError(
-            f"Slack is unreachable at SLACK_API_URL ({settings.slack_api_url}): check the URL"
+            f"Slack is unreachable at SLACK_API_URL ({settings.slack_api_url}): {cause}; "
+            "check the URL and the network"
         ) from None
     except CannotListen as error:
         raise ConfigurationError(f"PORT: {error}: stop what uses it, or set another") from None

@@ -103,9 +103,11 @@ class Bot:
 
     async def start(self) -> None:
         # One connection pool for every Web API call: without a session the SDK opens (and,
-        # against slack.com, TLS-handshakes) a new connection for each call.
+        # against slack.com, TLS-handshakes) a new connection for each call. The SDK applies
+        # its client's timeout only to sessions it makes itself, so this one carries it.
         self.client.session = aiohttp.ClientSession(
-            trace_configs=[slack_call_tracing(self.metrics)]
+            timeout=aiohttp.ClientTimeout(total=self.settings.slack_timeout_seconds),
+            trace_configs=[slack_call_tracing(self.metrics)],
         )
         self._resources.push_async_callback(self._close_slack_session)
         try:

@@ -3,18 +3,16 @@
 A Slack API that hangs or refuses connections makes the SDK raise aiohttp's and asyncio's
 own errors, not :class:`slack_sdk.errors.SlackApiError`; logged as tracebacks they are long
 and name the wrong thing (a refused connection retried until a timeout ends as
-``TimeoutError``). :func:`slack_unreachable` names the cause (no answer in time, a refused
-connection, a dropped one) and what to check, with the host and port only: never a
-token, a URL's query or anything sent.
+``TimeoutError``). :func:`unreachable_cause` names the cause (no answer in time, a refused
+connection, a dropped one) with the host and port only: never a token, a URL's query or
+anything sent; :func:`slack_unreachable` adds what to check.
 """
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 import aiohttp
 
-__all__ = ["SLACK_TRANSPORT_ERRORS", "endpoint", "slack_unreachable"]
+__all__ = ["CHECK", "SLACK_TRANSPORT_ERRORS", "slack_unreachable", "unreachable_cause"]
 
 SLACK_TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
     aiohttp.ClientConnectionError,
@@ -26,25 +24,24 @@ SLACK_TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
 CHECK = "check SLACK_API_URL, the network and https://slack-status.com"
 
 
-def endpoint(url: str) -> str:
-    """``host:port`` of ``url``: what a log line may name of an address."""
-    parts = urlsplit(url)
-    default = 443 if parts.scheme in ("https", "wss") else 80
-    return f"{parts.hostname}:{parts.port or default}"
-
-
-def slack_unreachable(error: BaseException, *, timeout: float | None = None) -> str | None:
-    """Why a Slack call failed without an answer, and what to check; None for any other
-    error. ``timeout`` is the client's, named when the call ran out of it."""
+def unreachable_cause(error: BaseException, *, timeout: float | None = None) -> str | None:
+    """Why a Slack call failed without an answer; None for any other error. ``timeout``
+    is the client's, named when the call ran out of it."""
     if isinstance(error, aiohttp.ClientConnectorError):
         where = f"{error.host}:{error.port}"
         if isinstance(error.os_error, ConnectionRefusedError):
-            return f"Slack's Web API at {where} refused the connection: {CHECK}"
+            return f"Slack's Web API at {where} refused the connection"
         reason = error.os_error.strerror or type(error.os_error).__name__
-        return f"Slack's Web API at {where} could not be reached ({reason}): {CHECK}"
+        return f"Slack's Web API at {where} could not be reached ({reason})"
     if isinstance(error, TimeoutError):
         within = f" within {timeout:g} s" if timeout is not None else ""
-        return f"Slack's Web API did not answer{within} (timeout): {CHECK}"
+        return f"Slack's Web API did not answer{within} (timeout)"
     if isinstance(error, SLACK_TRANSPORT_ERRORS):
-        return f"the connection to Slack's Web API failed ({type(error).__name__}): {CHECK}"
+        return f"the connection to Slack's Web API failed ({type(error).__name__})"
     return None
+
+
+def slack_unreachable(error: BaseException, *, timeout: float | None = None) -> str | None:
+    """:func:`unreachable_cause`, and what to check; None for any other error."""
+    cause = unreachable_cause(error, timeout=timeout)
+    return f"{cause}: {CHECK}" if cause is not None else None

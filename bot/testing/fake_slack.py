@@ -199,6 +199,8 @@ class FakeSlackWebAPI:
         self.streaming_available = streaming_available
         self.stream_lifetime = stream_lifetime
         """Seconds a stream stays open; later calls get ``message_not_in_streaming_state``."""
+        self.socket_url: str | None = None
+        """The Socket Mode URL apps.connections.open hands out (None: this server's own)."""
         self.statuses: dict[tuple[str, str], str] = {}
         """The thinking status of each (channel, thread), as last set ("" cleared it)."""
         self.titles: dict[tuple[str, str], str] = {}
@@ -581,10 +583,8 @@ class FakeSlackWebAPI:
             self._envelope_acks.pop(envelope_id, None)
 
     async def _connections_open(self, args: dict[str, Any]) -> dict[str, Any]:
-        return {
-            "ok": True,
-            "url": self.base_url.replace("http://", "ws://").replace("/api/", "/socket"),
-        }
+        own = self.base_url.replace("http://", "ws://").replace("/api/", "/socket")
+        return {"ok": True, "url": self.socket_url or own}
 
     async def _socket_session(self, request: web.Request) -> web.WebSocketResponse:
         socket = web.WebSocketResponse()
