@@ -191,6 +191,8 @@ class FakeSlackWebAPI:
         self.installs: dict[str, FakeInstall] = {}
         """The app's installations, by workspace (an org-wide one by its enterprise)."""
         self._codes: dict[str, FakeInstall] = {}
+        self.issued: list[str] = []
+        """Every code, token and refresh token the OAuth side handed out, in order."""
         self.enterprise_id: str | None = None
         self.app_token = app_token
         self.team_id = team_id
@@ -630,6 +632,7 @@ class FakeSlackWebAPI:
         """``installer`` clicks *Allow* on Slack's authorize page for ``team_id``: the code
         Slack appends to the redirect URL, for the app to exchange at ``oauth.v2.access``."""
         code = f"code-{secrets.token_hex(8)}"
+        self.issued.append(code)
         self._codes[code] = FakeInstall(
             team_id=team_id,
             enterprise_id=enterprise_id,
@@ -690,6 +693,7 @@ class FakeSlackWebAPI:
         if self.token_lifetime is not None:
             install.refresh_token = f"xoxe-1-{secrets.token_hex(12)}"
             install.expires_at = time.time() + self.token_lifetime
+        self.issued += [token for token in (install.token, install.refresh_token) if token]
 
     def _bot_message(self, channel: str, text: str, thread_ts: str | None) -> FakeMessage:
         install = _caller.get()

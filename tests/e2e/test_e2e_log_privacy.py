@@ -26,6 +26,7 @@ from bot.testing.harness import ALICE, BOB, GENERAL, SIGNING_SECRET, dm_channel
 from bot.testing.process import fakes_env, local_url, run_bot, wait_until_healthy
 from bot.testing.slack_people import SlackPeople
 from memory import MemoryConfig, open_store
+from tests.oauth_support import install
 
 LLM_KEY = "sk-test-llm-key-never-logged"
 REJECTED = "Which zebrafish runbook covers the quokka failover?"
@@ -153,3 +154,41 @@ async def test_a_background_job_s_failure_logs_its_frames_never_its_message(
         assert word not in log
     for secret in (fake_slack.token, SIGNING_SECRET, LLM_KEY):
         assert secret not in log
+
+
+async def test_oauth_mode_logs_no_code_token_refresh_token_or_client_secret(
+    tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
+) -> None:
+    """Distributed: a workspace installs the bot, its rotating token is refreshed at each
+    event, a person asks and votes, the workspace uninstalls; at DEBUG, nothing of it."""
+    fake_slack.token_lifetime = 60  # refreshed at every event: two hours is Bolt's margin
+    env = debug_env(fake_slack, fake_llm, tmp_path / "bot.db") | {
+        "SLACK_BOT_TOKEN": "",
+        "SLACK_CLIENT_ID": fake_slack.client_id,
+        "SLACK_CLIENT_SECRET": fake_slack.client_secret,
+    }
+    log_file = tmp_path / "bot.log"
+    process = await run_bot(env=env, cwd=tmp_path, log_file=log_file)
+    try:
+        url = local_url(env)
+        await wait_until_healthy(url, process)
+        async with httpx.AsyncClient(timeout=10.0) as http:
+            workspace = await install(http, url, fake_slack, "T0000ONE", installer=ALICE)
+            people = SlackPeople(f"{url}{EVENTS_PATH}", workspace, http)  # type: ignore[arg-type]
+            await people.dm(QUESTIONS[0])
+            [answer] = await fake_slack.wait_for_final_messages(1, channel=dm_channel(ALICE))
+            await people.react(answer, reaction="-1")
+            await people.send_event({"type": "app_uninstalled"})
+        process.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(process.wait(), 30)
+        assert process.returncode == 0, log_file.read_text()
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    log = log_file.read_text()
+    assert " DEBUG " in log and "OAuth" in log
+    assert len(fake_slack.issued) >= 5, "a code, then a token and a refresh token, twice"
+    for secret in (*fake_slack.issued, fake_slack.client_secret, SIGNING_SECRET, LLM_KEY):
+        assert secret not in log
+    assert "marmoset" not in log
