@@ -27,6 +27,9 @@ class BotIdentity(BaseModel):
     user_id: str
     bot_id: str | None
     team_id: str
+    enterprise_id: str = ""
+    """The Enterprise Grid org it answers in, in OAuth mode (the scopes' org); empty in
+    single-token mode, whose scopes stay those of one workspace as they always were."""
 
     @property
     def mention(self) -> str:

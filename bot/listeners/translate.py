@@ -7,7 +7,6 @@ from enum import StrEnum
 from typing import Any
 
 from bot.answering import BotIdentity, IncomingMessage
-from bot.listeners.workspace import enterprise_of
 from bot.slack.files import files_of
 from memory import MemoryStore
 
@@ -59,6 +58,7 @@ def _not_by_a_person(event: dict[str, Any], identity: BotIdentity) -> Ignored | 
 def _incoming(
     body: dict[str, Any],
     event: dict[str, Any],
+    identity: BotIdentity,
     *,
     is_dm: bool,
     reply_in_thread: bool,
@@ -69,7 +69,7 @@ def _incoming(
         # The workspace the conversation lives in, not the writer's own: in a Slack Connect
         # channel each person's ``event.team`` differs, and the scope must not.
         team_id=str(body.get("team_id") or event.get("team") or ""),
-        enterprise_id=enterprise_of(body),
+        enterprise_id=identity.enterprise_id,
         channel_id=str(event["channel"]),
         user_id=str(event["user"]),
         text=str(event.get("text") or ""),
@@ -96,10 +96,12 @@ async def from_message(
     thread_ts = event.get("thread_ts")
     if event.get("channel_type") == "im":
         new = thread_ts is None or not await memory.answered_in_thread(event["channel"], thread_ts)
-        return _incoming(body, event, is_dm=True, reply_in_thread=True, starts_conversation=new)
+        return _incoming(
+            body, event, identity, is_dm=True, reply_in_thread=True, starts_conversation=new
+        )
     mentioned = identity.mention in str(event.get("text") or "")
     if mentioned or (thread_ts and await memory.answered_in_thread(event["channel"], thread_ts)):
-        return _incoming(body, event, is_dm=False, reply_in_thread=True)
+        return _incoming(body, event, identity, is_dm=False, reply_in_thread=True)
     return Ignored.NOT_ADDRESSED
 
 
@@ -108,4 +110,4 @@ def from_app_mention(body: dict[str, Any], identity: BotIdentity) -> IncomingMes
     event = body.get("event") or {}
     if (ignored := _not_by_a_person(event, identity)) is not None:
         return ignored
-    return _incoming(body, event, is_dm=False, reply_in_thread=True)
+    return _incoming(body, event, identity, is_dm=False, reply_in_thread=True)

@@ -11,7 +11,7 @@ from bot.answering import AnswerService, BotIdentity
 from bot.listeners.services import Services
 from bot.slack.directory import WebApiDirectory
 
-__all__ = ["answering_in", "enterprise_of", "identity_in", "listed_workspace", "payload_team"]
+__all__ = ["answering_in", "identity_in", "listed_workspace", "payload_team", "scope_org"]
 
 
 def identity_in(services: Services, context: AsyncBoltContext) -> BotIdentity:
@@ -22,6 +22,7 @@ def identity_in(services: Services, context: AsyncBoltContext) -> BotIdentity:
         user_id=context.bot_user_id or "",
         bot_id=context.bot_id,
         team_id=context.team_id or context.enterprise_id or "",
+        enterprise_id=context.enterprise_id or "",
     )
 
 
@@ -48,9 +49,15 @@ def payload_team(body: dict[str, Any]) -> str | None:
     return team if isinstance(team, str) else None
 
 
-def enterprise_of(body: dict[str, Any]) -> str:
-    """The Enterprise Grid org a payload comes from (an event's, a command's or a click's);
-    empty outside one."""
+def scope_org(services: Services, body: dict[str, Any]) -> str:
+    """The Enterprise Grid org of the scopes a payload (an event, a command, a click) reads:
+    its org in OAuth mode; empty in single-token mode, whose scopes (and keys) stay those
+    of one workspace, as they were before orgs were in them, on Grid too."""
+    return _enterprise_of(body) if services.identity is None else ""
+
+
+def _enterprise_of(body: dict[str, Any]) -> str:
+    """The Enterprise Grid org a payload comes from; empty outside one."""
     authorizations = body.get("authorizations") or [{}]
     candidates = (
         body.get("enterprise_id"),

@@ -6,6 +6,8 @@ from datetime import datetime
 
 from memory import installation_sql as sql
 from memory.models import InstallationRecord
+from memory.postgres.fence import lock_workspace
+from memory.postgres.fts import reindex_episode
 from memory.postgres.session import Session
 
 __all__ = [
@@ -18,7 +20,22 @@ __all__ = [
 
 
 async def save_installation(db: Session, record: InstallationRecord) -> None:
+    workspace = [record.enterprise_id, record.team_id]
+    new = await db.row(sql.INSTALLED, workspace) is None
     await db.execute(sql.SAVE, sql.save_params(record, record.installed_at))
+    if new and record.enterprise_id and record.team_id:
+        await _adopt(db, record.enterprise_id, record.team_id)
+
+
+async def _adopt(db: Session, enterprise_id: str, team_id: str) -> None:
+    """Move the workspace's episodes and notes kept without its org into the org's scopes,
+    re-filed under their keys (the workspace's lock keeps its writes out meanwhile)."""
+    await lock_workspace(db, team_id)
+    ids = [row["id"] for row in await db.rows(sql.UNADOPTED, [team_id])]
+    await db.execute(sql.ADOPT_EPISODES, [enterprise_id, team_id])
+    await db.execute(sql.ADOPT_WISDOM, [enterprise_id, team_id])
+    for episode_id in ids:
+        await reindex_episode(db, episode_id)
 
 
 async def find_installation(

@@ -10,6 +10,7 @@ from memory import installation_sql as sql
 from memory.models import InstallationRecord
 from memory.sqlite.codec import from_db_time, to_db_time
 from memory.sqlite.erasure import scrub
+from memory.sqlite.fts import file_episodes, unindex_episodes
 from memory.sqlite.transactions import transaction
 
 __all__ = [
@@ -28,7 +29,21 @@ def _q(statement: str) -> str:
 
 def save_installation(db: Database, record: InstallationRecord) -> None:
     with transaction(db):
+        workspace = [record.enterprise_id, record.team_id]
+        new = db.execute(_q(sql.INSTALLED), workspace).fetchone() is None
         db.execute(_q(sql.SAVE), sql.save_params(record, to_db_time(record.installed_at)))
+        if new and record.enterprise_id and record.team_id:
+            _adopt(db, record.enterprise_id, record.team_id)
+
+
+def _adopt(db: Database, enterprise_id: str, team_id: str) -> None:
+    """Move the workspace's episodes and notes kept without its org into the org's scopes,
+    re-filed under their keys."""
+    ids = [row[0] for row in db.execute(_q(sql.UNADOPTED), [team_id])]
+    unindex_episodes(db, ids)  # under the keys they were filed with
+    db.execute(_q(sql.ADOPT_EPISODES), [enterprise_id, team_id])
+    db.execute(_q(sql.ADOPT_WISDOM), [enterprise_id, team_id])
+    file_episodes(db, ids)
 
 
 def find_installation(

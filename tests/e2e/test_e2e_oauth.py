@@ -17,7 +17,7 @@ from bot.config import manifest_bot_scopes
 from bot.server import HttpServer
 from bot.testing import FakeLLMServer
 from bot.testing.fake_slack import FakeSlackWebAPI
-from bot.testing.harness import ALICE, BOB, start_bot
+from bot.testing.harness import ALICE, BOB, SignedSlack, start_bot
 from memory import EpisodeStatus
 from tests.oauth_support import install, oauth_settings, store_url, workspace_slack
 from tests.stored import all_rows_as_text, disk_bytes
@@ -248,3 +248,16 @@ async def test_a_person_revoking_their_own_grant_loses_only_their_installation(
     assert await store.list_episodes(ALICE), "the workspace's memories stay"
     assert workspace.team_id == "T0000ONE"
     await slack.ask_in_dm("still there?", user=BOB)
+
+
+async def test_single_token_mode_on_an_org_keeps_its_scopes_as_they_were(
+    slack: SignedSlack, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
+) -> None:
+    """One workspace of an Enterprise Grid org, with one token: its memories stay keyed
+    by the workspace alone, as before orgs were in scopes, so they stay readable."""
+    fake_slack.enterprise_id = "E0000ORG"
+    await slack.vote(await slack.ask_in_dm(SECRET, user=ALICE), user=ALICE)
+    [stored] = await slack.services.memory.list_episodes(ALICE)
+    assert stored.scope.enterprise_id == ""
+    await slack.ask_in_dm(RELATED, user=ALICE)
+    assert "quokka" in fake_llm.prompt_for(RELATED)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import hashlib
 
-from memory_helpers import Memory
+from memory_helpers import T0, Memory
 
-from memory import ConversationKind, Scope
+from memory import ConversationKind, InstallationRecord, Scope
 from memory.partitions import channel_key, personal_key
 
 PLAIN = Scope(team_id="T1", channel_id="D1", kind=ConversationKind.DM)
@@ -42,3 +42,20 @@ async def test_one_person_in_two_workspaces_of_an_org_recalls_each_only_there(
     assert [r.episode.id for r in await memory.recall("walrus vault", scope=one)] == [taught.id]
     assert await memory.recall("walrus vault", scope=two) == []
     assert await memory.recall("walrus vault", scope=PLAIN) == []
+
+
+async def test_a_workspace_installed_in_an_org_keeps_what_it_taught_before(
+    memory: Memory,
+) -> None:
+    """Single-token mode kept the workspace's memories without its org; its first
+    installation in OAuth mode, which names the org, moves them into the org's scopes."""
+    store = memory.store
+    taught = await memory.answered("how do I open the walrus vault?", scope=PLAIN, user="U1")
+    await store.replace_wisdom(PLAIN, "U1", ["Walruses first."], episode_count=1, at=T0)
+    in_org = PLAIN.model_copy(update={"enterprise_id": "E1"})
+    await store.save_installation(
+        InstallationRecord(enterprise_id="E1", team_id="T1", data={}, installed_at=T0)
+    )
+    assert [r.episode.id for r in await memory.recall("walrus vault", scope=in_org)] == [taught.id]
+    assert await memory.recall("walrus vault", scope=PLAIN) == []
+    assert [note.text for note in await store.wisdom(in_org, "U1")] == ["Walruses first."]

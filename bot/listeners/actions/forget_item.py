@@ -19,7 +19,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.listeners.commands.memory import conversation_memory, conversation_scope, memory_message
 from bot.listeners.events.app_home_opened import publish_home
 from bot.listeners.services import Services
-from bot.listeners.workspace import enterprise_of, listed_workspace, payload_team
+from bot.listeners.workspace import listed_workspace, payload_team, scope_org
 from bot.views import ItemKind, ItemRef
 from memory import MemoryStore
 
@@ -47,7 +47,7 @@ def forget_item_callback(services: Services) -> Callable[..., Awaitable[None]]:
         channel_id = (body.get("channel") or {}).get("id")
         if not team_id or not channel_id:
             return
-        scope = conversation_scope(team_id, channel_id, enterprise_of(body))
+        scope = conversation_scope(team_id, channel_id, scope_org(services, body))
         episodes, notes = await conversation_memory(services.memory, user_id, scope)
         await respond(
             replace_original=True, response_type="ephemeral", **memory_message(episodes, notes)

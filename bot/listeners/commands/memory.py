@@ -14,7 +14,7 @@ from typing import Any
 from slack_bolt.context.ack.async_ack import AsyncAck
 
 from bot.listeners.services import Services
-from bot.listeners.workspace import enterprise_of
+from bot.listeners.workspace import scope_org
 from bot.views.limits import SECTION_TEXT_LIMIT, clip
 from bot.views.memory_list import EMPTY_TEXT, memory_list_blocks
 from memory import (
@@ -80,7 +80,7 @@ def memory_callback(services: Services) -> Callable[..., Awaitable[None]]:
         async with services.observer.event(
             "memory", team=team_id, channel=channel_id, user=user_id
         ):
-            scope = conversation_scope(team_id, channel_id, enterprise_of(command))
+            scope = conversation_scope(team_id, channel_id, scope_org(services, command))
             episodes, notes = await conversation_memory(services.memory, user_id, scope)
             await ack(response_type="ephemeral", **memory_message(episodes, notes))
 

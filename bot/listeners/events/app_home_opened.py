@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field, ValidationError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.listeners.services import Services
-from bot.listeners.workspace import enterprise_of, listed_workspace
+from bot.listeners.workspace import listed_workspace, scope_org
 from bot.slack.assistant import suggest_prompts
 from bot.views.app_home import home_view
 from memory import MemoryStore
@@ -69,7 +69,7 @@ def app_home_opened_callback(
                     team_id=opened.team_id,
                     channel_id=event.channel,
                     user_id=event.user,
-                    enterprise_id=enterprise_of(body),
+                    enterprise_id=scope_org(services, body),
                 )
             else:
                 record.outcome, record.reason = "ignored", "malformed"

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field, ValidationError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.listeners.services import Services
-from bot.listeners.workspace import enterprise_of
+from bot.listeners.workspace import scope_org
 from bot.slack.assistant import greet, suggest_prompts
 
 __all__ = ["assistant_thread_started_callback"]
@@ -55,7 +55,7 @@ def assistant_thread_started_callback(
                 channel_id=thread.channel_id,
                 user_id=thread.user_id,
                 thread_ts=thread.thread_ts,
-                enterprise_id=enterprise_of(body),
+                enterprise_id=scope_org(services, body),
             )
 
     return on_thread_started
