@@ -19,7 +19,7 @@ from bot.testing import FakeLLMServer
 from bot.testing.fake_slack import FakeSlackWebAPI
 from bot.testing.harness import ALICE, BOB, SignedSlack, start_bot
 from memory import EpisodeStatus
-from tests.oauth_support import install, oauth_settings, store_url, workspace_slack
+from tests.oauth_support import STATE_COOKIE, install, oauth_settings, store_url, workspace_slack
 from tests.stored import all_rows_as_text, disk_bytes
 
 CAROL = "U0000CAROL"
@@ -261,3 +261,25 @@ async def test_single_token_mode_on_an_org_keeps_its_scopes_as_they_were(
     assert stored.scope.enterprise_id == ""
     await slack.ask_in_dm(RELATED, user=ALICE)
     assert "quokka" in fake_llm.prompt_for(RELATED)
+
+
+async def test_broken_or_replayed_redirects_get_a_4xx_and_install_nothing(
+    oauth_server: HttpServer, fake_slack: FakeSlackWebAPI, http: httpx.AsyncClient
+) -> None:
+    redirect = f"{oauth_server.url}/slack/oauth_redirect"
+    page = await http.get(f"{oauth_server.url}/slack/install")
+    state = page.text.split("state=", 1)[1].split('"', 1)[0].split("&", 1)[0]
+    browser = {"Cookie": f"{STATE_COOKIE}={page.cookies[STATE_COOKIE]}"}
+
+    assert (await http.get(redirect)).status_code == 400
+    refused = await http.get(redirect, params={"error": "access_denied", "state": state})
+    assert refused.status_code == 200, "the person declined: Slack's page says so"
+    unknown = await http.get(redirect, params={"code": "forged", "state": state}, headers=browser)
+    assert unknown.status_code == 401, "a code Slack never issued"
+    replayed = await http.get(
+        redirect,
+        params={"code": fake_slack.approve_install("T0000ONE", installer=ALICE), "state": state},
+        headers=browser,
+    )
+    assert replayed.status_code == 401, "a state is good once"
+    assert fake_slack.installs == {}
