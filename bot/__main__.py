@@ -88,6 +88,16 @@ def _with_user_id(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("user_id", help="the person's Slack user ID, e.g. U0123ABCD")
 
 
+def _with_user_id_in_a_workspace(parser: argparse.ArgumentParser) -> None:
+    _with_user_id(parser)
+    parser.add_argument(
+        "--workspace",
+        type=_team_id,
+        metavar="TEAM_ID",
+        help="only what the person taught in this workspace (OAuth mode, Enterprise Grid)",
+    )
+
+
 def _team_id(value: str) -> str:
     if not TEAM_ID.fullmatch(value):
         raise argparse.ArgumentTypeError(
@@ -131,12 +141,17 @@ def build_parser() -> argparse.ArgumentParser:
             run_forget_workspace,
             _with_team_id,
         ),
-        ("memory", "show what is stored about one person", run_memory, _with_user_id),
+        (
+            "memory",
+            "show what is stored about one person",
+            run_memory,
+            _with_user_id_in_a_workspace,
+        ),
         (
             "export",
             "everything stored about one person, as JSON (data-access requests)",
             run_export,
-            _with_user_id,
+            _with_user_id_in_a_workspace,
         ),
         ("stats", "counts: episodes by status, votes, recalls, tool errors", run_stats, None),
         (

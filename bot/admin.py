@@ -166,15 +166,22 @@ def describe_export(export: UserExport) -> str:
     return "\n".join(lines)
 
 
+def _export(settings: AdminSettings, args: argparse.Namespace) -> UserExport:
+    """What is stored about ``args.user_id`` (in the workspace ``--workspace``, when given)."""
+    return _with_store(
+        settings, lambda store: store.export_user(args.user_id, team_id=args.workspace)
+    )
+
+
 def run_memory(settings: AdminSettings, args: argparse.Namespace) -> int:
-    export = _with_store(settings, lambda store: store.export_user(args.user_id))
+    export = _export(settings, args)
     print(describe_export(export))
     return 0
 
 
 def run_export(settings: AdminSettings, args: argparse.Namespace) -> int:
     """Everything stored about one person as JSON (for data-access requests)."""
-    export = _with_store(settings, lambda store: store.export_user(args.user_id))
+    export = _export(settings, args)
     print(export.model_dump_json(indent=2))
     return 0
 

@@ -170,7 +170,8 @@ class Erasure(Protocol):
     """A person's right to see and erase what is kept about them."""
 
     @abstractmethod
-    async def export_user(self, user_id: str) -> UserExport: ...
+    async def export_user(self, user_id: str, *, team_id: str | None = None) -> UserExport:
+        """Everything kept about the person (in workspace ``team_id``, when given)."""
 
     @abstractmethod
     async def forget_user(self, user_id: str, *, at: datetime | None = None) -> ForgetReport:

@@ -244,8 +244,8 @@ class BackendStore(MemoryStore):
             self._modules.fence.forgotten_at, user_ids=list(user_ids), team_id=team_id
         )
 
-    async def export_user(self, user_id: str) -> models.UserExport:
-        return await self._call(self._modules.erasure.export_user, user_id=user_id)
+    async def export_user(self, user_id: str, *, team_id: str | None = None) -> models.UserExport:
+        return await self._call(self._modules.erasure.export_user, user_id=user_id, team_id=team_id)
 
     async def scopes_with_recent_episodes(
         self, *, since: datetime

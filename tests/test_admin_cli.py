@@ -205,3 +205,19 @@ def test_forget_workspace_refuses_what_is_not_a_team_id(capsys: pytest.CaptureFi
         main(["forget-workspace", "U0ALICE"])
     assert exit_.value.code == 2
     assert "not a Slack team ID" in capsys.readouterr().err
+
+
+async def test_export_of_one_workspace_leaves_out_the_others(
+    memory: Memory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = Scope(team_id="T2", channel_id="D0ALICE", kind=ConversationKind.DM)
+    await rated(memory, ALICE, "where is the okapi runbook?")
+    await rated(memory, ALICE, "where is the narwhal runbook?", scope=other)
+
+    assert await run_cli("export", ALICE, "--workspace", "T2") == 0
+    export = UserExport.model_validate_json(capsys.readouterr().out)
+    assert [episode.question for episode in export.episodes] == ["where is the narwhal runbook?"]
+    assert len(export.votes) == 1 and export.ledger_entries == 1
+    assert await run_cli("memory", ALICE) == 0
+    both = capsys.readouterr().out
+    assert "okapi" in both and "narwhal" in both

@@ -140,19 +140,28 @@ async def forget_wisdom(db: Session, user_id: str, note_id: int) -> bool:
     return bool(deleted)
 
 
-async def export_user(db: Session, user_id: str) -> UserExport:
+def _in_workspace(where: str, params: list[str], team_id: str | None) -> tuple[str, list[str]]:
+    """``where`` narrowed to the episodes of workspace ``team_id``, when given."""
+    if team_id is None:
+        return where, params
+    return f"{where} AND episodes.team_id = %s", [*params, team_id]
+
+
+async def export_user(db: Session, user_id: str, team_id: str | None = None) -> UserExport:
+    """Everything kept about the person (in workspace ``team_id``, when given)."""
+    where, params = _in_workspace("episodes.requester_id = %s", [user_id], team_id)
     episodes = [
         episode_from_row(row)
         for row in await db.rows(
-            "SELECT * FROM episodes WHERE requester_id = %s ORDER BY created_at, id", [user_id]
+            f"SELECT * FROM episodes WHERE {where} ORDER BY created_at, id", params
         )
     ]
     ledger_entries = await _count(
         db,
-        "SELECT 1 FROM ledger JOIN episodes ON episodes.id = ledger.episode_id"
-        " WHERE episodes.requester_id = %s",
-        [user_id],
+        f"SELECT 1 FROM ledger JOIN episodes ON episodes.id = ledger.episode_id WHERE {where}",
+        params,
     )
+    voted, voted_params = _in_workspace("votes.voter_id = %s", [user_id], team_id)
     votes = [
         ExportedVote(
             episode_id=row["episode_id"],
@@ -161,14 +170,16 @@ async def export_user(db: Session, user_id: str) -> UserExport:
             at=row["at"],
         )
         for row in await db.rows(
-            "SELECT episode_id, reaction, vote, at FROM votes WHERE voter_id = %s ORDER BY at, id",
-            [user_id],
+            "SELECT votes.episode_id, reaction, vote, at FROM votes"
+            " JOIN episodes ON episodes.id = votes.episode_id"
+            f" WHERE {voted} ORDER BY at, votes.id",
+            voted_params,
         )
     ]
     return UserExport(
         user_id=user_id,
         episodes=episodes,
-        wisdom=await list_wisdom(db, user_id),
+        wisdom=await list_wisdom(db, user_id, team_id),
         ledger_entries=ledger_entries,
         votes=votes,
     )

@@ -100,6 +100,13 @@ def forget_user(db: Database, user_id: str, at: datetime, config: MemoryConfig) 
     return ForgetReport(user_id=user_id, counts=counts)
 
 
+def _in_workspace(where: str, params: list[str], team_id: str | None) -> tuple[str, list[str]]:
+    """``where`` narrowed to the episodes of workspace ``team_id``, when given."""
+    if team_id is None:
+        return where, params
+    return f"{where} AND episodes.team_id = ?", [*params, team_id]
+
+
 def forget_workspace(db: Database, team_id: str, at: datetime) -> WorkspaceReport:
     """Delete everything kept of a workspace that uninstalled the app: its episodes (with
     their ledger rows, votes, index entries and vectors), notes, dedupe claims and
@@ -177,19 +184,19 @@ def forget_wisdom(db: Database, user_id: str, note_id: int) -> bool:
     return bool(deleted)
 
 
-def export_user(db: Database, user_id: str) -> UserExport:
+def export_user(db: Database, user_id: str, team_id: str | None = None) -> UserExport:
+    """Everything kept about the person (in workspace ``team_id``, when given)."""
+    where, params = _in_workspace("episodes.requester_id = ?", [user_id], team_id)
     episodes = [
         episode_from_row(row)
-        for row in db.query(
-            "SELECT * FROM episodes WHERE requester_id = ? ORDER BY created_at, id", [user_id]
-        )
+        for row in db.query(f"SELECT * FROM episodes WHERE {where} ORDER BY created_at, id", params)
     ]
     ledger_entries = _count(
         db,
-        "SELECT 1 FROM ledger JOIN episodes ON episodes.id = ledger.episode_id"
-        " WHERE episodes.requester_id = ?",
-        [user_id],
+        f"SELECT 1 FROM ledger JOIN episodes ON episodes.id = ledger.episode_id WHERE {where}",
+        params,
     )
+    voted, voted_params = _in_workspace("votes.voter_id = ?", [user_id], team_id)
     votes = [
         ExportedVote(
             episode_id=row["episode_id"],
@@ -198,14 +205,16 @@ def export_user(db: Database, user_id: str) -> UserExport:
             at=from_db_time(row["at"]),
         )
         for row in db.query(
-            "SELECT episode_id, reaction, vote, at FROM votes WHERE voter_id = ? ORDER BY at, id",
-            [user_id],
+            "SELECT votes.episode_id, reaction, vote, at FROM votes"
+            " JOIN episodes ON episodes.id = votes.episode_id"
+            f" WHERE {voted} ORDER BY at, votes.id",
+            voted_params,
         )
     ]
     return UserExport(
         user_id=user_id,
         episodes=episodes,
-        wisdom=list_wisdom(db, user_id),
+        wisdom=list_wisdom(db, user_id, team_id),
         ledger_entries=ledger_entries,
         votes=votes,
     )
