@@ -61,8 +61,10 @@ class Bot:
         self._purge_interval = purge_interval_seconds
         self._installations = StoreHandle()
         """The store installations are kept in (OAuth mode), once it is open."""
-        token = settings.slack_bot_token
+        token = None if settings.oauth_mode else settings.slack_bot_token
         self.app = AsyncApp(
+            # OAuth mode: each workspace's token, from its installation (a SLACK_BOT_TOKEN
+            # also set is not used).
             token=None if token is None else token.get_secret_value(),
             signing_secret=settings.slack_signing_secret.get_secret_value(),
             oauth_settings=(
