@@ -102,7 +102,7 @@ class Reasons:
             return None
         if outcome.status is not EpisodeStatus.FAILURE:
             return None
-        return await self._store.ask_reason_once(outcome.episode_id, event.voter_id)
+        return await self._store.ask_reason_once(outcome.episode_id, event.voter_id, at=event.at)
 
     async def from_reply(
         self, channel_id: str, thread_ts: str | None, user_id: str, text: str, *, at: datetime

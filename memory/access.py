@@ -145,10 +145,13 @@ class Reasons(Protocol):
     where the exchange is seen, erased with it."""
 
     @abstractmethod
-    async def ask_reason_once(self, episode_id: int, user_id: str) -> Episode | None:
-        """Note that ``user_id`` is being asked why they 👎'd this answer. The episode the
-        first time, when it is their failure with no reason yet; None ever after, and for
-        anyone else's answer, so nobody is asked twice about one answer."""
+    async def ask_reason_once(
+        self, episode_id: int, user_id: str, *, at: datetime
+    ) -> Episode | None:
+        """Note that ``user_id`` is being asked, at ``at``, why they 👎'd this answer. The
+        episode the first time, when it is their failure with no reason yet; None ever
+        after, and for anyone else's answer, so nobody is asked twice about one answer
+        (across processes too). Keeps a keyed hash naming the answer, nothing else."""
 
     @abstractmethod
     async def awaiting_reason(

@@ -110,9 +110,16 @@ class BackendStore(MemoryStore):
             self._modules.episodes.set_lesson, episode_id=episode_id, lesson=lesson, reason=reason
         )
 
-    async def ask_reason_once(self, episode_id: int, user_id: str) -> models.Episode | None:
+    async def ask_reason_once(
+        self, episode_id: int, user_id: str, *, at: datetime
+    ) -> models.Episode | None:
         return await self._call(
-            self._modules.reasons.ask_reason_once, episode_id=episode_id, user_id=user_id
+            self._modules.reasons.ask_reason_once,
+            episode_id=episode_id,
+            user_id=user_id,
+            at=at,
+            # Claimed like a message: a keyed hash, kept as long as the answer is votable.
+            claim_key=f"ask-why:{episode_id}",
         )
 
     async def awaiting_reason(

@@ -149,10 +149,8 @@ CREATE TABLE oauth_states (state text PRIMARY KEY, expires_at timestamptz NOT NU
 """
 
 M006_REASONS = """
--- Why the asker 👎'd an answer, in their words, and whether they were asked (once an
--- answer; see reasons.py).
+-- Why the asker 👎'd an answer, in their words (see reasons.py).
 ALTER TABLE episodes ADD COLUMN reason text;
-ALTER TABLE episodes ADD COLUMN reason_asked boolean NOT NULL DEFAULT false;
 """
 
 M007_WORKSPACE_CLAIMS = """

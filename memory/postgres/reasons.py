@@ -1,4 +1,8 @@
-"""Why a person 👎'd an answer of theirs: asking once, and keeping what they said."""
+"""Why a person 👎'd an answer of theirs: asking once, and keeping what they said.
+
+That a person was asked about an answer is a claim (:func:`memory.postgres.counters.claim`)
+of a key naming the answer: no lock on the episode's row, which the reflection queue takes
+with ``SKIP LOCKED`` (a 👎's lesson would otherwise wait for the next poll)."""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from datetime import datetime
 
 from memory.models import Episode
 from memory.postgres.codec import episode_from_row
+from memory.postgres.counters import claim
 from memory.postgres.fence import forgotten_since, lock_person
 from memory.postgres.fts import reindex_episode
 from memory.postgres.session import Session
@@ -16,13 +21,18 @@ __all__ = ["ask_reason_once", "awaiting_reason", "first_parts", "give_reason"]
 _THEIR_FAILURE = "id = %s AND requester_id = %s AND status = 'failure'"
 
 
-async def ask_reason_once(db: Session, episode_id: int, user_id: str) -> Episode | None:
+async def ask_reason_once(
+    db: Session, episode_id: int, user_id: str, at: datetime, claim_key: str
+) -> Episode | None:
     row = await db.row(
-        f"UPDATE episodes SET reason_asked = true WHERE {_THEIR_FAILURE}"
-        " AND reason IS NULL AND NOT reason_asked RETURNING *",
+        f"SELECT * FROM episodes WHERE {_THEIR_FAILURE} AND reason IS NULL",
         [episode_id, user_id],
     )
-    return episode_from_row(row) if row is not None else None
+    if row is None:
+        return None
+    episode = episode_from_row(row)
+    first = await claim(db, [claim_key], at, episode.scope.team_id)
+    return episode if first else None
 
 
 async def awaiting_reason(

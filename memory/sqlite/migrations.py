@@ -314,14 +314,8 @@ def m016_installations(db: Database) -> None:
 
 @migrations()
 def m017_reasons(db: Database) -> None:
-    """Why the asker 👎'd an answer, in their words, and whether they were asked (once an
-    answer; see :mod:`memory.sqlite.reasons`)."""
-    db.executescript(
-        """
-        ALTER TABLE episodes ADD COLUMN reason TEXT;
-        ALTER TABLE episodes ADD COLUMN reason_asked INTEGER NOT NULL DEFAULT 0;
-        """
-    )
+    """Why the asker 👎'd an answer, in their words (see :mod:`memory.sqlite.reasons`)."""
+    db.execute("ALTER TABLE episodes ADD COLUMN reason TEXT")
 
 
 @migrations()

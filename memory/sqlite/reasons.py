@@ -1,4 +1,7 @@
-"""Why a person 👎'd an answer of theirs: asking once, and keeping what they said."""
+"""Why a person 👎'd an answer of theirs: asking once, and keeping what they said.
+
+That a person was asked about an answer is a claim (:func:`memory.sqlite.counters.claim`)
+of a key naming the answer: a keyed hash, kept as long as the answer can be voted on."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from sqlite_utils import Database
 
 from memory.models import Episode
 from memory.sqlite.codec import episode_from_row, to_db_time
+from memory.sqlite.counters import claim
 from memory.sqlite.fence import forgotten_since
 from memory.sqlite.fts import reindexing
 from memory.sqlite.transactions import transaction
@@ -22,14 +26,21 @@ def _episode(db: Database, episode_id: int) -> Episode:
     return episode_from_row(next(db.query("SELECT * FROM episodes WHERE id = ?", [episode_id])))
 
 
-def ask_reason_once(db: Database, episode_id: int, user_id: str) -> Episode | None:
+def ask_reason_once(
+    db: Database, episode_id: int, user_id: str, at: datetime, claim_key: str
+) -> Episode | None:
     with transaction(db):
-        asked = db.execute(
-            f"UPDATE episodes SET reason_asked = 1 WHERE {_THEIR_FAILURE}"
-            " AND reason IS NULL AND reason_asked = 0",
-            [episode_id, user_id],
-        ).rowcount
-        return _episode(db, episode_id) if asked else None
+        rows = list(
+            db.query(
+                f"SELECT * FROM episodes WHERE {_THEIR_FAILURE} AND reason IS NULL",
+                [episode_id, user_id],
+            )
+        )
+        if not rows:
+            return None
+        episode = episode_from_row(rows[0])
+        first = claim(db, [claim_key], at, episode.scope.team_id)
+        return episode if first else None
 
 
 def awaiting_reason(

@@ -53,16 +53,18 @@ async def test_the_asker_is_asked_once_an_answer_and_only_about_their_failure(
     success = await memory.answered("How do I list branches?", user="U1")
     store = memory.store
 
-    assert await store.ask_reason_once(failure.id, "U2") is None  # not theirs
-    assert await store.ask_reason_once(success.id, "U1") is None  # a 👍 is never asked about
-    asked = await store.ask_reason_once(failure.id, "U1")
+    assert await store.ask_reason_once(failure.id, "U2", at=VOTED_AT) is None  # not theirs
+    assert (
+        await store.ask_reason_once(success.id, "U1", at=VOTED_AT) is None
+    )  # a 👍 is never asked about
+    asked = await store.ask_reason_once(failure.id, "U1", at=VOTED_AT)
     assert asked is not None and asked.id == failure.id
-    assert await store.ask_reason_once(failure.id, "U1") is None  # never twice
+    assert await store.ask_reason_once(failure.id, "U1", at=VOTED_AT) is None  # never twice
     # taken back and given again: still the same answer, still asked once
     ts = memory.sent[failure.id][0]
     await memory.react(DM, ts, "U1", "-1", added=False, at=VOTED_AT + timedelta(minutes=1))
     await memory.react(DM, ts, "U1", "-1", at=VOTED_AT + timedelta(minutes=2))
-    assert await store.ask_reason_once(failure.id, "U1") is None
+    assert await store.ask_reason_once(failure.id, "U1", at=VOTED_AT) is None
 
 
 async def test_a_reason_is_kept_and_the_lesson_is_drafted_again_with_it(memory: Memory) -> None:
