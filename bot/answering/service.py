@@ -8,7 +8,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
@@ -21,6 +21,7 @@ from bot.agent.tools.errors import ToolError
 from bot.answering.attachments import ImageIntake, VisionSettings, attached_line
 from bot.answering.history import BotIdentity, authors, strip_mention, thread_history
 from bot.answering.incoming import IncomingMessage
+from bot.answering.learned_from import rated_answers
 from bot.answering.ledger import AnswerLedger
 from bot.answering.patience import STORE_UNAVAILABLE, when_the_store_answers
 from bot.answering.tool_tasks import task_update
@@ -33,6 +34,7 @@ from bot.slack.splitting import PART_LIMIT
 from bot.slack.streaming import TITLE_LIMIT, Reply, ReplyTarget, open_reply
 from bot.slack.unreachable import SLACK_TRANSPORT_ERRORS, slack_unreachable
 from bot.views import FEEDBACK_FOOTERS
+from bot.views.learned import LEARNED_TEXT, learned_from_block
 from memory import (
     Episode,
     MemoryStore,
@@ -321,8 +323,14 @@ class AnswerService:
             await reply.finish()
             return AnswerOutcome.NO_ANSWER
         await self._show_rest(reply, "".join(streamed), result.text)
-        timestamps = await reply.finish(FEEDBACK_FOOTERS)
+        learned = await self._learned_from(message, recalled)
+        footers = FEEDBACK_FOOTERS
+        if learned is not None and message.is_dm:
+            footers = tuple([learned, *footer] for footer in FEEDBACK_FOOTERS)
+        timestamps = await reply.finish(footers)
         await ledger.complete(timestamps, answer=reply.text)
+        if learned is not None and not message.is_dm:
+            await self._show_privately(message, learned)
         return AnswerOutcome.FAILED if ledger.lost else AnswerOutcome.ANSWERED
 
     async def _context(
@@ -341,6 +349,34 @@ class AnswerService:
     async def _patiently(self, call: Callable[[], Awaitable[T]]) -> T:
         """``call()``, waiting out a database restart: Slack will not send the question again."""
         return await when_the_store_answers(call, within=self.store_patience_seconds)
+
+    async def _learned_from(
+        self, message: IncomingMessage, recalled: list[RecalledEpisode]
+    ) -> dict[str, Any] | None:
+        """The context line naming the asker's rated answers this answer drew on; None when
+        it drew on none (or they cannot be linked now)."""
+        try:
+            answers = await rated_answers(self._memory, self._client, message, recalled)
+        except Exception as error:
+            log.warning("could not link the answers learned from (%s)", type(error).__name__)
+            return None
+        return learned_from_block(answers) if answers else None
+
+    async def _show_privately(self, message: IncomingMessage, block: dict[str, Any]) -> None:
+        """In a channel, the context line goes to the asker alone (others in the thread see
+        the answer, not which of the asker's votes it drew on)."""
+        try:
+            await self._client.chat_postEphemeral(
+                channel=message.channel_id,
+                user=message.user_id,
+                thread_ts=message.reply_thread_ts,
+                text=LEARNED_TEXT,
+                blocks=[block],
+            )
+        except SlackApiError as error:
+            log.warning(
+                "could not show what the answer learned from: %s", error.response.get("error")
+            )
 
     @staticmethod
     async def _show_rest(reply: Reply, streamed: str, final_text: str) -> None:

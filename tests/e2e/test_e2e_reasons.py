@@ -1,7 +1,8 @@
 """A reason behind a 👎, through the real app over HTTP, on SQLite and on PostgreSQL: the
 bot asks privately, once an answer, with a button that opens a small form; a reply in the
 answer's thread soon after the 👎 is the reason too (not a new question), acknowledged in
-one private line; either is drafted into the lesson, shown in /memory, erased by /forget."""
+one private line; either is drafted into the lesson, shown in /memory, erased by /forget.
+And learning a person can see: an answer that drew on their rated answers links them."""
 
 from __future__ import annotations
 
@@ -19,9 +20,10 @@ from bot.config import Settings
 from bot.listeners.views.reason_submitted import EMPTY_REASON
 from bot.testing import FakeLLMServer
 from bot.testing.block_kit import block_kit_problems, modal_problems
-from bot.testing.fake_slack import FakeMessage, FakeSlackWebAPI
+from bot.testing.fake_slack import FakeMessage, FakeSlackWebAPI, permalink
 from bot.testing.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel, start_bot
 from bot.views import FEEDBACK_ACTION_ID
+from bot.views.learned import LEARNED_TEXT
 from bot.views.reason import (
     ASK_TEXT,
     REASON_BLOCK_ID,
@@ -402,3 +404,79 @@ async def test_the_reason_shows_in_memory_and_on_the_home_tab(
     assert f"*You said:* {REASON}" in str(published.args["view"])
     bobs = await people.command("/memory", user=BOB, channel=dm_channel(ALICE))
     assert REASON not in str(bobs.json())
+
+
+RELATED = "what's the way to revert the commit I just made in git"
+
+
+def learned_line(blocks: Any) -> str | None:
+    """The text of the "Learned from your feedback" context line among ``blocks``."""
+    for block in blocks or []:
+        if block.get("type") == "context":
+            text = block["elements"][0]["text"]
+            if text.startswith("Learned from your feedback"):
+                return str(text)
+    return None
+
+
+def private_lines(fake: FakeSlackWebAPI, user: str) -> list[str]:
+    """The context lines sent to ``user`` privately (in a channel)."""
+    return [
+        str(learned_line(call.args["blocks"]))
+        for call in fake.calls_to("chat.postEphemeral")
+        if call.args.get("text") == LEARNED_TEXT and call.args.get("user") == user
+    ]
+
+
+@pytest.mark.parametrize(("reaction", "shown"), [("+1", "👍"), ("-1", "👎")])
+async def test_an_answer_that_drew_on_a_rated_answer_links_it(
+    reaction: str, shown: str, people: SignedSlack, fake_slack: FakeSlackWebAPI
+) -> None:
+    first = await people.ask_in_dm(QUESTION)
+    await people.vote(first, reaction=reaction)
+
+    later = await people.ask_in_dm(RELATED)
+
+    line = learned_line(later.blocks)
+    assert line is not None
+    assert f"{shown} <{permalink(first.channel, first.ts)}|" in line
+    assert block_kit_problems(later.blocks) == []
+    assert learned_line(first.blocks) is None, "the first answer drew on nothing"
+
+
+async def test_in_a_channel_the_line_is_for_the_asker_alone(
+    people: SignedSlack, fake_slack: FakeSlackWebAPI
+) -> None:
+    first = await people.ask_in_channel(QUESTION, user=ALICE)
+    await people.vote(first, user=ALICE, reaction="+1")
+
+    later = await people.ask_in_channel(RELATED, user=ALICE)
+
+    assert learned_line(later.blocks) is None, "the thread's readers see the answer only"
+    [line] = private_lines(fake_slack, ALICE)
+    assert f"<{permalink(GENERAL, first.ts)}|" in line
+    [call] = [
+        c.args for c in fake_slack.calls_to("chat.postEphemeral") if c.args["text"] == LEARNED_TEXT
+    ]
+    assert call["thread_ts"] == later.thread_ts
+
+
+async def test_nobody_is_shown_a_link_to_someone_elses_answer_or_another_conversation(
+    settings: Settings,
+    fake_slack: FakeSlackWebAPI,
+    fake_llm: FakeLLMServer,
+    http: httpx.AsyncClient,
+) -> None:
+    async for slack in running(settings, fake_slack, http, share_channel_successes=True):
+        alices = await slack.ask_in_channel(QUESTION, user=ALICE)
+        await slack.vote(alices, user=ALICE, reaction="+1")
+
+        bobs = await slack.ask_in_channel(f"{RELATED} (bob)", user=BOB)
+        in_her_dm = await slack.ask_in_dm(RELATED, user=ALICE)
+
+        assert QUESTION in fake_llm.prompt_for(f"{RELATED} (bob)"), "her 👍 is shared with Bob"
+        assert learned_line(bobs.blocks) is None
+        assert learned_line(in_her_dm.blocks) is None
+        assert private_lines(fake_slack, BOB) == []
+        link = permalink(GENERAL, alices.ts)
+        assert link not in str([call.args for call in fake_slack.calls]), "never linked"
