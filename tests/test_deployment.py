@@ -114,6 +114,13 @@ def test_the_image_runs_as_its_own_user_who_owns_its_data_folder() -> None:
     assert re.search(r'^VOLUME \["/data"\]$', dockerfile, re.MULTILINE)
 
 
+def test_the_build_never_sends_secrets_or_databases() -> None:
+    ignored = (ROOT / ".dockerignore").read_text().splitlines()
+
+    for private in (".env", "*.db", "*.db-wal", ".venv/"):
+        assert private in ignored
+
+
 def test_the_readme_deploys_with_a_volume_and_explains_the_model_url() -> None:
     readme = (ROOT / "README.md").read_text()
     section = readme.split("### With Docker", 1)[1].split("\n## ", 1)[0]
