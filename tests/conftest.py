@@ -15,8 +15,10 @@ from bot.slack.streaming import THINKING_PLACEHOLDER
 from bot.testing import FakeLLMServer
 from bot.testing.fake_slack import FakeSlackWebAPI
 from bot.testing.harness import SIGNING_SECRET, SignedSlack, start_bot
+from bot.testing.process import fakes_env
 from memory import MemoryConfig, MemoryStore, open_store
 from memory.postgres.scratch import scratch_schema
+from tests.replicas_support import REPLICAS, Replica, running_replicas
 
 
 @pytest.fixture
@@ -82,3 +84,28 @@ def slack(
     bot_server: HttpServer, fake_slack: FakeSlackWebAPI, http: httpx.AsyncClient
 ) -> SignedSlack:
     return SignedSlack(bot_server, fake_slack, http)
+
+
+@pytest.fixture
+def replica_env() -> dict[str, str]:
+    """What every replica of ``replicas`` is started with beside the fakes and the shared
+    database (a test module overrides it)."""
+    return {}
+
+
+@pytest.fixture
+async def replicas(
+    database_url: str,
+    tmp_path: Path,
+    fake_slack: FakeSlackWebAPI,
+    fake_llm: FakeLLMServer,
+    http: httpx.AsyncClient,
+    replica_env: dict[str, str],
+) -> AsyncIterator[list[Replica]]:
+    """Bot processes on one PostgreSQL database, as behind a load balancer, healthy."""
+
+    def env() -> dict[str, str]:
+        return fakes_env(fake_slack, fake_llm, BOT_DB_URL=database_url, **replica_env)
+
+    async with running_replicas(REPLICAS, tmp_path, http, env) as started:
+        yield started

@@ -16,8 +16,20 @@ from bot.testing.fake_slack import FakeSlackWebAPI, FakeWorkspace
 from bot.testing.harness import SIGNING_SECRET, SignedSlack
 from memory.postgres.scratch import scratch_schema
 
-__all__ = ["STATE_COOKIE", "install", "oauth_settings", "store_url", "workspace_slack"]
+__all__ = [
+    "ANSWERING_METHODS",
+    "SECRET",
+    "STATE_COOKIE",
+    "install",
+    "oauth_settings",
+    "store_url",
+    "workspace_slack",
+]
 
+ANSWERING_METHODS = frozenset({"chat.postMessage", "chat.startStream", "chat.appendStream"})
+"""The Web API methods an answer is posted with."""
+SECRET = "How do I reach the payroll vault from the quokka jumpbox?"
+"""A question only one workspace asks (its words are searched for after erasures)."""
 STATE_COOKIE = "slack-app-oauth-state"
 """Bolt's cookie that ties the OAuth state to the installer's browser."""
 _STATE = re.compile(r"[?&]state=([^&\"']+)")

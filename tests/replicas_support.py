@@ -14,7 +14,9 @@ import httpx
 from bot.server import HEALTH_PATH
 from bot.testing.process import local_url
 
-__all__ = ["Replica", "running_replicas"]
+__all__ = ["REPLICAS", "Replica", "running_replicas"]
+
+REPLICAS = 3
 
 
 @dataclass

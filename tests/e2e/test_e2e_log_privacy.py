@@ -14,6 +14,7 @@ import asyncio
 import signal
 import sqlite3
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import httpx
@@ -43,27 +44,34 @@ def debug_env(fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer, db: Path) ->
     return fakes_env(fake_slack, fake_llm, db=db, LLM_API_KEY=LLM_KEY, LOG_LEVEL="DEBUG")
 
 
+@asynccontextmanager
+async def bot_process(env: dict[str, str], tmp_path: Path) -> AsyncIterator[str]:
+    """``python -m bot`` with ``env``, healthy: its URL; stopped by SIGTERM on exit, which
+    it must survive cleanly. Its log is ``tmp_path / "bot.log"``."""
+    log_file = tmp_path / "bot.log"
+    process = await run_bot(env=env, cwd=tmp_path, log_file=log_file)
+    try:
+        url = local_url(env)
+        await wait_until_healthy(url, process)
+        yield url
+        process.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(process.wait(), 30)
+        assert process.returncode == 0, log_file.read_text()
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
 @pytest.fixture
 async def talked_to(
     tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
 ) -> AsyncIterator[str]:
     """Run the bot at DEBUG, have people talk to it, stop it; yield its whole log."""
     env = debug_env(fake_slack, fake_llm, tmp_path / "bot.db")
-    log_file = tmp_path / "bot.log"
-    process = await run_bot(env=env, cwd=tmp_path, log_file=log_file)
-    try:
-        url = local_url(env)
-        await wait_until_healthy(url, process)
-        async with httpx.AsyncClient(timeout=10.0) as http:
-            await converse(SlackPeople(f"{url}{EVENTS_PATH}", fake_slack, http), fake_llm)
-        process.send_signal(signal.SIGTERM)
-        await asyncio.wait_for(process.wait(), 30)
-        assert process.returncode == 0, log_file.read_text()
-        yield log_file.read_text()
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
+    async with bot_process(env, tmp_path) as url, httpx.AsyncClient(timeout=10.0) as http:
+        await converse(SlackPeople(f"{url}{EVENTS_PATH}", fake_slack, http), fake_llm)
+    yield (tmp_path / "bot.log").read_text()
 
 
 async def converse(people: SlackPeople, fake_llm: FakeLLMServer) -> None:
@@ -167,26 +175,14 @@ async def test_oauth_mode_logs_no_code_token_refresh_token_or_client_secret(
         "SLACK_CLIENT_ID": fake_slack.client_id,
         "SLACK_CLIENT_SECRET": fake_slack.client_secret,
     }
-    log_file = tmp_path / "bot.log"
-    process = await run_bot(env=env, cwd=tmp_path, log_file=log_file)
-    try:
-        url = local_url(env)
-        await wait_until_healthy(url, process)
-        async with httpx.AsyncClient(timeout=10.0) as http:
-            workspace = await install(http, url, fake_slack, "T0000ONE", installer=ALICE)
-            people = SlackPeople(f"{url}{EVENTS_PATH}", workspace, http)  # type: ignore[arg-type]
-            await people.dm(QUESTIONS[0])
-            [answer] = await fake_slack.wait_for_final_messages(1, channel=dm_channel(ALICE))
-            await people.react(answer, reaction="-1")
-            await people.send_event({"type": "app_uninstalled"})
-        process.send_signal(signal.SIGTERM)
-        await asyncio.wait_for(process.wait(), 30)
-        assert process.returncode == 0, log_file.read_text()
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
-    log = log_file.read_text()
+    async with bot_process(env, tmp_path) as url, httpx.AsyncClient(timeout=10.0) as http:
+        workspace = await install(http, url, fake_slack, "T0000ONE", installer=ALICE)
+        people = SlackPeople(f"{url}{EVENTS_PATH}", workspace, http)  # type: ignore[arg-type]
+        await people.dm(QUESTIONS[0])
+        [answer] = await fake_slack.wait_for_final_messages(1, channel=dm_channel(ALICE))
+        await people.react(answer, reaction="-1")
+        await people.send_event({"type": "app_uninstalled"})
+    log = (tmp_path / "bot.log").read_text()
     assert " DEBUG " in log and "OAuth" in log
     assert len(fake_slack.issued) >= 5, "a code, then a token and a refresh token, twice"
     for secret in (*fake_slack.issued, fake_slack.client_secret, SIGNING_SECRET, LLM_KEY):

@@ -19,11 +19,18 @@ from bot.testing import FakeLLMServer
 from bot.testing.fake_slack import FakeSlackWebAPI
 from bot.testing.harness import ALICE, BOB, SignedSlack, start_bot
 from memory import EpisodeStatus
-from tests.oauth_support import STATE_COOKIE, install, oauth_settings, store_url, workspace_slack
+from tests.oauth_support import (
+    ANSWERING_METHODS,
+    SECRET,
+    STATE_COOKIE,
+    install,
+    oauth_settings,
+    store_url,
+    workspace_slack,
+)
 from tests.stored import all_rows_as_text, disk_bytes
 
 CAROL = "U0000CAROL"
-ANSWERING_METHODS = frozenset({"chat.postMessage", "chat.startStream", "chat.appendStream"})
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -124,7 +131,6 @@ async def test_expiring_tokens_are_refreshed_through_slack_api_url(
         await server.stop()
 
 
-SECRET = "How do I reach the payroll vault from the quokka jumpbox?"
 RELATED = "remind me how to get into the payroll vault"
 KEPT = "Where is the lunch menu for the zebrafish team?"
 ONE_ONLY = ("quokka", "jumpbox", "payroll")

@@ -6,46 +6,27 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import httpx
 import pytest
 
 from bot.server import EVENTS_PATH
-from bot.testing import FakeLLMServer
 from bot.testing.fake_slack import FakeSlackWebAPI, FakeWorkspace
 from bot.testing.harness import ALICE, BOB, dm_channel
-from bot.testing.process import fakes_env
 from bot.testing.slack_people import SlackPeople
-from tests.e2e.test_e2e_oauth import ANSWERING_METHODS, SECRET
-from tests.oauth_support import install
-from tests.replicas_support import Replica, running_replicas
+from tests.oauth_support import ANSWERING_METHODS, SECRET, install
+from tests.replicas_support import Replica
 from tests.stored import all_rows_as_text
-
-REPLICAS = 3
 
 
 @pytest.fixture
-async def replicas(
-    database_url: str,
-    tmp_path: Path,
-    fake_slack: FakeSlackWebAPI,
-    fake_llm: FakeLLMServer,
-    http: httpx.AsyncClient,
-) -> AsyncIterator[list[Replica]]:
-    def env() -> dict[str, str]:
-        return fakes_env(
-            fake_slack,
-            fake_llm,
-            BOT_DB_URL=database_url,
-            SLACK_BOT_TOKEN="",
-            SLACK_CLIENT_ID=fake_slack.client_id,
-            SLACK_CLIENT_SECRET=fake_slack.client_secret,
-        )
-
-    async with running_replicas(REPLICAS, tmp_path, http, env) as started:
-        yield started
+def replica_env(fake_slack: FakeSlackWebAPI) -> dict[str, str]:
+    """OAuth mode: the app's credentials, no bot token."""
+    return {
+        "SLACK_BOT_TOKEN": "",
+        "SLACK_CLIENT_ID": fake_slack.client_id,
+        "SLACK_CLIENT_SECRET": fake_slack.client_secret,
+    }
 
 
 async def test_replicas_share_installations_and_an_uninstall_erases_for_all(

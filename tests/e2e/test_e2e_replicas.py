@@ -9,7 +9,6 @@ import asyncio
 import itertools
 import json
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -20,33 +19,16 @@ from bot.server import EVENTS_PATH
 from bot.testing import FakeLLMServer
 from bot.testing.fake_slack import FakeMessage, FakeSlackWebAPI
 from bot.testing.harness import ALICE, BOB, dm_channel
-from bot.testing.process import fakes_env
 from bot.testing.slack_people import SlackPeople
 from memory import EpisodeStatus, MemoryConfig, MemoryStore, open_store
-from tests.replicas_support import Replica, running_replicas
+from tests.replicas_support import REPLICAS, Replica
 
-REPLICAS = 3
 CONSOLIDATION_SECONDS = 1.5
 
 
 @pytest.fixture
-async def replicas(
-    database_url: str,
-    tmp_path: Path,
-    fake_slack: FakeSlackWebAPI,
-    fake_llm: FakeLLMServer,
-    http: httpx.AsyncClient,
-) -> AsyncIterator[list[Replica]]:
-    def env() -> dict[str, str]:
-        return fakes_env(
-            fake_slack,
-            fake_llm,
-            BOT_DB_URL=database_url,
-            CONSOLIDATION_INTERVAL_HOURS=str(CONSOLIDATION_SECONDS / 3600),
-        )
-
-    async with running_replicas(REPLICAS, tmp_path, http, env) as started:
-        yield started
+def replica_env() -> dict[str, str]:
+    return {"CONSOLIDATION_INTERVAL_HOURS": str(CONSOLIDATION_SECONDS / 3600)}
 
 
 @pytest.fixture
