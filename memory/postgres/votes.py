@@ -28,7 +28,8 @@ def _row_status(row: dict[str, Any]) -> EpisodeStatus:
 async def settle_status(db: Session, episode_id: int, config: MemoryConfig) -> EpisodeStatus:
     """Derive the episode's status from its votes and store it if it changed.
 
-    A changed status drops the lesson and importance, which described the old verdict.
+    A changed status drops the lesson, importance and reason, which described the old
+    verdict.
     """
     episode = await db.row(
         "SELECT status, requester_id FROM episodes WHERE id = %s FOR UPDATE", [episode_id]
@@ -52,7 +53,7 @@ async def _settle(
     status = status_for(Vote(latest["vote"]) if latest else None)
     if status != was:
         row = await db.row(
-            "UPDATE episodes SET status = %s, validated_at = %s, lesson = NULL,"
+            "UPDATE episodes SET status = %s, validated_at = %s, lesson = NULL, reason = NULL,"
             " importance = NULL, reflection_holder = NULL, reflection_until = NULL"
             " WHERE id = %s RETURNING *",
             [status.value, latest["at"] if latest else None, episode_id],

@@ -31,7 +31,8 @@ def _first(db: Database, sql: str, params: list[Any]) -> tuple[Any, ...] | None:
 def settle_status(db: Database, episode_id: int, config: MemoryConfig) -> EpisodeStatus:
     """Derive the episode's status from its votes and store it if it changed.
 
-    A changed status drops the lesson and importance, which described the old verdict.
+    A changed status drops the lesson, importance and reason, which described the old
+    verdict.
     """
     episode = _first(db, "SELECT status, requester_id FROM episodes WHERE id = ?", [episode_id])
     if episode is None:
@@ -55,7 +56,7 @@ def _settle(
     if status != was:
         with reindexing(db, episode_id, later=True, indexed=was is not EpisodeStatus.PENDING):
             db.conn.execute(
-                "UPDATE episodes SET status = ?, validated_at = ?, lesson = NULL,"
+                "UPDATE episodes SET status = ?, validated_at = ?, lesson = NULL, reason = NULL,"
                 " importance = NULL WHERE id = ?",
                 [status.value, latest[1] if latest else None, episode_id],
             )

@@ -99,6 +99,19 @@ async def test_a_lesson_drafted_before_the_reason_came_is_not_stored(memory: Mem
     assert (await stored(memory, failure)).lesson == "Keep the work."
 
 
+@pytest.mark.parametrize(("reaction", "added"), [("-1", False), ("+1", True)])
+async def test_the_reason_goes_with_the_thumbs_down_it_explained(
+    memory: Memory, reaction: str, added: bool
+) -> None:
+    failure = await memory.answered("How do I reset git?", vote=Vote.DOWN)
+    await memory.store.give_reason(failure.id, "U1", "it lost my work", at=VOTED_AT)
+
+    later = VOTED_AT + timedelta(minutes=5)
+    await memory.react(DM, memory.sent[failure.id][0], "U1", reaction, added=added, at=later)
+
+    assert (await stored(memory, failure)).reason is None
+
+
 async def test_only_the_asker_gives_a_reason_for_their_failure_and_not_after_forget(
     memory: Memory,
 ) -> None:
