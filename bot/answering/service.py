@@ -24,6 +24,7 @@ from bot.answering.incoming import IncomingMessage
 from bot.answering.learned_from import rated_answers
 from bot.answering.ledger import AnswerLedger
 from bot.answering.patience import STORE_UNAVAILABLE, when_the_store_answers
+from bot.answering.private_line import tell_privately
 from bot.answering.tool_tasks import task_update
 from bot.answering.waiting_line import Declined, WaitingLine
 from bot.answering.working_notes import has_notes, note_turn, thread_key, working_notes
@@ -233,7 +234,7 @@ class AnswerService:
                 return AnswerOutcome.DUPLICATE
             rejected = await self._reason_in(message, question, now)
             if rejected is not None:
-                await self._thank(message)
+                await tell_privately(self._client, message, REASON_THANKS)
                 if not asks_question(question):
                     return AnswerOutcome.REASON
             async with self.line.turn(message.user_id, on_wait=reply.wait):
@@ -330,7 +331,8 @@ class AnswerService:
         timestamps = await reply.finish(footers)
         await ledger.complete(timestamps, answer=reply.text)
         if learned is not None and not message.is_dm:
-            await self._show_privately(message, learned)
+            # In a channel the thread's readers see the answer, not which votes it drew on.
+            await tell_privately(self._client, message, LEARNED_TEXT, blocks=[learned])
         return AnswerOutcome.FAILED if ledger.lost else AnswerOutcome.ANSWERED
 
     async def _context(
@@ -361,22 +363,6 @@ class AnswerService:
             log.warning("could not link the answers learned from (%s)", type(error).__name__)
             return None
         return learned_from_block(answers) if answers else None
-
-    async def _show_privately(self, message: IncomingMessage, block: dict[str, Any]) -> None:
-        """In a channel, the context line goes to the asker alone (others in the thread see
-        the answer, not which of the asker's votes it drew on)."""
-        try:
-            await self._client.chat_postEphemeral(
-                channel=message.channel_id,
-                user=message.user_id,
-                thread_ts=message.reply_thread_ts,
-                text=LEARNED_TEXT,
-                blocks=[block],
-            )
-        except SlackApiError as error:
-            log.warning(
-                "could not show what the answer learned from: %s", error.response.get("error")
-            )
 
     @staticmethod
     async def _show_rest(reply: Reply, streamed: str, final_text: str) -> None:
@@ -442,18 +428,6 @@ class AnswerService:
         except Exception as error:
             log.error("could not check for a reason (%s); answering", type(error).__name__)
             return None
-
-    async def _thank(self, message: IncomingMessage) -> None:
-        """Acknowledge a reason in one line, seen only by the person who gave it."""
-        try:
-            await self._client.chat_postEphemeral(
-                channel=message.channel_id,
-                user=message.user_id,
-                thread_ts=message.reply_thread_ts,
-                text=REASON_THANKS,
-            )
-        except SlackApiError as error:
-            log.warning("could not acknowledge a reason: %s", error.response.get("error"))
 
     async def _working_notes(self, message: IncomingMessage) -> list[Message]:
         """The asker's working notes in this thread, minus what turns before their last

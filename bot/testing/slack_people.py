@@ -278,47 +278,43 @@ class SlackPeople:
         action_type: str = "button",
     ) -> httpx.Response:
         """``user`` clicks an element of ``message``: a ``block_actions`` payload (form)."""
-        payload = {
-            "type": "block_actions",
-            "user": {"id": user, "username": user.lower(), "team_id": self.fake.team_id},
-            "api_app_id": APP_ID,
-            "token": "legacy-verification-token",
-            "container": {
-                "type": "message",
-                "message_ts": message.ts,
-                "channel_id": message.channel,
-                "is_ephemeral": False,
-            },
-            "trigger_id": "123.456.abc",
-            "team": {"id": self.fake.team_id, "domain": "fake"},
-            "channel": {"id": message.channel, "name": "conversation"},
-            "message": message.as_slack(),
-            "response_url": self.fake.response_url(),
-            "actions": [
-                {
-                    "action_id": action_id,
-                    "block_id": "feedback",
-                    "type": action_type,
-                    "value": value,
-                    "action_ts": self.fake.next_ts(),
-                }
-            ],
-        }
-        body = urlencode({"payload": json.dumps(payload)})
-        return await self.post(body, content_type="application/x-www-form-urlencoded")
+        return await self._block_actions(
+            message.channel,
+            message.ts,
+            {"message": message.as_slack()},
+            action={"action_id": action_id, "block_id": "feedback", "type": action_type},
+            value=value,
+            user=user,
+        )
 
     async def click_in_private_note(
-        self,
-        channel: str,
-        *,
-        action_id: str,
-        value: str,
-        user: str = ALICE,
-        trigger_id: str = "123.456.abc",
+        self, channel: str, *, action_id: str, value: str, user: str = ALICE
     ) -> httpx.Response:
         """``user`` clicks a button of an ephemeral message the bot sent them in
         ``channel``: a ``block_actions`` payload whose container is ephemeral (Slack sends
         no ``message`` then)."""
+        return await self._block_actions(
+            channel,
+            self.fake.next_ts(),
+            {},
+            action={"action_id": action_id, "block_id": "ask", "type": "button"},
+            value=value,
+            user=user,
+        )
+
+    async def _block_actions(
+        self,
+        channel: str,
+        message_ts: str,
+        message: dict[str, Any],
+        *,
+        action: dict[str, str],
+        value: str,
+        user: str,
+    ) -> httpx.Response:
+        """A ``block_actions`` payload: ``action`` clicked with ``value`` in the message
+        ``message_ts`` of ``channel``; ``message`` is the payload's ``{"message": ...}``,
+        empty for an ephemeral message (Slack sends none then)."""
         payload = {
             "type": "block_actions",
             "user": {"id": user, "username": user.lower(), "team_id": self.fake.team_id},
@@ -326,23 +322,16 @@ class SlackPeople:
             "token": "legacy-verification-token",
             "container": {
                 "type": "message",
-                "message_ts": self.fake.next_ts(),
+                "message_ts": message_ts,
                 "channel_id": channel,
-                "is_ephemeral": True,
+                "is_ephemeral": not message,
             },
-            "trigger_id": trigger_id,
+            "trigger_id": "123.456.abc",
             "team": {"id": self.fake.team_id, "domain": "fake"},
             "channel": {"id": channel, "name": "conversation"},
+            **message,
             "response_url": self.fake.response_url(),
-            "actions": [
-                {
-                    "action_id": action_id,
-                    "block_id": "ask",
-                    "type": "button",
-                    "value": value,
-                    "action_ts": self.fake.next_ts(),
-                }
-            ],
+            "actions": [{**action, "value": value, "action_ts": self.fake.next_ts()}],
         }
         body = urlencode({"payload": json.dumps(payload)})
         return await self.post(body, content_type="application/x-www-form-urlencoded")

@@ -46,17 +46,23 @@ async def stored(memory: Memory, episode: Episode) -> Episode:
     return now
 
 
-async def test_the_asker_is_asked_once_an_answer_and_only_about_their_failure(
-    memory: Memory,
-) -> None:
+@pytest.fixture
+async def rated(memory: Memory) -> tuple[Episode, Episode]:
+    """U1's 👎'd answer, and their 👍'd one."""
     failure = await memory.answered("How do I reset git?", user="U1", vote=Vote.DOWN)
     success = await memory.answered("How do I list branches?", user="U1")
+    return failure, success
+
+
+async def test_the_asker_is_asked_once_an_answer_and_only_about_their_failure(
+    memory: Memory, rated: tuple[Episode, Episode]
+) -> None:
+    failure, success = rated
     store = memory.store
 
     assert await store.ask_reason_once(failure.id, "U2", at=VOTED_AT) is None  # not theirs
-    assert (
-        await store.ask_reason_once(success.id, "U1", at=VOTED_AT) is None
-    )  # a 👍 is never asked about
+    # a 👍 is never asked about
+    assert await store.ask_reason_once(success.id, "U1", at=VOTED_AT) is None
     asked = await store.ask_reason_once(failure.id, "U1", at=VOTED_AT)
     assert asked is not None and asked.id == failure.id
     assert await store.ask_reason_once(failure.id, "U1", at=VOTED_AT) is None  # never twice
@@ -113,10 +119,9 @@ async def test_the_reason_goes_with_the_thumbs_down_it_explained(
 
 
 async def test_only_the_asker_gives_a_reason_for_their_failure_and_not_after_forget(
-    memory: Memory,
+    memory: Memory, rated: tuple[Episode, Episode]
 ) -> None:
-    failure = await memory.answered("How do I reset git?", user="U1", vote=Vote.DOWN)
-    success = await memory.answered("How do I list branches?", user="U1")
+    failure, success = rated
     store = memory.store
 
     assert await store.give_reason(failure.id, "U2", "someone else's words", at=VOTED_AT) is None
