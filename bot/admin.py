@@ -45,7 +45,7 @@ __all__ = [
 T = TypeVar("T")
 
 TEXT_CHARS = 160
-"""Questions, answers, lessons and notes are shortened to this in ``memory`` output."""
+"""Questions, answers, reasons, lessons and notes are shortened to this in ``memory`` output."""
 
 
 class CommandFailed(Exception):
@@ -158,6 +158,8 @@ def describe_export(export: UserExport) -> str:
         )
         lines.append(f"  Q: {shorten(episode.question, TEXT_CHARS)}")
         lines.append(f"  A: {shorten(episode.answer, TEXT_CHARS)}")
+        if episode.reason:
+            lines.append(f"  reason: {shorten(episode.reason, TEXT_CHARS)}")
         if episode.lesson:
             lines.append(f"  lesson: {shorten(episode.lesson, TEXT_CHARS)}")
     for note in export.wisdom:

@@ -82,7 +82,8 @@ async def test_memory_shows_one_persons_episodes_of_every_status_and_notes(
 ) -> None:
     await rated(memory, ALICE, "How do I restart search?")
     failed = await rated(memory, ALICE, "How do I deploy billing?", vote=Vote.DOWN)
-    await store.set_lesson(failed, "Use the staging target.")
+    await store.give_reason(failed, ALICE, "It deployed to prod.", at=datetime.now(UTC))
+    await store.set_lesson(failed, "Use the staging target.", reason="It deployed to prod.")
     await rated(memory, ALICE, "Never rated question", vote=None)
     await rated(memory, BOB, "Bob's private question", scope=GENERAL)
     await store.replace_wisdom(
@@ -97,6 +98,7 @@ async def test_memory_shows_one_persons_episodes_of_every_status_and_notes(
     assert "[failure]" in out
     assert "[pending]" in out
     assert "lesson: Use the staging target." in out
+    assert "reason: It deployed to prod." in out
     assert "Likes one-line commands." in out
     assert "Bob's private question" not in out
 
