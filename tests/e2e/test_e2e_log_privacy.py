@@ -1,8 +1,9 @@
 """What people write never reaches the log, at any level, third-party loggers included.
 
 ``python -m bot`` runs at ``LOG_LEVEL=DEBUG`` against the fakes while people talk to it:
-DMs, a mention and a reply in its thread, votes by reaction and by button, ``/memory``, a
-lesson drawn from a 👎, and a model server that rejects a request quoting the prompt back.
+DMs, a mention and a reply in its thread, votes by reaction and by button, the reasons
+for a 👎 (a reply in its thread, the form), ``/memory``, a lesson drawn from a 👎, and a
+model server that rejects a request quoting the prompt back.
 Afterwards the whole log is searched for every question and answer, and for the tokens
 and the signing secret. A background job that fails on a row it cannot read logs where it
 failed (its frames), not the exception's message quoting the row.
@@ -22,7 +23,7 @@ import pytest
 
 from bot.server import EVENTS_PATH
 from bot.testing import FakeLLMServer, ScriptedReply
-from bot.testing.fake_slack import FakeSlackWebAPI
+from bot.testing.fake_slack import FakeMessage, FakeSlackWebAPI
 from bot.testing.harness import ALICE, BOB, GENERAL, SIGNING_SECRET, dm_channel
 from bot.testing.process import fakes_env, local_url, run_bot, wait_until_healthy
 from bot.testing.slack_people import SlackPeople
@@ -38,6 +39,7 @@ QUESTIONS = (
     "Where is the pangolin dashboard?",
     "And the narwhal alerts, who gets them?",
 )
+REASONS = ("it locked the wombat account", "the capybara vault was the wrong one")
 
 
 def debug_env(fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer, db: Path) -> dict[str, str]:
@@ -84,6 +86,7 @@ async def converse(people: SlackPeople, fake_llm: FakeLLMServer) -> None:
     await people.dm(QUESTIONS[0])
     answers = await fake.wait_for_final_messages(2, channel=dm_channel(ALICE))
     await people.react(answers[-1], reaction="-1")
+    await give_reasons(people, answers[-1])
 
     mention = await people.mention(QUESTIONS[1], user=BOB)
     [in_thread] = await fake.wait_for_final_messages(1, channel=GENERAL)
@@ -100,16 +103,46 @@ async def converse(people: SlackPeople, fake_llm: FakeLLMServer) -> None:
     await fake_llm.wait_for_requests(6)  # the answers, and the lesson of the 👎
 
 
+async def give_reasons(people: SlackPeople, answer: FakeMessage) -> None:
+    """Alice says why she 👎'd ``answer``: in its thread, then in the form the bot offers."""
+    fake = people.fake
+    await people.dm(REASONS[0], thread_ts=answer.thread_ts)
+    await fake.wait_for(lambda: len(fake.calls_to("chat.postEphemeral")) == 2, what="thanks")
+    [asked] = [call.args for call in fake.calls_to("chat.postEphemeral") if call.args.get("blocks")]
+    button = asked["blocks"][0]["accessory"]
+    await people.click_in_private_note(
+        asked["channel"], action_id=button["action_id"], value=button["value"]
+    )
+    await fake.wait_for(lambda: bool(fake.calls_to("views.open")), what="the form")
+    form = fake.calls_to("views.open")[0].args["view"]
+    [block] = form["blocks"]
+    typed = {"type": "plain_text_input", "value": REASONS[1]}
+    submitted = await people.submit_view(
+        form, {block["block_id"]: {block["element"]["action_id"]: typed}}
+    )
+    assert submitted.status_code == 200
+
+
 def test_no_question_answer_token_or_secret_is_in_the_debug_log(
     talked_to: str, fake_slack: FakeSlackWebAPI
 ) -> None:
     log = talked_to
     assert " DEBUG " in log, "DEBUG logging was not on"
     assert "ready as" in log
-    for text in (REJECTED, *QUESTIONS):
+    for text in (REJECTED, *QUESTIONS, *REASONS):
         assert text not in log
         assert f"Answer: {text}" not in log
-    for word in ("zebrafish", "quokka", "marmoset", "axolotl", "pangolin", "narwhal"):
+    words = (
+        "zebrafish",
+        "quokka",
+        "marmoset",
+        "axolotl",
+        "pangolin",
+        "narwhal",
+        "wombat",
+        "capybara",
+    )
+    for word in words:
         assert word not in log
     for secret in (fake_slack.token, SIGNING_SECRET, LLM_KEY):
         assert secret not in log
