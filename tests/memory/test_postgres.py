@@ -310,18 +310,21 @@ async def test_forget_leaves_no_row_holding_the_person_or_their_words(
     episode = await memory.answered(SECRET, "Stir the marmalade.", user="U0FORGOTTEN")
     await memory.answered("Kept question?", user="U0KEPT")
     await store.set_importance(episode.id, 7)
+    failure = await memory.answered("Why?", "Humidity.", user="U0FORGOTTEN", vote=Vote.DOWN)
+    await store.give_reason(failure.id, "U0FORGOTTEN", "the gewgaw cupboard flooded", at=T0)
     await store.replace_wisdom(DM, "U0FORGOTTEN", [SECRET], episode_count=1, at=T0)
     embedder = default_embedder()
     assert embedder is not None
-    [stored] = await store.list_episodes("U0FORGOTTEN")
+    [stored] = await store.list_episodes("U0FORGOTTEN", statuses=frozenset({EpisodeStatus.SUCCESS}))
     vector = to_bytes(embedder.embed(episode_text(stored))).hex()
     before = await all_rows_as_text(url)
-    assert "marmalade" in before
+    assert "marmalade" in before and "gewgaw" in before
     assert vector in before, "the search does see stored vectors (bytea as hex)"
 
     await store.forget_user("U0FORGOTTEN")
 
     rows = await all_rows_as_text(url)
-    for trace in ["zanzibarite", "ossifrage", "marmalade", "U0FORGOTTEN", "Ev0FORGOTTEN", vector]:
+    traces = ["zanzibarite", "ossifrage", "marmalade", "gewgaw", "U0FORGOTTEN", "Ev0FORGOTTEN"]
+    for trace in [*traces, vector]:
         assert trace not in rows
     assert "U0KEPT" in rows
