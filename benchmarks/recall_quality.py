@@ -227,7 +227,8 @@ VARIANTS = (
 )
 
 FULL_TEXT_ONLY = MemoryConfig(
-    hybrid=HybridRecall(semantic=0), weights=RecallWeights(recency=1.0, importance=1.0)
+    hybrid=HybridRecall(semantic=0, context=0),
+    weights=RecallWeights(recency=1.0, importance=1.0),
 )
 """The baselines' settings: full-text recall ranked as it was before hybrid recall."""
 

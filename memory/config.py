@@ -44,12 +44,20 @@ class HybridRecall(BaseModel):
     pool of ``candidates_per_result`` candidates per result from each search; a candidate
     only the semantic search found is kept when its cosine is at least ``min_similarity``.
     ``semantic = 0`` is full-text recall alone, ``1`` semantic recall alone.
+
+    A conversation stays on a topic for a few exchanges, and the exchange that answers a
+    question often shares no word with it while the one before or after it does. So the
+    exchanges right before and after each candidate (in its conversation, within
+    ``context_window``) are candidates too, and each episode's score gains ``context``
+    times the best score of those two neighbours (0: off).
     """
 
     semantic: float = Field(default=0.3, ge=0, le=1)
     fusion: Fusion = Fusion.SCORE
     candidates_per_result: int = Field(default=4, ge=1, le=20)
     min_similarity: float = Field(default=0.3, ge=-1, le=1)
+    context: float = Field(default=0.5, ge=0, le=1)
+    context_window: timedelta = Field(default=timedelta(hours=1), gt=timedelta(0))
 
 
 class MemoryConfig(BaseModel):

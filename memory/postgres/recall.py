@@ -10,6 +10,8 @@ columns and :class:`memory.Visibility` before it is ranked.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from memory.config import MemoryConfig
 from memory.models import Episode, RecalledEpisode, RecallRequest
 from memory.partitions import partition_keys
@@ -18,7 +20,14 @@ from memory.postgres.counters import increment
 from memory.postgres.fts import RANK_WEIGHTS, folded_words
 from memory.postgres.session import Session
 from memory.postgres.vectors import similarities
-from memory.ranking import Candidate, fit_budget, rank
+from memory.ranking import (
+    context_sources,
+    fit_budget,
+    neighbours,
+    rank,
+    related_neighbours,
+    visible_candidates,
+)
 from memory.recall_query import MIN_PREFIX_LENGTH, search_terms
 from memory.vectors import most_similar
 
@@ -59,6 +68,40 @@ LIMIT %(candidates)s
 """
 
 _BY_ID_SQL = f"SELECT episodes.* FROM episodes WHERE episodes.id = ANY(%(ids)s) AND {_IN_SCOPE}"
+
+_ADJACENT_SQL = """
+SELECT c.id,
+  (SELECT p.id FROM episodes AS p
+   WHERE p.requester_id = c.requester_id AND p.team_id = c.team_id
+     AND p.channel_id = c.channel_id AND p.kind = c.kind AND p.status IN ('success', 'failure')
+     AND (p.created_at, p.id) < (c.created_at, c.id)
+     AND p.created_at >= c.created_at - %(window)s
+   ORDER BY p.created_at DESC, p.id DESC LIMIT 1) AS before,
+  (SELECT n.id FROM episodes AS n
+   WHERE n.requester_id = c.requester_id AND n.team_id = c.team_id
+     AND n.channel_id = c.channel_id AND n.kind = c.kind AND n.status IN ('success', 'failure')
+     AND (n.created_at, n.id) > (c.created_at, c.id)
+     AND n.created_at <= c.created_at + %(window)s
+   ORDER BY n.created_at, n.id LIMIT 1) AS after
+FROM episodes AS c WHERE c.id = ANY(%(ids)s)
+"""
+"""Each episode's validated neighbours in its asker's conversation, as in SQLite: the one
+just before it and the one just after, within the window, from the ``(requester_id,
+created_at)`` index."""
+
+
+async def _adjacent(db: Session, episode_ids: list[int], window: timedelta) -> dict[int, set[int]]:
+    rows = await db.rows(_ADJACENT_SQL, {"ids": episode_ids, "window": window})
+    return neighbours((row["id"], row["before"], row["after"]) for row in rows)
+
+
+async def _by_id(
+    db: Session, episode_ids: list[int], params: dict[str, object]
+) -> list[tuple[Episode, float | None]]:
+    """The episodes of these ids that are in the request's scope, found by no full-text
+    search."""
+    rows = await db.rows(_BY_ID_SQL, {**params, "ids": episode_ids})
+    return [(episode_from_row(row), None) for row in rows]
 
 
 async def _lexical(
@@ -105,14 +148,17 @@ async def recall(
     ]
     found: list[tuple[Episode, float | None]] = list(lexical.values())
     if semantic_only:
-        rows = await db.rows(_BY_ID_SQL, {**params, "ids": semantic_only})
-        found += [(episode_from_row(row), None) for row in rows]
-    candidates = [
-        Candidate(episode=episode, bm25=bm25, cosine=cosines.get(episode.id))
-        for episode, bm25 in found
-        if config.visibility.may_see(episode, viewer_id=request.requester_id, scope=scope)
-    ]
-    ranked = rank(candidates, now=request.now, weights=config.weights, hybrid=hybrid)
+        found += await _by_id(db, semantic_only, params)
+    candidates = visible_candidates(found, cosines, request, config)
+    sources = context_sources(candidates, request, config)
+    adjacent = await _adjacent(db, sources, hybrid.context_window) if sources else {}
+    unread = related_neighbours(adjacent, candidates, cosines, floor=hybrid.min_similarity)
+    if unread:
+        pulled = await _by_id(db, unread, params)
+        candidates += visible_candidates(pulled, cosines, request, config)
+    ranked = rank(
+        candidates, now=request.now, weights=config.weights, hybrid=hybrid, adjacent=adjacent
+    )
     recalled = fit_budget(ranked, limit=request.limit, token_budget=request.token_budget)
     if recalled:
         await increment(db, "recalls")

@@ -9,13 +9,21 @@ columns in SQL and against :class:`memory.Visibility` before it is ranked.
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 from sqlite_utils import Database
 
 from memory.config import MemoryConfig
 from memory.models import Episode, RecalledEpisode, RecallRequest
 from memory.partitions import partition_keys
-from memory.ranking import Candidate, fit_budget, rank
+from memory.ranking import (
+    context_sources,
+    fit_budget,
+    neighbours,
+    rank,
+    related_neighbours,
+    visible_candidates,
+)
 from memory.recall_query import question_match
 from memory.sqlite.codec import episode_from_row
 from memory.sqlite.counters import increment
@@ -68,6 +76,44 @@ in charge (with ``id IN (...)`` the planner read every validated episode of the 
 through the status index, 100 ms and more a recall at a million episodes)."""
 
 
+_ADJACENT_SQL = """
+SELECT c.id,
+  (SELECT p.id FROM episodes AS p
+   WHERE p.requester_id = c.requester_id AND p.team_id = c.team_id
+     AND p.channel_id = c.channel_id AND p.kind = c.kind AND p.status IN ('success', 'failure')
+     AND (p.created_at, p.id) < (c.created_at, c.id)
+     AND p.created_at >= printf('%018d', c.created_at - :window)
+   ORDER BY p.created_at DESC, p.id DESC LIMIT 1),
+  (SELECT n.id FROM episodes AS n
+   WHERE n.requester_id = c.requester_id AND n.team_id = c.team_id
+     AND n.channel_id = c.channel_id AND n.kind = c.kind AND n.status IN ('success', 'failure')
+     AND (n.created_at, n.id) > (c.created_at, c.id)
+     AND n.created_at <= printf('%018d', c.created_at + :window)
+   ORDER BY n.created_at, n.id LIMIT 1)
+FROM json_each(:ids) AS wanted CROSS JOIN episodes AS c ON c.id = wanted.value
+"""
+"""Each episode's validated neighbours in its asker's conversation: the one just before
+it and the one just after, within the window (times are microseconds, see
+:mod:`memory.sqlite.codec`); each read from the ``(requester_id, created_at)`` index."""
+
+
+def _adjacent(db: Database, episode_ids: list[int], window: timedelta) -> dict[int, set[int]]:
+    rows = db.execute(
+        _ADJACENT_SQL,
+        {"ids": json.dumps(episode_ids), "window": window // timedelta(microseconds=1)},
+    ).fetchall()
+    return neighbours(rows)
+
+
+def _by_id(
+    db: Database, episode_ids: list[int], params: dict[str, object]
+) -> list[tuple[Episode, float | None]]:
+    """The episodes of these ids that are in the request's scope, found by no full-text
+    search."""
+    rows = db.query(_BY_ID_SQL, {**params, "ids": json.dumps(episode_ids)})
+    return [(episode_from_row(row), None) for row in rows]
+
+
 def _lexical(
     db: Database, match: str | None, params: dict[str, object]
 ) -> dict[int, tuple[Episode, float]]:
@@ -117,14 +163,17 @@ def recall_matching(
     ]
     found = [(episode, bm25) for episode, bm25 in lexical.values()]
     if semantic_only:
-        rows = db.query(_BY_ID_SQL, {**params, "ids": json.dumps(semantic_only)})
-        found += [(episode_from_row(row), None) for row in rows]
-    candidates = [
-        Candidate(episode=episode, bm25=bm25, cosine=cosines.get(episode.id))
-        for episode, bm25 in found
-        if config.visibility.may_see(episode, viewer_id=request.requester_id, scope=scope)
-    ]
-    ranked = rank(candidates, now=request.now, weights=config.weights, hybrid=hybrid)
+        found += _by_id(db, semantic_only, params)
+    candidates = visible_candidates(found, cosines, request, config)
+    sources = context_sources(candidates, request, config)
+    adjacent = _adjacent(db, sources, hybrid.context_window) if sources else {}
+    unread = related_neighbours(adjacent, candidates, cosines, floor=hybrid.min_similarity)
+    if unread:
+        pulled = _by_id(db, unread, params)
+        candidates += visible_candidates(pulled, cosines, request, config)
+    ranked = rank(
+        candidates, now=request.now, weights=config.weights, hybrid=hybrid, adjacent=adjacent
+    )
     return fit_budget(ranked, limit=request.limit, token_budget=request.token_budget)
 
 

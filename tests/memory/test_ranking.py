@@ -6,13 +6,24 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from memory import ConversationKind, Episode, RecallWeights, Scope
+from memory import (
+    ConversationKind,
+    Episode,
+    HybridRecall,
+    MemoryConfig,
+    RecallRequest,
+    RecallWeights,
+    Scope,
+)
 from memory.ranking import (
     Candidate,
+    context_sources,
     fit_budget,
     importance_score,
+    neighbours,
     rank,
     recency_score,
+    related_neighbours,
     relevance_scores,
     token_estimate,
 )
@@ -122,6 +133,49 @@ def test_importance_breaks_a_relevance_and_recency_tie() -> None:
         weights=RecallWeights(recency=1.0, importance=1.0),
     )
     assert [item.episode.id for item in ranked] == [2, 1]
+
+
+def test_neighbours_are_known_both_ways() -> None:
+    adjacent = neighbours([(2, 1, 3), (7, None, 8), (9, None, None)])
+    assert adjacent == {1: {2}, 2: {1, 3}, 3: {2}, 7: {8}, 8: {7}}
+
+
+def test_an_episode_gains_a_share_of_its_best_neighbours_sum() -> None:
+    strong = Candidate(episode=episode(1), bm25=-9.0)
+    after_strong = Candidate(episode=episode(2), bm25=-3.0)
+    alone = Candidate(episode=episode(3), bm25=-3.0)
+    weakest = Candidate(episode=episode(4), bm25=-1.0)
+    candidates = [strong, after_strong, alone, weakest]
+    adjacent = neighbours([(1, None, 2)])
+    hybrid = HybridRecall(semantic=0, context=0.5)
+
+    without = rank(candidates, now=NOW, weights=RecallWeights(), hybrid=hybrid)
+    ranked = rank(candidates, now=NOW, weights=RecallWeights(), hybrid=hybrid, adjacent=adjacent)
+
+    assert [item.episode.id for item in without] == [1, 3, 2, 4]  # a tie: the later first
+    assert [item.episode.id for item in ranked] == [1, 2, 3, 4]
+    sums = {item.episode.id: item.score for item in without}
+    scores = {item.episode.id: item.score for item in ranked}
+    assert scores[2] == pytest.approx(sums[2] + 0.5 * sums[1])
+    assert scores[1] == pytest.approx(sums[1] + 0.5 * sums[2])  # its own sum lent, no more
+    assert scores[3] == pytest.approx(sums[3])
+
+
+def test_the_context_comes_from_the_best_candidates_by_their_sums_alone() -> None:
+    candidates = [Candidate(episode=episode(i), bm25=-float(i)) for i in range(1, 20)]
+    request = RecallRequest(scope=SCOPE, requester_id="U", text="q", limit=2, now=NOW)
+    lexical = MemoryConfig(hybrid=HybridRecall(semantic=0))
+    assert context_sources(candidates, request, lexical) == [19, 18, 17, 16]
+    off = MemoryConfig(hybrid=HybridRecall(semantic=0, context=0))
+    assert context_sources(candidates, request, off) == []
+
+
+def test_a_neighbour_joins_only_when_related_to_the_question_itself() -> None:
+    found = [Candidate(episode=episode(1), bm25=-2.0)]
+    adjacent = neighbours([(1, 2, 3), (5, 4, None)])
+    cosines = {1: 0.9, 2: 0.35, 3: 0.1, 5: 0.5}  # 4 has no vector
+    assert related_neighbours(adjacent, found, cosines, floor=0.3) == [2, 5]
+    assert related_neighbours(adjacent, found, {}, floor=-1.0) == []
 
 
 def test_token_estimate_counts_question_answer_and_lesson() -> None:
