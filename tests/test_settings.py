@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from bot.config import ConfigurationError, Settings, load_settings
+from bot.config import ConfigurationError, Settings, load_settings, manifest_bot_scopes
 
 ENV_EXAMPLE = Path(__file__).resolve().parents[1] / ".env.example"
 
@@ -103,3 +103,28 @@ def test_the_database_url_and_its_password_are_secrets_of_the_log(
     monkeypatch.setenv("BOT_DB_URL", "postgresql://bot:s3cret@db:5432/bot")
     settings = Settings(_env_file=None, slack_bot_token="xoxb-t", slack_signing_secret="s")  # type: ignore[call-arg]
     assert {"s3cret", "postgresql://bot:s3cret@db:5432/bot"} <= set(settings.secret_values())
+
+
+def test_oauth_mode_needs_no_bot_token_and_asks_for_the_scopes_given(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("SLACK_BOT_TOKEN", raising=False)
+    monkeypatch.setenv("SLACK_SIGNING_SECRET", "secret")
+    monkeypatch.setenv("SLACK_CLIENT_ID", "1111.2222")
+    monkeypatch.setenv("SLACK_CLIENT_SECRET", "client-secret")
+    monkeypatch.setenv("SLACK_SCOPES", "chat:write, im:history,")
+    settings = load_settings(Settings)
+    assert settings.oauth_mode and settings.slack_bot_token is None
+    assert settings.bot_scopes == ("chat:write", "im:history")
+    assert "client-secret" in settings.secret_values()
+    monkeypatch.setenv("SLACK_SCOPES", "")
+    assert load_settings(Settings).bot_scopes == manifest_bot_scopes()
+
+
+def test_half_an_oauth_configuration_is_single_token_mode(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SLACK_BOT_TOKEN", raising=False)
+    monkeypatch.setenv("SLACK_SIGNING_SECRET", "secret")
+    monkeypatch.setenv("SLACK_CLIENT_ID", "1111.2222")
+    monkeypatch.setenv("SLACK_CLIENT_SECRET", "")
+    with pytest.raises(ConfigurationError, match="SLACK_BOT_TOKEN is not set"):
+        load_settings(Settings)
