@@ -101,6 +101,7 @@ def _build_before_contentless_index(path: Path, config: MemoryConfig) -> None:
     db.executescript(INDEX_STATE)
     db.execute(CREATE_INDEX_QUEUE)  # ... and queues a voted episode for filing
     db.execute("ALTER TABLE episodes ADD COLUMN enterprise_id TEXT NOT NULL DEFAULT ''")
+    db.execute("ALTER TABLE episodes ADD COLUMN reason TEXT")
     for index, (user, scope) in enumerate([("UOLD", DM), ("UOLD", CHANNEL), ("UKEEP", DM)]):
         ts = f"1700000000.00010{index}"
         episodes.record_exchange(
@@ -122,6 +123,7 @@ def _build_before_contentless_index(path: Path, config: MemoryConfig) -> None:
     db.execute("DROP TABLE index_state")
     db.execute("DROP TABLE index_queue")  # nor this: migration 12
     db.execute("ALTER TABLE episodes DROP COLUMN enterprise_id")  # migration 19
+    db.execute("ALTER TABLE episodes DROP COLUMN reason")  # migration 17
     db.close()
 
 
@@ -157,6 +159,7 @@ def _build_with_every_word_indexed(path: Path, config: MemoryConfig) -> None:
     db.executescript(INDEX_STATE)
     db.execute(CREATE_INDEX_QUEUE)  # today's write path below queues a voted episode
     db.execute("ALTER TABLE episodes ADD COLUMN enterprise_id TEXT NOT NULL DEFAULT ''")
+    db.execute("ALTER TABLE episodes ADD COLUMN reason TEXT")
     for index, user in enumerate(["UOLD", "UKEEP"]):
         ts = f"1700000000.00020{index}"
         question = OLD_QUESTION if user == "UOLD" else "Where do the spare badges live?"
@@ -192,6 +195,7 @@ def _build_with_every_word_indexed(path: Path, config: MemoryConfig) -> None:
     db.execute("DROP TABLE index_state")
     db.execute("DROP TABLE index_queue")  # not there yet: migration 12
     db.execute("ALTER TABLE episodes DROP COLUMN enterprise_id")  # migration 19
+    db.execute("ALTER TABLE episodes DROP COLUMN reason")  # migration 17
     db.close()
 
 
