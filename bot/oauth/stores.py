@@ -27,15 +27,26 @@ log = logging.getLogger(__name__)
 
 _BOT = ""
 """The user id of a workspace's bot record."""
-_BOT_FIELDS = ("bot_token", "bot_id", "bot_user_id", "bot_scopes", "bot_refresh_token")
+_BOT_FIELDS = (
+    "bot_token",
+    "bot_id",
+    "bot_user_id",
+    "bot_scopes",
+    "bot_refresh_token",
+    "bot_token_expires_at",
+)
+"""What the bot's record holds of an installation: the current bot token and its kin."""
 
 
 def _json(value: Any) -> Any:
-    """The SDK's dict with its datetimes as ISO-8601 (which the SDK reads back)."""
+    """A value of the SDK's dicts as JSON can hold it: a datetime as ISO-8601, which the
+    SDK's models read back."""
     return value.isoformat() if isinstance(value, datetime) else value
 
 
-def _ids(enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool | None):
+def _ids(
+    enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool | None
+) -> tuple[str, str]:
     """The store's key of a workspace: an org-wide installation is the org's, any team."""
     return enterprise_id or "", "" if is_enterprise_install else (team_id or "")
 
@@ -125,7 +136,6 @@ class StoreInstallationStore(AsyncInstallationStore):
         bot = await store.find_installation(enterprise_id=enterprise, team_id=team, user_id=_BOT)
         if bot is not None:
             fields |= {name: bot.data.get(name) for name in _BOT_FIELDS}
-            fields["bot_token_expires_at"] = bot.data.get("bot_token_expires_at")
         return Installation(**fields)
 
     async def async_delete_bot(self, *, enterprise_id: str | None, team_id: str | None) -> None:
