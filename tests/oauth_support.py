@@ -76,6 +76,7 @@ async def install(
     *,
     installer: str,
     enterprise_id: str | None = None,
+    org_wide: bool = False,
     back_at: str | None = None,
 ) -> FakeWorkspace:
     """``installer`` opens ``GET /slack/install``, clicks *Add to Slack*, allows the app
@@ -90,7 +91,9 @@ async def install(
     state = found.group(1)
     cookie = page.cookies.get(STATE_COOKIE)
     assert cookie is not None, "the install page sets the state cookie"
-    code = fake.approve_install(team_id, installer=installer, enterprise_id=enterprise_id)
+    code = fake.approve_install(
+        team_id, installer=installer, enterprise_id=enterprise_id, org_wide=org_wide
+    )
     done = await http.get(
         f"{back_at or url}/slack/oauth_redirect",
         params={"code": code, "state": state},

@@ -70,6 +70,8 @@ class FakeInstall(BaseModel):
     bot_user_id: str
     bot_id: str
     installer: str
+    org_wide: bool = False
+    """Installed for a whole Enterprise Grid org (``team_id`` is then the org's id)."""
     token: str = ""
     refresh_token: str | None = None
     expires_at: float | None = None
@@ -194,6 +196,8 @@ class FakeSlackWebAPI:
         self.issued: list[str] = []
         """Every code, token and refresh token the OAuth side handed out, in order."""
         self.enterprise_id: str | None = None
+        self.is_enterprise_install = False
+        """Whether the events of the fake's single token come from an org-wide install."""
         self.app_token = app_token
         self.team_id = team_id
         self.bot_user_id = bot_user_id
@@ -619,7 +623,7 @@ class FakeSlackWebAPI:
             "team_id": self.team_id if install is None else install.team_id,
             "user_id": self.bot_user_id if install is None else install.bot_user_id,
             "bot_id": self.bot_id if install is None else install.bot_id,
-            "is_enterprise_install": False,
+            "is_enterprise_install": install is not None and install.org_wide,
         }
         if install is not None and install.enterprise_id is not None:
             answer["enterprise_id"] = install.enterprise_id
@@ -627,18 +631,25 @@ class FakeSlackWebAPI:
 
     # -- OAuth -----------------------------------------------------------------------------
     def approve_install(
-        self, team_id: str, *, installer: str, enterprise_id: str | None = None
+        self,
+        team_id: str,
+        *,
+        installer: str,
+        enterprise_id: str | None = None,
+        org_wide: bool = False,
     ) -> str:
-        """``installer`` clicks *Allow* on Slack's authorize page for ``team_id``: the code
-        Slack appends to the redirect URL, for the app to exchange at ``oauth.v2.access``."""
+        """``installer`` clicks *Allow* on Slack's authorize page for ``team_id`` (with
+        ``org_wide``, an org admin for the whole org ``team_id`` names): the code Slack
+        appends to the redirect URL, for the app to exchange at ``oauth.v2.access``."""
         code = f"code-{secrets.token_hex(8)}"
         self.issued.append(code)
         self._codes[code] = FakeInstall(
             team_id=team_id,
-            enterprise_id=enterprise_id,
+            enterprise_id=team_id if org_wide else enterprise_id,
             bot_user_id=f"U{team_id[1:]}BOT",
             bot_id=f"B{team_id[1:]}BOT",
             installer=installer,
+            org_wide=org_wide,
         )
         return code
 
@@ -646,9 +657,10 @@ class FakeSlackWebAPI:
         """The workspace removes the app: its token stops working at once."""
         return self.installs.pop(team_id)
 
-    def workspace(self, team_id: str) -> FakeWorkspace:
-        """This fake as the app installed in ``team_id`` sees it (for building its events)."""
-        return FakeWorkspace(self, self.installs[team_id])
+    def workspace(self, team_id: str, *, org: str | None = None) -> FakeWorkspace:
+        """This fake as the app installed in ``team_id`` (or, org-wide, in ``org``) sees
+        it, for building the events of workspace ``team_id``."""
+        return FakeWorkspace(self, self.installs[org or team_id], team_id=team_id)
 
     async def _oauth_access(self, args: dict[str, Any]) -> dict[str, Any]:
         """``oauth.v2.access``: a code for the installation's tokens, or (token rotation)
@@ -673,14 +685,16 @@ class FakeSlackWebAPI:
             "token_type": "bot",
             "scope": "chat:write,im:history",
             "bot_user_id": install.bot_user_id,
-            "team": {"id": install.team_id, "name": f"Team {install.team_id}"},
+            "team": None
+            if install.org_wide
+            else {"id": install.team_id, "name": f"Team {install.team_id}"},
             "enterprise": (
                 None
                 if install.enterprise_id is None
                 else {"id": install.enterprise_id, "name": "Fake Org"}
             ),
             "authed_user": {"id": install.installer},
-            "is_enterprise_install": False,
+            "is_enterprise_install": install.org_wide,
         }
         if install.refresh_token is not None:
             answer |= {"refresh_token": install.refresh_token, "expires_in": self.token_lifetime}
@@ -926,11 +940,14 @@ class FakeWorkspace:
     token, for building that workspace's events (see :mod:`bot.testing.slack_people`);
     everything else is the fake's."""
 
-    def __init__(self, fake: FakeSlackWebAPI, install: FakeInstall) -> None:
+    def __init__(
+        self, fake: FakeSlackWebAPI, install: FakeInstall, *, team_id: str | None = None
+    ) -> None:
         self._fake = fake
         self.install = install
-        self.team_id = install.team_id
+        self.team_id = team_id or install.team_id
         self.enterprise_id = install.enterprise_id
+        self.is_enterprise_install = install.org_wide
         self.bot_user_id = install.bot_user_id
         self.bot_id = install.bot_id
 

@@ -71,10 +71,10 @@ def event_envelope(
         "authorizations": [
             {
                 "enterprise_id": enterprise_id,
-                "team_id": fake.team_id,
+                "team_id": None if fake.is_enterprise_install else fake.team_id,
                 "user_id": fake.bot_user_id,
                 "is_bot": True,
-                "is_enterprise_install": False,
+                "is_enterprise_install": fake.is_enterprise_install,
             }
         ],
         "is_ext_shared_channel": False,

@@ -178,6 +178,30 @@ async def test_one_person_in_two_workspaces_of_an_org_sees_nothing_of_one_in_the
         assert ("quokka" in json.dumps(published.args)) is shown
 
 
+async def test_an_org_wide_install_answers_each_workspace_of_the_org_apart(
+    oauth_server: HttpServer,
+    fake_slack: FakeSlackWebAPI,
+    fake_llm: FakeLLMServer,
+    http: httpx.AsyncClient,
+) -> None:
+    """Enterprise Grid, installed once for the whole org by its admin: one token answers
+    every workspace of the org, and each workspace keeps its own memories."""
+    org = await install(http, oauth_server, fake_slack, "E0000ORG", installer=BOB, org_wide=True)
+    one, two = (
+        workspace_slack(oauth_server, fake_slack.workspace(team, org="E0000ORG"), http)
+        for team in ("T0000ONE", "T0000TWO")
+    )
+    fake_slack.calls.clear()
+    await one.vote(await one.ask_in_dm(SECRET, user=ALICE), user=ALICE)
+    await two.ask_in_dm(f"{RELATED} (two)", user=ALICE)
+    await one.ask_in_dm(f"{RELATED} (one)", user=ALICE)
+    assert {c.token for c in fake_slack.calls if c.method in ANSWERING_METHODS} == {org.token}
+    assert "quokka" in fake_llm.prompt_for(f"{RELATED} (one)")
+    assert "quokka" not in fake_llm.prompt_for(f"{RELATED} (two)")
+    stored = await one.services.memory.list_episodes(ALICE)
+    assert {(e.scope.enterprise_id, e.scope.team_id) for e in stored} == {("E0000ORG", "T0000ONE")}
+
+
 async def test_uninstalling_erases_the_workspace_down_to_the_bytes_and_keeps_the_other(
     oauth_server: HttpServer,
     fake_slack: FakeSlackWebAPI,
