@@ -247,11 +247,24 @@ class SlackPeople:
             reaction_event(self.fake, message, user=user, reaction=reaction, added=added)
         )
 
+    def _org(self) -> dict[str, Any]:
+        """The org fields of a command's form, on Enterprise Grid (Slack sends them then)."""
+        org = self.fake.enterprise_id
+        if org is None:
+            return {}
+        installed = str(self.fake.is_enterprise_install).lower()
+        return {
+            "enterprise_id": org,
+            "enterprise_name": "Fake Org",
+            "is_enterprise_install": installed,
+        }
+
     async def command(
         self, command: str, *, user: str = ALICE, channel: str = GENERAL, text: str = ""
     ) -> httpx.Response:
         body = urlencode(
             {
+                **self._org(),
                 "token": "legacy-verification-token",
                 "team_id": self.fake.team_id,
                 "team_domain": "fake",
@@ -330,11 +343,22 @@ class SlackPeople:
             "team": {"id": self.fake.team_id, "domain": "fake"},
             "channel": {"id": channel, "name": "conversation"},
             **message,
+            **self._interactive_org(),
             "response_url": self.fake.response_url(),
             "actions": [{**action, "value": value, "action_ts": self.fake.next_ts()}],
         }
         body = urlencode({"payload": json.dumps(payload)})
         return await self.post(body, content_type="application/x-www-form-urlencoded")
+
+    def _interactive_org(self) -> dict[str, Any]:
+        """The org fields of an interactive payload, on Enterprise Grid."""
+        org = self.fake.enterprise_id
+        if org is None:
+            return {}
+        return {
+            "enterprise": {"id": org, "name": "Fake Org"},
+            "is_enterprise_install": self.fake.is_enterprise_install,
+        }
 
     async def submit_view(
         self, view: dict[str, Any], values: dict[str, Any], *, user: str = ALICE

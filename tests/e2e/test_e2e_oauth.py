@@ -17,7 +17,7 @@ from bot.config import manifest_bot_scopes
 from bot.server import HttpServer
 from bot.testing import FakeLLMServer
 from bot.testing.fake_slack import FakeSlackWebAPI
-from bot.testing.harness import ALICE, BOB, SignedSlack, start_bot
+from bot.testing.harness import ALICE, BOB, SignedSlack, dm_channel, start_bot
 from memory import EpisodeStatus
 from tests.oauth_support import (
     ANSWERING_METHODS,
@@ -170,6 +170,9 @@ async def test_one_person_in_two_workspaces_of_an_org_sees_nothing_of_one_in_the
     assert {(e.scope.enterprise_id, e.scope.team_id) for e in stored} == {("E0000ORG", "T0000ONE")}
 
     for slack, shown in ((two, False), (one, True)):
+        listed = await slack.command("/memory", user=ALICE, channel=dm_channel(ALICE))
+        assert listed.status_code == 200
+        assert ("quokka" in listed.text) is shown
         fake_slack.calls.clear()
         await slack.open_home(user=ALICE)
         await fake_slack.wait_for(lambda: bool(fake_slack.calls_to("views.publish")), what="home")
