@@ -29,7 +29,7 @@ REASON_OPEN_ACTION_ID = "reason_open"
 REASON_VIEW_CALLBACK_ID = "reason_form"
 REASON_BLOCK_ID = "reason"
 REASON_INPUT_ACTION_ID = "reason_text"
-ASK_TEXT = "Sorry that didn't help. What went wrong? Telling me helps me do better next time."
+ASK_TEXT = "Sorry that didn't help. What went wrong?"
 
 Block = dict[str, Any]
 
