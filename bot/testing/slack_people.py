@@ -384,6 +384,7 @@ class SlackPeople:
             },
             "response_urls": [],
             "is_enterprise_install": False,
+            **self._interactive_org(),
         }
         body = urlencode({"payload": json.dumps(payload)})
         return await self.post(body, content_type="application/x-www-form-urlencoded")
