@@ -10,7 +10,7 @@ recalls of the measured person, and how long ``/forget`` takes (the median of
 
 Sizes are small (1,000 episodes quick, 20,000 full): these figures compare the backends
 at equal size, not at a million episodes (see ``recall`` and ``ingest`` for those).
-PostgreSQL is the server of :mod:`memory.postgres.scratch` (``TEST_POSTGRES_URL``), in a
+PostgreSQL is the server of :mod:`tests.support.postgres_scratch` (``TEST_POSTGRES_URL``), in a
 schema of its own, dropped afterwards, with ``synchronous_commit`` off as in the tests: a
 commit does not wait for the disk, as SQLite's in WAL mode with ``synchronous=NORMAL``
 does not either (both lose nothing when the bot's process dies). At these sizes the
@@ -32,7 +32,7 @@ import psycopg
 from benchmarks.harness import BENCH_DIR, Figure, percentile
 from benchmarks.stores import MEASURED_USER, NOW, dm_scope, exchanges, user_id
 from memory import MemoryConfig, MemoryStore, RecallRequest, open_store
-from memory.postgres.scratch import scratch_schema
+from tests.support.postgres_scratch import scratch_schema
 
 __all__ = ["FIGURES", "NAME", "run"]
 

@@ -2,7 +2,7 @@
 
 The bot under test is the real HTTP server (:class:`bot.server.HttpServer`) wired to the
 test suite's fakes (:class:`FakeSlackWebAPI`, :class:`FakeLLMServer`) and driven with the
-suite's signed requests (:mod:`bot.testing.harness`), so a benchmark measures the code
+suite's signed requests (:mod:`tests.support.harness`), so a benchmark measures the code
 path production runs, on 127.0.0.1 only.
 """
 
@@ -25,11 +25,11 @@ from bot.agent import GuardPolicy
 from bot.app import Bot
 from bot.config import Settings
 from bot.server import HttpServer
+from bot.simulator import FakeLLMServer
+from bot.simulator.slack_web_api import FakeSlackWebAPI
 from bot.slack.streaming import THINKING_PLACEHOLDER
-from bot.testing import FakeLLMServer
-from bot.testing.fake_slack import FakeSlackWebAPI
-from bot.testing.harness import FAST_RETRIES, SIGNING_SECRET, SignedSlack
 from memory import ConversationKind, Episode, MemoryStore, NewExchange, Scope, VoteEvent
+from tests.support.harness import FAST_RETRIES, SIGNING_SECRET, SignedSlack
 
 __all__ = [
     "BENCH_DIR",
@@ -117,7 +117,7 @@ async def bot_under_test(
     """Fake Slack, fake LLM, the real bot server on ``db_file``, and a signed client.
 
     ``before_start`` may register listeners ahead of the bot's own (Bolt runs the first
-    listener that matches), as :func:`bot.testing.harness.start_bot` builds the server.
+    listener that matches), as :func:`tests.support.harness.start_bot` builds the server.
     ``guard`` replaces the bot's tool guard policy; ``settings`` overrides settings (a real
     model's ``llm_base_url`` and ``llm_model`` too)."""
     async with (

@@ -50,9 +50,9 @@ from bot.agent import EMPTY_REPLY_TEXT, NARROW_DOWN_TEXT  # noqa: E402
 from bot.answering.service import MODEL_UNAVAILABLE, SOMETHING_WENT_WRONG  # noqa: E402
 from bot.assistant import SYSTEM_PROMPT, default_tools  # noqa: E402
 from bot.assistant.similarity import common_run, repeats, rouge_l  # noqa: E402
-from bot.testing.harness import SignedSlack  # noqa: E402
-from bot.testing.recording_proxy import RecordingProxy, Replies  # noqa: E402
+from bot.simulator.recording_proxy import RecordingProxy, Replies  # noqa: E402
 from memory import Episode, EpisodeStatus  # noqa: E402
+from tests.support.harness import SignedSlack  # noqa: E402
 
 __all__ = ["Arm", "Case", "Outcome", "load_cases", "main", "usability_problems"]
 

@@ -21,7 +21,7 @@ import aiohttp
 from pydantic import BaseModel
 
 from bot.server import EVENTS_PATH
-from bot.testing.harness import SignedSlack, sign
+from tests.support.harness import SignedSlack, sign
 
 __all__ = ["LoadGenerator", "LoadResult", "SignedRequest", "signed_events"]
 

@@ -13,7 +13,7 @@ printed, not timed. The events come from another process (:mod:`benchmarks.load`
 bounded number with bounded concurrency.
 
 ``reaction_throughput_ratio_postgres`` is the same, with the bot's store in a new schema of
-the PostgreSQL server the tests use (:mod:`memory.postgres.scratch`); the target is the
+the PostgreSQL server the tests use (:mod:`tests.support.postgres_scratch`); the target is the
 embedded default's, and this figure is printed beside it.
 """
 
@@ -44,7 +44,7 @@ from bot.composition import Components, wake_for
 from bot.listeners import Services
 from bot.votes import Votes
 from memory import VoteEvent, VoteOutcome, VoteRecorder
-from memory.postgres.scratch import scratch_schema
+from tests.support.postgres_scratch import scratch_schema
 
 __all__ = ["FIGURES", "NAME", "Round", "VoteCounter", "run"]
 

@@ -28,8 +28,8 @@ from typing import Any
 
 from benchmarks.harness import BotUnderTest, Comparison, Figure, Target, bot_under_test
 from bot.agent import GuardPolicy, ToolCall
-from bot.testing import ScriptedReply
-from bot.testing.harness import ALICE, dm_channel
+from bot.simulator import ScriptedReply
+from tests.support.harness import ALICE, dm_channel
 
 __all__ = ["FIGURES", "MINIMUM_LLM_CALLS", "NAME", "UNGUARDED", "run", "wasted_calls"]
 

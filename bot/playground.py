@@ -41,10 +41,10 @@ from bot.composition import probe_configured_model
 from bot.config import ConfigurationError, Settings, describe_validation_error
 from bot.llm import describe_endpoint
 from bot.server import EVENTS_PATH, CannotListen, HttpServer
-from bot.testing import FakeLLMServer
-from bot.testing.fake_slack import FakeMessage, FakeSlackWebAPI
-from bot.testing.recording_proxy import RecordingProxy
-from bot.testing.slack_people import ALICE, BOB, GENERAL, SIGNING_SECRET, SlackPeople, dm_channel
+from bot.simulator import FakeLLMServer
+from bot.simulator.recording_proxy import RecordingProxy
+from bot.simulator.slack_people import ALICE, BOB, GENERAL, SIGNING_SECRET, SlackPeople, dm_channel
+from bot.simulator.slack_web_api import FakeMessage, FakeSlackWebAPI
 from bot.views import FEEDBACK_ACTION_ID
 from memory import EpisodeStatus, StoreError
 

@@ -11,14 +11,14 @@ import pytest
 
 from bot.config import Settings
 from bot.server import HttpServer
+from bot.simulator import FakeLLMServer
+from bot.simulator.slack_web_api import FakeSlackWebAPI
 from bot.slack.streaming import THINKING_PLACEHOLDER
-from bot.testing import FakeLLMServer
-from bot.testing.fake_slack import FakeSlackWebAPI
-from bot.testing.harness import SIGNING_SECRET, SignedSlack, start_bot
-from bot.testing.process import fakes_env
 from memory import MemoryConfig, MemoryStore, open_store
-from memory.postgres.scratch import scratch_schema
 from tests.replicas_support import REPLICAS, Replica, running_replicas
+from tests.support.harness import SIGNING_SECRET, SignedSlack, start_bot
+from tests.support.postgres_scratch import scratch_schema
+from tests.support.process import fakes_env
 
 
 @pytest.fixture

@@ -11,10 +11,10 @@ import httpx
 
 from bot.config import Settings
 from bot.server import HttpServer
-from bot.testing import FakeLLMServer
-from bot.testing.fake_slack import FakeSlackWebAPI, FakeWorkspace
-from bot.testing.harness import SIGNING_SECRET, SignedSlack
-from memory.postgres.scratch import scratch_schema
+from bot.simulator import FakeLLMServer
+from bot.simulator.slack_web_api import FakeSlackWebAPI, FakeWorkspace
+from tests.support.harness import SIGNING_SECRET, SignedSlack
+from tests.support.postgres_scratch import scratch_schema
 
 __all__ = [
     "ANSWERING_METHODS",

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 
 from bot.server import HEALTH_PATH
-from bot.testing.process import local_url
+from tests.support.process import local_url
 
 __all__ = ["REPLICAS", "Replica", "running_replicas"]
 

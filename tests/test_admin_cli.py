@@ -16,7 +16,7 @@ import pytest
 
 from bot.__main__ import main
 from bot.admin import describe_stats
-from bot.testing import FakeLLMServer, ScriptedReply
+from bot.simulator import FakeLLMServer, ScriptedReply
 from memory import (
     ConversationKind,
     EpisodeStatus,

@@ -20,12 +20,12 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from bot.testing import FakeLLMServer
-from bot.testing.fake_slack import FakeSlackWebAPI
-from bot.testing.process import fakes_env, run_bot_to_end
+from bot.simulator import FakeLLMServer
+from bot.simulator.slack_web_api import FakeSlackWebAPI
 from memory import ConversationKind, MemoryConfig, NewExchange, Scope, open_store
 from memory.postgres.diagnosis import connect_problem
-from memory.postgres.scratch import admin_url, create_schema, drop_schema, schema_url
+from tests.support.postgres_scratch import admin_url, create_schema, drop_schema, schema_url
+from tests.support.process import fakes_env, run_bot_to_end
 
 ALICE = "U0ALICE"
 cli = run_bot_to_end

@@ -7,8 +7,8 @@ from slack_sdk.errors import SlackApiError
 
 from bot.app import Bot
 from bot.config import Settings
-from bot.testing.fake_slack import FakeSlackWebAPI
-from bot.testing.harness import FAST_RETRIES, start_bot
+from bot.simulator.slack_web_api import FakeSlackWebAPI
+from tests.support.harness import FAST_RETRIES, start_bot
 
 
 async def test_a_started_bot_shares_one_open_session_and_closes_it_when_stopped(

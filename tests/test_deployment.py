@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from bot.server import EVENTS_PATH, HttpServer
-from bot.testing import FakeLLMServer
+from bot.simulator import FakeLLMServer
 
 ROOT = Path(__file__).resolve().parents[1]
 SLACK_PATHS = {EVENTS_PATH, "/slack/install", "/slack/oauth_redirect"}

@@ -17,13 +17,18 @@ def _modules_loaded_by(statement: str) -> list[str]:
 def test_production_entry_points_load_no_fake_module() -> None:
     loaded = _modules_loaded_by("import bot.app, bot.server, bot.__main__")
     assert "bot.app" in loaded
-    assert [m for m in loaded if m.startswith("bot.testing") or "fake" in m] == []
+    assert [m for m in loaded if m.startswith(("bot.simulator", "tests")) or "fake" in m] == []
 
 
-def test_benchmarks_import_no_test_module() -> None:
-    loaded = _modules_loaded_by("import benchmarks.harness, benchmarks.load")
-    assert "benchmarks.harness" in loaded
-    assert [m for m in loaded if m == "tests" or m.startswith("tests.")] == []
+def test_benchmarks_import_only_the_shared_test_drivers() -> None:
+    """Benchmarks drive the bot as the tests do (tests/support), but load no test and no pytest."""
+    loaded = _modules_loaded_by("import benchmarks.harness, benchmarks.load, benchmarks.backends")
+    assert "tests.support.harness" in loaded
+    tests = [m for m in loaded if m.split(".")[0] == "tests"]
+    assert [m for m in tests if m not in ("tests", "tests.support")] == [
+        m for m in tests if m.startswith("tests.support.")
+    ]
+    assert [m for m in loaded if m.split(".")[0] in ("pytest", "_pytest")] == []
 
 
 def test_the_agent_core_loads_nothing_of_the_application() -> None:
@@ -101,7 +106,7 @@ def test_only_the_composition_root_opens_a_store_or_an_llm_client() -> None:
     offenders = []
     for path in sorted(bot.rglob("*.py")):
         relative = path.relative_to(bot)
-        if relative.parts[0] in ("llm", "testing") or relative == Path("composition.py"):
+        if relative.parts[0] in ("llm", "simulator") or relative == Path("composition.py"):
             continue
         for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
             if isinstance(node, ast.ImportFrom):

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from bot.testing import FakeLLMServer
-from bot.testing.process import bot_env
-from bot.testing.slack_people import ALICE
+from bot.simulator import FakeLLMServer
+from bot.simulator.slack_people import ALICE
 from memory import MemoryConfig, open_store
-from memory.postgres.scratch import scratch_schema
+from tests.support.postgres_scratch import scratch_schema
+from tests.support.process import bot_env
 
 CompletedProcess = subprocess.CompletedProcess[str]
 

@@ -3,7 +3,7 @@
 Slack rejects a whole message or view (``invalid_blocks``) when one field is too long, so
 the builders in :mod:`bot.views` cut people's text with :func:`clip` before it goes into a
 block.
-The tests check every payload against them with :mod:`bot.testing.block_kit`.
+The tests check every payload against them with :mod:`tests.support.block_kit`.
 The numbers are Slack's documented maximums (docs.slack.dev/reference/block-kit).
 """
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.agent import TurnContext
-from bot.testing.agent import FakeMemory, FakeSlack, make_context
+from tests.support.agent import FakeMemory, FakeSlack, make_context
 
 
 @pytest.fixture

@@ -14,15 +14,15 @@ from bot.agent.tools import run_tool
 from bot.assistant import default_tools
 from bot.assistant.tools import current_datetime, lookup_user, read_thread, recall_my_memories
 from bot.assistant.tools.lookup_user import LookupUserArgs
+from bot.simulator.slack_web_api import FakeSlackWebAPI
 from bot.slack.directory import WebApiDirectory
-from bot.testing.agent import FakeMemory, FakeSlack, make_context
-from bot.testing.fake_slack import FakeSlackWebAPI
 from memory import (
     EpisodeStatus,
     MemoryStore,
     Scope,
 )
 from tests.memory.memory_helpers import Memory
+from tests.support.agent import FakeMemory, FakeSlack, make_context
 
 
 async def call(tool: Tool, context: TurnContext, **arguments: object) -> dict:

@@ -13,7 +13,7 @@ from bot.agent import (
     TurnContext,
     tool,
 )
-from bot.testing.agent import ScriptedProvider, make_agent, reply, tool_call
+from tests.support.agent import ScriptedProvider, make_agent, reply, tool_call
 
 
 class NoArgs(BaseModel):

@@ -12,8 +12,8 @@ from bot.agent import (
 )
 from bot.assistant import LessonEvaluator
 from bot.assistant.similarity import stem
-from bot.testing.agent import ScriptedProvider, make_agent, make_context
 from memory import EpisodeStatus
+from tests.support.agent import ScriptedProvider, make_agent, make_context
 
 
 class RejectsMentionsOf:

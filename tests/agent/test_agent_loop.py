@@ -21,7 +21,7 @@ from bot.agent import (
     tool,
 )
 from bot.agent.loop import EMPTY_REPLY_NUDGE
-from bot.testing.agent import FunctionProvider, ScriptedProvider, make_agent, reply, tool_call
+from tests.support.agent import FunctionProvider, ScriptedProvider, make_agent, reply, tool_call
 
 
 class EchoArgs(BaseModel):

@@ -19,7 +19,7 @@ from bot.agent import (
     tool,
 )
 from bot.assistant import CountToolErrors
-from bot.testing.agent import (
+from tests.support.agent import (
     FakeMemory,
     FunctionProvider,
     ScriptedProvider,
@@ -27,7 +27,7 @@ from bot.testing.agent import (
     make_context,
     tool_call,
 )
-from bot.testing.agent import reply as model_reply
+from tests.support.agent import reply as model_reply
 
 
 class CityArgs(BaseModel):

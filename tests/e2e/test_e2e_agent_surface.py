@@ -10,12 +10,12 @@ import json
 import pytest
 
 from bot.agent import ToolCall
-from bot.testing import FakeLLMServer
-from bot.testing.fake_llm import ScriptedReply
-from bot.testing.fake_slack import STREAM_METHODS, FakeSlackWebAPI, SuggestedPrompts
-from bot.testing.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel
+from bot.simulator import FakeLLMServer
+from bot.simulator.model import ScriptedReply
+from bot.simulator.slack_web_api import STREAM_METHODS, FakeSlackWebAPI, SuggestedPrompts
 from bot.views.suggested_prompts import DEFAULT_PROMPTS, GREETING, PROMPTS_TITLE
 from memory import EpisodeStatus
+from tests.support.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel
 
 
 async def prompts_after(

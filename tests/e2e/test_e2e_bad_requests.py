@@ -15,10 +15,10 @@ from slack_sdk.errors import SlackApiError
 from bot.app import Bot
 from bot.config import Settings
 from bot.server import EVENTS_PATH, HEALTH_PATH, HttpServer
-from bot.testing import FakeLLMServer
-from bot.testing.fake_slack import FakeSlackWebAPI
-from bot.testing.harness import ALICE, FAST_RETRIES, SignedSlack, dm_channel, sign
+from bot.simulator import FakeLLMServer
+from bot.simulator.slack_web_api import FakeSlackWebAPI
 from bot.views import FEEDBACK_ACTION_ID, FORGET_ITEM_ACTION_ID
+from tests.support.harness import ALICE, FAST_RETRIES, SignedSlack, dm_channel, sign
 
 JSON = "application/json"
 FORM = "application/x-www-form-urlencoded"

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.testing import block_kit_problems
-from bot.testing.fake_slack import FakeSlackWebAPI
-from bot.testing.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel
+from bot.simulator.slack_web_api import FakeSlackWebAPI
 from bot.views import FEEDBACK_ACTION_ID, FORGET_EVERYTHING_ACTION_ID
 from memory import EpisodeStatus
+from tests.support.block_kit import block_kit_problems
+from tests.support.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel
 
 
 def element_types(blocks: list[dict[str, Any]] | None) -> list[str]:

@@ -14,10 +14,10 @@ import httpx
 import pytest
 
 from bot.config import Settings
+from bot.simulator import FakeLLMServer, ScriptedReply
+from bot.simulator.slack_web_api import FakeSlackWebAPI
 from bot.slack.streaming import THINKING_STATUS
-from bot.testing import FakeLLMServer, ScriptedReply
-from bot.testing.fake_slack import FakeSlackWebAPI
-from bot.testing.harness import ALICE, BOB, SignedSlack, dm_channel, start_bot
+from tests.support.harness import ALICE, BOB, SignedSlack, dm_channel, start_bot
 
 CROWD = 200
 ASK_AGAIN = re.compile(r"please ask again in about (a minute|\d+ minutes)\.$")

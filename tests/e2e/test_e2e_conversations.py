@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import asyncio
 
+from bot.simulator import FakeLLMServer
+from bot.simulator.slack_web_api import FakeSlackWebAPI
 from bot.slack.streaming import LOADING_MESSAGES, THINKING_STATUS
-from bot.testing import FakeLLMServer
-from bot.testing.fake_slack import FakeSlackWebAPI
-from bot.testing.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel
 from memory import EpisodeStatus
+from tests.support.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel
 
 
 def user_turns(request: dict[str, object]) -> list[str]:
@@ -195,7 +195,7 @@ async def test_a_model_outage_gets_one_short_sentence_and_the_bot_keeps_serving(
 async def test_a_rate_limited_model_is_retried_and_the_answer_arrives(
     slack: SignedSlack, fake_llm: FakeLLMServer
 ) -> None:
-    from bot.testing import ScriptedReply
+    from bot.simulator import ScriptedReply
 
     fake_llm.script(ScriptedReply.error(429, retry_after="0"))
 
@@ -250,7 +250,7 @@ async def test_slack_rate_limits_and_refused_statuses_do_not_lose_the_answer(
 async def test_a_model_stream_cut_midway_ends_with_the_notice_and_is_not_recorded(
     slack: SignedSlack, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
 ) -> None:
-    from bot.testing import ScriptedReply
+    from bot.simulator import ScriptedReply
 
     fake_llm.script(
         ScriptedReply.answer(

@@ -19,13 +19,13 @@ from pydantic import SecretStr
 
 from bot.answering import STORE_UNAVAILABLE
 from bot.config import Settings
-from bot.testing import FakeLLMServer
-from bot.testing.fake_slack import FakeMessage, FakeSlackWebAPI
-from bot.testing.harness import SignedSlack, dm_channel, start_bot
-from bot.testing.slack_people import reaction_event
+from bot.simulator import FakeLLMServer
+from bot.simulator.slack_people import reaction_event
+from bot.simulator.slack_web_api import FakeMessage, FakeSlackWebAPI
 from memory import EpisodeStatus
-from memory.postgres.scratch import end_connections, named_connections, scratch_schema
 from tests.e2e.tcp_proxy import TcpProxy
+from tests.support.harness import SignedSlack, dm_channel, start_bot
+from tests.support.postgres_scratch import end_connections, named_connections, scratch_schema
 
 PEOPLE = [f"U{n:04d}DBTEST" for n in range(6)]
 

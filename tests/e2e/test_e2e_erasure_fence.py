@@ -9,10 +9,10 @@ from typing import Any
 
 from bot.composition import consolidate_now
 from bot.server import HttpServer
-from bot.testing import FakeLLMServer
-from bot.testing.fake_llm import ScriptedReply, echo_last_user_message
-from bot.testing.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel
+from bot.simulator import FakeLLMServer
+from bot.simulator.model import ScriptedReply, echo_last_user_message
 from memory import MemoryStore
+from tests.support.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel
 
 SECRET = "How do I open the vellichor vault behind the quokka door?"
 

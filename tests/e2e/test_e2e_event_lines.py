@@ -17,10 +17,10 @@ import pytest
 
 from bot.logging_setup import JsonFormatter
 from bot.observability import EVENT_LOGGER
-from bot.testing.fake_slack import FakeMessage
-from bot.testing.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel
+from bot.simulator.slack_web_api import FakeMessage
 from bot.views import FEEDBACK_ACTION_ID, FORGET_EVERYTHING_ACTION_ID, FORGET_ITEM_ACTION_ID
 from bot.views.memory_list import ItemKind, ItemRef
+from tests.support.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel
 
 QUESTION = "how do I rotate the wombat staging password"
 WRITTEN = "the capybara runbook says otherwise"

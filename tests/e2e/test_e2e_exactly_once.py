@@ -7,9 +7,9 @@ import json
 import httpx
 
 from bot.config import Settings
-from bot.testing import FakeLLMServer
-from bot.testing.fake_slack import FakeSlackWebAPI
-from bot.testing.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel, start_bot
+from bot.simulator import FakeLLMServer
+from bot.simulator.slack_web_api import FakeSlackWebAPI
+from tests.support.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel, start_bot
 
 
 async def test_retries_of_the_same_event_are_answered_once(

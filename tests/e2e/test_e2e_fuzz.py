@@ -31,8 +31,8 @@ from hypothesis import strategies as st
 
 from bot.logging_setup import LogHygiene, RedactingFormatter
 from bot.server import EVENTS_PATH
-from bot.testing.harness import ALICE, SIGNING_SECRET, SignedSlack, dm_channel
 from bot.views import FEEDBACK_ACTION_ID, FORGET_EVERYTHING_ACTION_ID, FORGET_ITEM_ACTION_ID
+from tests.support.harness import ALICE, SIGNING_SECRET, SignedSlack, dm_channel
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "120"))
 FUZZ = settings(

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 from sqlite_utils.utils import sqlite3
 
 from bot.config import Settings
-from bot.testing.harness import ALICE, dm_channel, start_bot
 from memory import ConversationKind, EpisodeStatus, NewExchange, RecallRequest, Scope, VoteEvent
+from tests.support.harness import ALICE, dm_channel, start_bot
 
 ALL_STATUSES = frozenset(EpisodeStatus)
 

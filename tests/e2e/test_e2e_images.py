@@ -21,13 +21,13 @@ import pytest
 
 from bot.config import Settings
 from bot.server import EVENTS_PATH
-from bot.testing import FakeLLMServer
-from bot.testing.fake_slack import FakeSlackWebAPI
-from bot.testing.harness import ALICE, GENERAL, SignedSlack, dm_channel, start_bot
-from bot.testing.process import fakes_env, local_url, run_bot, wait_until_healthy
-from bot.testing.slack_people import SlackPeople
+from bot.simulator import FakeLLMServer
+from bot.simulator.slack_people import SlackPeople
+from bot.simulator.slack_web_api import FakeSlackWebAPI
 from memory import MemoryConfig, open_store
 from tests.oauth_support import install, oauth_settings, workspace_slack
+from tests.support.harness import ALICE, GENERAL, SignedSlack, dm_channel, start_bot
+from tests.support.process import fakes_env, local_url, run_bot, wait_until_healthy
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 JPEG_SIGNATURE = b"\xff\xd8\xff\xe0"

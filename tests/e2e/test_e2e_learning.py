@@ -13,10 +13,10 @@ from bot.assistant import EXPERIENCE_HEADING
 from bot.config import Settings
 from bot.learning.reflector import REFLECTION_PROMPT
 from bot.learning.scorer import SCORING_PROMPT
-from bot.testing import FakeLLMServer
-from bot.testing.fake_slack import FakeSlackWebAPI
-from bot.testing.harness import ALICE, BOB, SignedSlack, dm_channel, start_bot
+from bot.simulator import FakeLLMServer
+from bot.simulator.slack_web_api import FakeSlackWebAPI
 from memory.sqlite import vote_queue
+from tests.support.harness import ALICE, BOB, SignedSlack, dm_channel, start_bot
 
 FIRST = "How do I deploy the billing service to staging?"
 RELATED = "what's the way to get billing deployed on staging"

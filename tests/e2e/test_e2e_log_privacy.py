@@ -22,13 +22,13 @@ import httpx
 import pytest
 
 from bot.server import EVENTS_PATH
-from bot.testing import FakeLLMServer, ScriptedReply
-from bot.testing.fake_slack import FakeMessage, FakeSlackWebAPI
-from bot.testing.harness import ALICE, BOB, GENERAL, SIGNING_SECRET, dm_channel
-from bot.testing.process import fakes_env, local_url, run_bot, wait_until_healthy
-from bot.testing.slack_people import SlackPeople
+from bot.simulator import FakeLLMServer, ScriptedReply
+from bot.simulator.slack_people import SlackPeople
+from bot.simulator.slack_web_api import FakeMessage, FakeSlackWebAPI
 from memory import MemoryConfig, open_store
 from tests.oauth_support import install
+from tests.support.harness import ALICE, BOB, GENERAL, SIGNING_SECRET, dm_channel
+from tests.support.process import fakes_env, local_url, run_bot, wait_until_healthy
 
 LLM_KEY = "sk-test-llm-key-never-logged"
 REJECTED = "Which zebrafish runbook covers the quokka failover?"

@@ -6,11 +6,12 @@ import json
 
 import pytest
 
+from bot.simulator import FakeLLMServer, ScriptedReply
+from bot.simulator.slack_web_api import MARKDOWN_CHUNK_LIMIT, FakeMessage, FakeSlackWebAPI
 from bot.slack.splitting import PART_LIMIT
-from bot.testing import FakeLLMServer, ScriptedReply, block_kit_problems
-from bot.testing.fake_slack import MARKDOWN_CHUNK_LIMIT, FakeMessage, FakeSlackWebAPI
-from bot.testing.harness import ALICE, GENERAL, SignedSlack, dm_channel
 from memory import EpisodeStatus
+from tests.support.block_kit import block_kit_problems
+from tests.support.harness import ALICE, GENERAL, SignedSlack, dm_channel
 
 
 def long_answer() -> str:

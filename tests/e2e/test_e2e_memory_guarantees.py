@@ -14,10 +14,10 @@ import pytest
 from bot.assistant import EXPERIENCE_HEADING
 from bot.config import Settings
 from bot.listeners.commands import forget as forget_command
-from bot.testing import FakeLLMServer
-from bot.testing.fake_slack import FakeSlackWebAPI
-from bot.testing.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel, start_bot
+from bot.simulator import FakeLLMServer
+from bot.simulator.slack_web_api import FakeSlackWebAPI
 from memory import EpisodeStatus, ForgetReport
+from tests.support.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel, start_bot
 
 SECRET_QUESTION = "How do I reach the payroll vault from the quokka jumpbox?"
 RELATED = "remind me how to get into the payroll vault"

@@ -15,9 +15,8 @@ import pytest
 
 from bot.config import manifest_bot_scopes
 from bot.server import HttpServer
-from bot.testing import FakeLLMServer
-from bot.testing.fake_slack import FakeSlackWebAPI
-from bot.testing.harness import ALICE, BOB, SignedSlack, dm_channel, start_bot
+from bot.simulator import FakeLLMServer
+from bot.simulator.slack_web_api import FakeSlackWebAPI
 from memory import EpisodeStatus
 from tests.oauth_support import (
     ANSWERING_METHODS,
@@ -29,6 +28,7 @@ from tests.oauth_support import (
     workspace_slack,
 )
 from tests.stored import all_rows_as_text, disk_bytes
+from tests.support.harness import ALICE, BOB, SignedSlack, dm_channel, start_bot
 
 CAROL = "U0000CAROL"
 

@@ -11,12 +11,12 @@ import httpx
 import pytest
 
 from bot.server import EVENTS_PATH
-from bot.testing.fake_slack import FakeSlackWebAPI, FakeWorkspace
-from bot.testing.harness import ALICE, BOB, dm_channel
-from bot.testing.slack_people import SlackPeople
+from bot.simulator.slack_people import SlackPeople
+from bot.simulator.slack_web_api import FakeSlackWebAPI, FakeWorkspace
 from tests.oauth_support import ANSWERING_METHODS, SECRET, install
 from tests.replicas_support import Replica
 from tests.stored import all_rows_as_text
+from tests.support.harness import ALICE, BOB, dm_channel
 
 
 @pytest.fixture

@@ -16,9 +16,9 @@ from bot.answering.service import MISCONFIGURED
 from bot.config import Settings
 from bot.observability import EVENT_LOGGER
 from bot.server import HttpServer
-from bot.testing import FakeLLMServer, ScriptedReply
-from bot.testing.fake_slack import FakeSlackWebAPI
-from bot.testing.harness import ALICE, SIGNING_SECRET, SignedSlack, dm_channel, start_bot
+from bot.simulator import FakeLLMServer, ScriptedReply
+from bot.simulator.slack_web_api import FakeSlackWebAPI
+from tests.support.harness import ALICE, SIGNING_SECRET, SignedSlack, dm_channel, start_bot
 
 QUESTION = "how do I rotate the staging password"
 

@@ -12,10 +12,10 @@ import pytest
 
 from bot.agent.messages import ToolCall
 from bot.config import Settings
-from bot.testing import FakeLLMServer
-from bot.testing.fake_llm import ScriptedReply, echo_last_user_message
-from bot.testing.fake_slack import FakeSlackWebAPI
-from bot.testing.harness import ALICE, BOB, GENERAL, SignedSlack, start_bot
+from bot.simulator import FakeLLMServer
+from bot.simulator.model import ScriptedReply, echo_last_user_message
+from bot.simulator.slack_web_api import FakeSlackWebAPI
+from tests.support.harness import ALICE, BOB, GENERAL, SignedSlack, start_bot
 
 SECRET = "How do I rotate the wombat vault key on the quokka cluster?"
 ASKS_TO_RECALL = "RECALL-PLEASE: did anything like this come up before?"

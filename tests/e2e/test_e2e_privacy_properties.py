@@ -28,10 +28,10 @@ from hypothesis import strategies as st
 
 from bot.agent.messages import ToolCall
 from bot.config import Settings
-from bot.testing import FakeLLMServer
-from bot.testing.fake_llm import ScriptedReply, echo_last_user_message
-from bot.testing.fake_slack import FakeMessage, FakeSlackWebAPI
-from bot.testing.harness import GENERAL, SignedSlack, dm_channel, start_bot
+from bot.simulator import FakeLLMServer
+from bot.simulator.model import ScriptedReply, echo_last_user_message
+from bot.simulator.slack_web_api import FakeMessage, FakeSlackWebAPI
+from tests.support.harness import GENERAL, SignedSlack, dm_channel, start_bot
 
 EXAMPLES = int(os.environ.get("PRIVACY_EXAMPLES", "15"))
 TOPICS = ["deploy billing to staging", "rotate the vault keys", "restart the search cluster"]

@@ -11,16 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from bot.testing import FakeLLMServer
-from bot.testing.fake_slack import FakeSlackWebAPI
-from bot.testing.harness import (
+from bot.simulator import FakeLLMServer
+from bot.simulator.slack_web_api import FakeSlackWebAPI
+from memory import ConversationKind, MemoryConfig, NewExchange, Scope, open_store
+from tests.support.harness import (
     ALICE,
     SIGNING_SECRET,
     dm_channel,
     event_envelope,
     message_event,
 )
-from bot.testing.process import (
+from tests.support.process import (
     bot_env,
     fakes_env,
     local_url,
@@ -28,7 +29,6 @@ from bot.testing.process import (
     run_bot,
     wait_until_healthy,
 )
-from memory import ConversationKind, MemoryConfig, NewExchange, Scope, open_store
 
 LLM_KEY = "sk-test-llm-key-never-logged"
 

@@ -18,10 +18,8 @@ from pydantic import SecretStr
 from bot.answering.service import REASON_THANKS, REJECTED_NOTE
 from bot.config import Settings
 from bot.listeners.views.reason_submitted import EMPTY_REASON
-from bot.testing import FakeLLMServer
-from bot.testing.block_kit import block_kit_problems, modal_problems
-from bot.testing.fake_slack import FakeMessage, FakeSlackWebAPI, permalink
-from bot.testing.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel, start_bot
+from bot.simulator import FakeLLMServer
+from bot.simulator.slack_web_api import FakeMessage, FakeSlackWebAPI, permalink
 from bot.views import FEEDBACK_ACTION_ID
 from bot.views.learned import LEARNED_TEXT
 from bot.views.reason import (
@@ -31,7 +29,9 @@ from bot.views.reason import (
     REASON_OPEN_ACTION_ID,
 )
 from memory import Episode, EpisodeStatus
-from memory.postgres.scratch import scratch_schema
+from tests.support.block_kit import block_kit_problems, modal_problems
+from tests.support.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel, start_bot
+from tests.support.postgres_scratch import scratch_schema
 
 QUESTION = "How do I undo my last git commit?"
 REASON = "that wiped out my uncommitted changes"

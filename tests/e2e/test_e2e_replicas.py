@@ -16,12 +16,12 @@ import pytest
 
 from bot.learning.reflector import REFLECTION_PROMPT
 from bot.server import EVENTS_PATH
-from bot.testing import FakeLLMServer
-from bot.testing.fake_slack import FakeMessage, FakeSlackWebAPI
-from bot.testing.harness import ALICE, BOB, dm_channel
-from bot.testing.slack_people import SlackPeople
+from bot.simulator import FakeLLMServer
+from bot.simulator.slack_people import SlackPeople
+from bot.simulator.slack_web_api import FakeMessage, FakeSlackWebAPI
 from memory import EpisodeStatus, MemoryConfig, MemoryStore, open_store
 from tests.replicas_support import REPLICAS, Replica
+from tests.support.harness import ALICE, BOB, dm_channel
 
 CONSOLIDATION_SECONDS = 1.5
 

@@ -10,9 +10,9 @@ import pytest
 
 from bot.config import Settings
 from bot.learning.reflector import REFLECTION_PROMPT
-from bot.testing import FakeLLMServer
-from bot.testing.fake_slack import FakeSlackWebAPI
-from bot.testing.harness import ALICE, SignedSlack, start_bot
+from bot.simulator import FakeLLMServer
+from bot.simulator.slack_web_api import FakeSlackWebAPI
+from tests.support.harness import ALICE, SignedSlack, start_bot
 
 QUESTION = "How do I rotate the staging database password?"
 

@@ -17,11 +17,11 @@ from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
 
 from bot.config import ConfigurationError, Settings
+from bot.simulator import FakeLLMServer
+from bot.simulator.slack_web_api import FakeSlackWebAPI
 from bot.socket_mode import connect_socket_mode
-from bot.testing import FakeLLMServer
-from bot.testing.fake_slack import FakeSlackWebAPI
-from bot.testing.harness import ALICE, BOB, SIGNING_SECRET, SignedSlack, dm_channel, start_bot
-from bot.testing.process import fakes_env, free_port, run_bot
+from tests.support.harness import ALICE, BOB, SIGNING_SECRET, SignedSlack, dm_channel, start_bot
+from tests.support.process import fakes_env, free_port, run_bot
 
 QUESTION = "what is the staging database password rotation policy?"
 LONGEST_LINE = 300

@@ -10,9 +10,9 @@ import pytest
 from bot.app import Bot
 from bot.config import Settings
 from bot.server import EVENTS_PATH, HEALTH_PATH, SocketModeServer
-from bot.testing import FakeLLMServer
-from bot.testing.fake_slack import FakeSlackWebAPI
-from bot.testing.harness import ALICE, FAST_RETRIES, dm_channel, event_envelope, message_event
+from bot.simulator import FakeLLMServer
+from bot.simulator.slack_web_api import FakeSlackWebAPI
+from tests.support.harness import ALICE, FAST_RETRIES, dm_channel, event_envelope, message_event
 
 
 @pytest.fixture

@@ -14,17 +14,17 @@ from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
 
 from bot.config import ConfigurationError
+from bot.simulator import FakeLLMServer
+from bot.simulator.slack_web_api import FakeSlackWebAPI
 from bot.socket_mode import connect_socket_mode
-from bot.testing import FakeLLMServer
-from bot.testing.fake_slack import FakeSlackWebAPI
-from bot.testing.harness import (
+from tests.support.harness import (
     ALICE,
     SIGNING_SECRET,
     dm_channel,
     event_envelope,
     message_event,
 )
-from bot.testing.process import fakes_env, local_url, post_event, run_bot, wait_until_healthy
+from tests.support.process import fakes_env, local_url, post_event, run_bot, wait_until_healthy
 
 STOP_WITHIN_SECONDS = 10.0
 

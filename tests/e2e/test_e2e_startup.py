@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.testing.process import PROJECT_ROOT, run_bot_to_end
+from tests.support.process import PROJECT_ROOT, run_bot_to_end
 
 
 def the_one_line(finished: subprocess.CompletedProcess[str]) -> str:

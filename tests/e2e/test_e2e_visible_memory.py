@@ -27,10 +27,9 @@ from bot.learning.scorer import SCORING_PROMPT
 from bot.learning.summarizer import SUMMARY_PROMPT
 from bot.listeners import Services
 from bot.llm import OpenAICompatibleProvider, build_llm_client
-from bot.testing import FakeLLMServer, ScriptedReply, block_kit_problems
-from bot.testing.fake_llm import echo_last_user_message
-from bot.testing.fake_slack import FakeMessage, FakeSlackWebAPI
-from bot.testing.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel, start_bot
+from bot.simulator import FakeLLMServer, ScriptedReply
+from bot.simulator.model import echo_last_user_message
+from bot.simulator.slack_web_api import FakeMessage, FakeSlackWebAPI
 from bot.views import (
     FEEDBACK_ACTION_ID,
     FORGET_ITEM_ACTION_ID,
@@ -46,6 +45,8 @@ from memory import (
 )
 from memory.advice import ADVICE_HEADER
 from memory.reflection import ReflectionWorker
+from tests.support.block_kit import block_kit_problems
+from tests.support.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel, start_bot
 
 LESSON = "Staging deploys use make deploy-staging, never deploy-prod."
 FIRST = "How do I deploy the billing service to staging?"

@@ -9,10 +9,10 @@ from bot.agent import EMPTY_REPLY_TEXT
 from bot.agent.messages import ToolCall
 from bot.answering.service import MODEL_UNAVAILABLE
 from bot.server import HttpServer
-from bot.testing import FakeLLMServer
-from bot.testing.fake_llm import ScriptedReply, echo_last_user_message
-from bot.testing.harness import ALICE, GENERAL, SignedSlack
+from bot.simulator import FakeLLMServer
+from bot.simulator.model import ScriptedReply, echo_last_user_message
 from memory import EpisodeStatus, MemoryStore
+from tests.support.harness import ALICE, GENERAL, SignedSlack
 
 PREAMBLE = "Here is what I know so far about the kestrel rollout. " * 12
 

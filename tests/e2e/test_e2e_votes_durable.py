@@ -18,19 +18,8 @@ from bot.app import Bot
 from bot.config import Settings
 from bot.listeners.votes import COMMIT_WITHIN_SECONDS
 from bot.server import EVENTS_PATH, SocketModeServer
-from bot.testing import FakeLLMServer
-from bot.testing.fake_slack import FakeSlackWebAPI
-from bot.testing.harness import (
-    ALICE,
-    FAST_RETRIES,
-    SignedSlack,
-    dm_channel,
-    event_envelope,
-    message_event,
-    reaction_event,
-    sign,
-)
-from bot.testing.process import fakes_env, local_url, run_bot, wait_until_healthy
+from bot.simulator import FakeLLMServer
+from bot.simulator.slack_web_api import FakeSlackWebAPI
 from memory import (
     ConversationKind,
     EpisodeStatus,
@@ -42,6 +31,17 @@ from memory import (
     VoteOutcome,
     open_store,
 )
+from tests.support.harness import (
+    ALICE,
+    FAST_RETRIES,
+    SignedSlack,
+    dm_channel,
+    event_envelope,
+    message_event,
+    reaction_event,
+    sign,
+)
+from tests.support.process import fakes_env, local_url, run_bot, wait_until_healthy
 
 BURST = 120
 CONCURRENCY = 16

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from bot.llm import OpenAICompatibleProvider, RetryPolicy, build_llm_client
-from bot.testing import FakeLLMServer
+from bot.simulator import FakeLLMServer
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from bot.learning import (
     UnusableReply,
 )
 from bot.llm import OpenAICompatibleProvider
-from bot.testing import FakeLLMServer, ScriptedReply
+from bot.simulator import FakeLLMServer, ScriptedReply
 from memory import ConversationKind, Episode, EpisodeStatus, Scope
 from tests.episodes import make_episode
 

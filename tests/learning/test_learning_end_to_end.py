@@ -10,7 +10,7 @@ import pytest
 
 from bot.learning import LLMFailureReflector, LLMImportanceScorer
 from bot.llm import OpenAICompatibleProvider
-from bot.testing import FakeLLMServer, ScriptedReply
+from bot.simulator import FakeLLMServer, ScriptedReply
 from memory import (
     ConversationKind,
     Episode,

@@ -9,10 +9,10 @@ import pytest
 
 from bot.listeners.commands.memory import conversation_scope, memory_message, memory_summary
 from bot.listeners.votes import button_vote, reaction_vote
-from bot.testing import block_kit_problems
 from memory import ConversationKind, Episode, EpisodeStatus, Scope, Vote, WisdomNote
 from memory.reactions import BUTTON
 from tests.episodes import make_episode
+from tests.support.block_kit import block_kit_problems
 
 T0 = datetime(2026, 11, 23, 9, tzinfo=UTC)
 DM = Scope(team_id="T1", channel_id="D1", kind=ConversationKind.DM)

@@ -12,7 +12,7 @@ from bot.llm import (
     RetryPolicy,
     build_llm_client,
 )
-from bot.testing import FakeLLMServer
+from bot.simulator import FakeLLMServer
 
 API_KEY = "sk-test-do-not-log-0123456789"
 

@@ -6,7 +6,7 @@ import json
 
 from bot.agent.messages import CompletionRequest, Message, ToolCall
 from bot.llm import OpenAICompatibleProvider
-from bot.testing import FakeLLMServer, ScriptedReply
+from bot.simulator import FakeLLMServer, ScriptedReply
 
 
 def ask(text: str) -> CompletionRequest:

@@ -15,7 +15,7 @@ from bot.llm import (
     RetryPolicy,
     build_llm_client,
 )
-from bot.testing import FakeLLMServer, ScriptedReply
+from bot.simulator import FakeLLMServer, ScriptedReply
 
 QUESTION = CompletionRequest(messages=[Message.user("is the build green")])
 

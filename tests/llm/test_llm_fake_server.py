@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from bot.agent.messages import ToolCall
-from bot.testing import FakeLLMServer, ScriptedReply
+from bot.simulator import FakeLLMServer, ScriptedReply
 
 CHAT = {"model": "m", "messages": [{"role": "user", "content": "ping"}]}
 

@@ -13,7 +13,7 @@ from bot.agent.messages import (
     ToolDefinition,
 )
 from bot.llm import ModelRequestRejected, OpenAICompatibleProvider
-from bot.testing import FakeLLMServer
+from bot.simulator import FakeLLMServer
 
 SEARCH = ToolDefinition(
     name="search_docs",

@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from bot.llm import describe_endpoint, probe_model
-from bot.testing import FakeLLMServer
+from bot.simulator import FakeLLMServer
 
 
 def client(handler: httpx.MockTransport) -> httpx.AsyncClient:

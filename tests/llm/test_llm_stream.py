@@ -10,7 +10,7 @@ import pytest
 from bot.agent.messages import Completion, CompletionRequest, Delta, Message, ToolCall
 from bot.agent.provider import ModelUnavailable
 from bot.llm import OpenAICompatibleProvider, RetryPolicy
-from bot.testing import FakeLLMServer, ScriptedReply
+from bot.simulator import FakeLLMServer, ScriptedReply
 
 QUESTION = CompletionRequest(messages=[Message.user("how do I reset my password")])
 

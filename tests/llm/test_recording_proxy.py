@@ -6,8 +6,8 @@ import httpx
 
 from bot.agent.messages import CompletionRequest, Message
 from bot.llm import OpenAICompatibleProvider, build_llm_client
-from bot.testing import FakeLLMServer
-from bot.testing.recording_proxy import RecordingProxy, Replies
+from bot.simulator import FakeLLMServer
+from bot.simulator.recording_proxy import RecordingProxy, Replies
 
 ASKED = CompletionRequest(messages=[Message.user("How do I flush the DNS cache?")])
 

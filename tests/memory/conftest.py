@@ -3,7 +3,7 @@
 ``store`` is a real SQLite file per test, or a new PostgreSQL schema per test (dropped
 after); a test that needs SQLite's file itself (it asks for ``db_path``) or is marked
 ``sqlite_only`` runs on SQLite alone, one marked ``postgres_only`` on PostgreSQL alone.
-PostgreSQL must be reachable (see :mod:`memory.postgres.scratch`): when it is not, its tests
+PostgreSQL must be reachable (see :mod:`tests.support.postgres_scratch`): when it is not, its tests
 fail; they never skip.
 """
 
@@ -18,7 +18,7 @@ import pytest
 from memory_helpers import FreshStore, Memory
 
 from memory import MemoryConfig, MemoryStore, open_store
-from memory.postgres.scratch import create_schema, drop_schema, empty_schema, schema_url
+from tests.support.postgres_scratch import create_schema, drop_schema, empty_schema, schema_url
 
 BACKENDS = ("sqlite", "postgres")
 

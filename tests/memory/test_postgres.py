@@ -30,10 +30,10 @@ from memory.errors import StoreError, StoreUnavailable
 from memory.postgres import PostgresMemoryStore
 from memory.postgres.connection import Database
 from memory.postgres.migrations import MIGRATIONS
-from memory.postgres.scratch import end_connections, named_connections, scratch_schema
 from memory.postgres.session import Session
 from memory.vectors import episode_text, to_bytes
 from tests.stored import all_rows_as_text
+from tests.support.postgres_scratch import end_connections, named_connections, scratch_schema
 
 pytestmark = pytest.mark.postgres_only
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.testing.fake_slack import FakeSlackWebAPI
+from bot.simulator.slack_web_api import FakeSlackWebAPI
 
 
 @pytest.fixture

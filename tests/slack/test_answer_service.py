@@ -7,9 +7,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.answering import AnswerOutcome, AnswerService, BotIdentity, IncomingMessage
 from bot.assistant import render_experience
+from bot.simulator.slack_web_api import FakeSlackWebAPI
 from bot.slack.directory import WebApiDirectory
-from bot.testing.agent import ScriptedProvider, make_agent
-from bot.testing.fake_slack import FakeSlackWebAPI
 from memory import (
     EpisodeStatus,
     MemoryStore,
@@ -17,6 +16,7 @@ from memory import (
     PlanAdvisor,
     WorkingMemory,
 )
+from tests.support.agent import ScriptedProvider, make_agent
 
 DM = "D0000ALICE"
 ALICE = "U0000ALICE"

@@ -14,8 +14,8 @@ from bot.answering.attachments import (
     attached_line,
     sniffed_image_type,
 )
+from bot.simulator.slack_web_api import FakeSlackWebAPI
 from bot.slack.files import SlackFile, SlackFileDownloader, files_of
-from bot.testing.fake_slack import FakeSlackWebAPI
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"pixels" * 50
 VISION = VisionSettings(enabled=True, max_images=4, max_image_bytes=1000)

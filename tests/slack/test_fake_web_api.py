@@ -7,8 +7,8 @@ import pytest
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.simulator.slack_web_api import FakeSlackWebAPI
 from bot.slack.directory import WebApiDirectory
-from bot.testing.fake_slack import FakeSlackWebAPI
 
 CHANNEL = "C0000TEST"
 

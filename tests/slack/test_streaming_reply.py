@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.simulator.slack_web_api import FakeSlackWebAPI
 from bot.slack.streaming import (
     LOADING_MESSAGES,
     THINKING_PLACEHOLDER,
@@ -15,7 +16,6 @@ from bot.slack.streaming import (
     answer_blocks,
     open_reply,
 )
-from bot.testing.fake_slack import FakeSlackWebAPI
 
 CHANNEL = "C0000TEST"
 LIMIT = 200

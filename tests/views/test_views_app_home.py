@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.testing import block_kit_problems
 from bot.views.app_home import FORGET_EVERYTHING_ACTION_ID, home_view
 from memory import ConversationKind, EpisodeStatus, Scope
+from tests.support.block_kit import block_kit_problems
 from tests.views.views_support import GENERAL, episode, note
 
 

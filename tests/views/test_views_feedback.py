@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from bot.testing import block_kit_problems
 from bot.views.feedback import (
     FEEDBACK_ACTION_PATTERN,
     FEEDBACK_FOOTERS,
@@ -11,6 +10,7 @@ from bot.views.feedback import (
     vote_for,
 )
 from memory import Vote
+from tests.support.block_kit import block_kit_problems
 
 
 def test_the_preferred_footer_is_slacks_feedback_buttons_in_context_actions() -> None:

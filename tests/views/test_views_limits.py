@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.testing import block_kit_problems
 from bot.views.limits import clip
+from tests.support.block_kit import block_kit_problems
 
 
 def section(text: str) -> dict[str, Any]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.testing import block_kit_problems
 from bot.views.memory_list import (
     FORGET_ITEM_ACTION_ID,
     ItemKind,
@@ -12,6 +11,7 @@ from bot.views.memory_list import (
     memory_list_blocks,
 )
 from memory import EpisodeStatus
+from tests.support.block_kit import block_kit_problems
 from tests.views.views_support import episode, note
 
 

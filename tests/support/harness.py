@@ -13,8 +13,7 @@ from bot.listeners import Services
 from bot.llm import RetryPolicy
 from bot.observability.model_health import MODEL_CHECK_SECONDS
 from bot.server import EVENTS_PATH, HttpServer
-from bot.testing.fake_slack import FakeMessage, FakeSlackWebAPI
-from bot.testing.slack_people import (
+from bot.simulator.slack_people import (
     ALICE,
     BOB,
     GENERAL,
@@ -26,6 +25,7 @@ from bot.testing.slack_people import (
     reaction_event,
     sign,
 )
+from bot.simulator.slack_web_api import FakeMessage, FakeSlackWebAPI
 
 __all__ = [
     "ALICE",

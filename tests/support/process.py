@@ -13,9 +13,9 @@ from pathlib import Path
 import httpx
 
 from bot.server import EVENTS_PATH, HEALTH_PATH
-from bot.testing.fake_llm import FakeLLMServer
-from bot.testing.fake_slack import FakeSlackWebAPI
-from bot.testing.slack_people import SIGNING_SECRET, sign
+from bot.simulator.model import FakeLLMServer
+from bot.simulator.slack_people import SIGNING_SECRET, sign
+from bot.simulator.slack_web_api import FakeSlackWebAPI
 
 __all__ = [
     "PROJECT_ROOT",

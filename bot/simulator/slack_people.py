@@ -3,7 +3,7 @@
 Signed HTTP requests (events, slash commands, button clicks) to the bot's events URL, with the
 payloads of Slack's Events API and interactivity. The test suite, the benchmarks and the local
 playground (``python -m bot.playground``) drive the real bot with it, next to
-:class:`bot.testing.fake_slack.FakeSlackWebAPI` for the Web API side.
+:class:`bot.simulator.slack_web_api.FakeSlackWebAPI` for the Web API side.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 
 import httpx
 
-from bot.testing.fake_slack import FakeMessage, FakeSlackWebAPI
+from bot.simulator.slack_web_api import FakeMessage, FakeSlackWebAPI
 
 __all__ = [
     "ALICE",

@@ -27,7 +27,7 @@ from urllib.parse import parse_qsl
 from aiohttp import WSMsgType, web
 from pydantic import BaseModel, Field
 
-from bot.testing.local_server import serve_locally
+from bot.simulator.local_server import serve_locally
 
 __all__ = [
     "FakeFile",
@@ -937,7 +937,7 @@ def _message_reply(message: FakeMessage) -> dict[str, Any]:
 
 class FakeWorkspace:
     """The fake as seen by one workspace the app is installed in: its team, bot and
-    token, for building that workspace's events (see :mod:`bot.testing.slack_people`);
+    token, for building that workspace's events (see :mod:`bot.simulator.slack_people`);
     everything else is the fake's."""
 
     def __init__(

@@ -1,5 +1,5 @@
 """A pass-through in front of a real OpenAI-compatible endpoint that keeps each chat request's
-body, as :class:`bot.testing.FakeLLMServer` does: how the playground shows, with
+body, as :class:`bot.simulator.FakeLLMServer` does: how the playground shows, with
 ``--real-llm``, what memory put into the prompt, without touching the bot's own client.
 
 Point the bot's ``LLM_BASE_URL`` at :attr:`RecordingProxy.base_url`; every request is
@@ -15,7 +15,7 @@ from typing import Any, Self
 import aiohttp
 from aiohttp import web
 
-from bot.testing.local_server import serve_locally
+from bot.simulator.local_server import serve_locally
 
 __all__ = ["RecordingProxy", "Replies"]
 

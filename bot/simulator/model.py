@@ -29,7 +29,8 @@ from aiohttp import web
 from pydantic import BaseModel, Field
 
 from bot.agent.messages import ToolCall
-from bot.testing.fake_llm_wire import (
+from bot.simulator.local_server import serve_locally
+from bot.simulator.model_wire import (
     IMAGE_DATA_URL,
     completion_body,
     completion_chunks,
@@ -38,7 +39,6 @@ from bot.testing.fake_llm_wire import (
     request_problem,
     sse_event,
 )
-from bot.testing.local_server import serve_locally
 
 __all__ = [
     "FakeLLMServer",
