@@ -40,9 +40,9 @@ from benchmarks.harness import (
 )
 from benchmarks.load import LoadGenerator, SignedRequest, signed_events
 from bot.app import Bot
+from bot.assistant.voting import Votes
 from bot.composition import Components, wake_for
 from bot.listeners import Services
-from bot.votes import Votes
 from memory import VoteEvent, VoteOutcome, VoteRecorder
 from tests.support.postgres_scratch import scratch_schema
 

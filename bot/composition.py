@@ -20,9 +20,11 @@ from bot.agent import Agent, GuardPolicy, LoopMemory, Provider
 from bot.answering import AnswerService, BotIdentity, WaitingLine
 from bot.answering.attachments import ImageIntake, VisionSettings
 from bot.assistant import build_agent, render_experience
+from bot.assistant.forgetting import Forgetting
+from bot.assistant.lessons import LLMEpisodeSummarizer, LLMFailureReflector, LLMImportanceScorer
+from bot.assistant.reasons import Reasons
+from bot.assistant.voting import Votes
 from bot.config import AdminSettings
-from bot.forgetting import Forgetting
-from bot.learning import LLMEpisodeSummarizer, LLMFailureReflector, LLMImportanceScorer
 from bot.llm import (
     ModelStatus,
     OpenAICompatibleProvider,
@@ -32,11 +34,9 @@ from bot.llm import (
 )
 from bot.llm.concurrency import BoundedProvider
 from bot.observability import BotMetrics, MeasuredProvider, Observer
-from bot.reasons import Reasons
 from bot.scheduler import Job, JobRun, Scheduler
 from bot.slack.directory import WebApiDirectory
 from bot.slack.files import SlackFileDownloader
-from bot.votes import Votes
 from memory import (
     ConsolidationReport,
     Consolidator,

@@ -4,7 +4,8 @@ Imports neither Slack nor any LLM client: what it needs from a model it takes as
 small protocol (see :mod:`memory.protocols`).
 """
 
-from memory.access import (
+from memory.advice import Advice, PlanAdvisor
+from memory.callers import (
     AgentMemory,
     ConsolidationSource,
     Counting,
@@ -16,7 +17,6 @@ from memory.access import (
     ReflectionQueue,
     VoteRecorder,
 )
-from memory.advice import Advice, PlanAdvisor
 from memory.config import Fusion, HybridRecall, MemoryConfig, RecallWeights
 from memory.consolidation import ConsolidationReport, Consolidator
 from memory.errors import StoreClosed, StoreError, StoreUnavailable
@@ -41,10 +41,10 @@ from memory.models import (
     WorkspaceReport,
 )
 from memory.open import open_store
+from memory.privacy import Visibility
 from memory.protocols import EpisodeSummarizer, FailureReflector, ImportanceScorer
 from memory.reflection import ReflectionReport, ReflectionWorker
 from memory.store import MemoryStore
-from memory.visibility import Visibility
 from memory.working import WorkingMemory
 
 __all__ = [

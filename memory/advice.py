@@ -1,9 +1,8 @@
 """Advice for a new question from the person's past validated experience in this scope.
 
-After the Go original's PlanAdvisor: before answering, look at how similar questions went
-(what was rejected and why, what was approved) and at the scope's wisdom notes, and put
-that in front of the model as advice. Only exchanges the person validated with a reaction
-count; a pending exchange is never experience.
+Before answering, look at how similar questions went (what was rejected and why, what was
+approved) and at the scope's wisdom notes, and put that in front of the model as advice. Only
+exchanges the person validated with a reaction count; a pending exchange is never experience.
 """
 
 from __future__ import annotations
@@ -12,7 +11,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-from memory.access import Recall
+from memory.callers import Recall
 from memory.models import (
     Episode,
     EpisodeStatus,
@@ -76,7 +75,7 @@ class PlanAdvisor:
     """Builds :class:`Advice` from recalled episodes and the scope's wisdom notes.
 
     Recall already keeps to what the person may see in the scope; the advisor applies
-    :mod:`memory.visibility` again, so a backend bug cannot turn a pending exchange, someone
+    :mod:`memory.privacy` again, so a backend bug cannot turn a pending exchange, someone
     else's failure or note, into advice.
     """
 
@@ -88,7 +87,7 @@ class PlanAdvisor:
     ) -> Advice | None:
         """Advice from episodes the caller recalled, plus the scope's wisdom notes.
 
-        Only what :mod:`memory.visibility` lets the person see in
+        Only what :mod:`memory.privacy` lets the person see in
         ``scope`` counts; None when nothing is left and there is no wisdom.
         """
         visibility = self._store.visibility

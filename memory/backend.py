@@ -17,8 +17,8 @@ from typing import Any, Protocol
 
 from memory import models
 from memory.config import MemoryConfig
+from memory.privacy import VALIDATED, Visibility
 from memory.store import MemoryStore
-from memory.visibility import VALIDATED, Visibility
 
 __all__ = ["BackendModules", "BackendStore", "Runner"]
 

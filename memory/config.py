@@ -7,7 +7,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
-from memory.visibility import Visibility
+from memory.privacy import Visibility
 
 __all__ = ["Fusion", "HybridRecall", "MemoryConfig", "RecallWeights"]
 
@@ -75,5 +75,5 @@ class MemoryConfig(BaseModel):
 
     @property
     def visibility(self) -> Visibility:
-        """Who may see what, under these settings (see :mod:`memory.visibility`)."""
+        """Who may see what, under these settings (see :mod:`memory.privacy`)."""
         return Visibility(share_channel_successes=self.share_channel_successes)

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 
 from pydantic import BaseModel
 
-from memory.access import ConsolidationSource
+from memory.callers import ConsolidationSource
 from memory.models import Scope
 from memory.protocols import EpisodeSummarizer
 from memory.text import shorten

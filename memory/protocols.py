@@ -1,6 +1,6 @@
 """What the memory package needs from a language model, as three small protocols.
 
-``memory/`` imports no LLM client: the bot supplies implementations (``bot.learning``) and
+``memory/`` imports no LLM client: the bot supplies implementations (``bot.assistant.lessons``) and
 tests supply plain objects. Every method may raise when the model fails or answers
 nonsense; the callers (:mod:`memory.reflection`, :mod:`memory.consolidation`) keep the
 votes and retry later rather than store a bad result.

@@ -15,7 +15,7 @@ from datetime import timedelta
 
 from pydantic import BaseModel
 
-from memory.access import ReflectionQueue
+from memory.callers import ReflectionQueue
 from memory.models import Episode, EpisodeStatus
 from memory.protocols import FailureReflector, ImportanceScorer
 

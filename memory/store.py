@@ -10,7 +10,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from memory.access import (
+from memory.callers import (
     AgentMemory,
     ConsolidationSource,
     Erasure,
@@ -38,7 +38,7 @@ class MemoryStore(
 ):
     """Everything the bot keeps about people: exchanges, votes, episodes, lessons, notes.
 
-    The verbs each caller uses are declared with its protocol in :mod:`memory.access`;
+    The verbs each caller uses are declared with its protocol in :mod:`memory.callers`;
     here are the rest: opening and closing, importing, the ledger's upkeep, the Home tab's
     list and forget buttons, and operations."""
 

@@ -3,7 +3,7 @@
 While a thread goes on, the agent may note what it found out for the person it is helping
 (a tool result, the name of the service being discussed) so their follow-up turns need not
 look it up again. Notes belong to one person in one thread
-(:func:`memory.visibility.working_notes_owner`): in a shared channel thread, what Alice's
+(:func:`memory.privacy.working_notes_owner`): in a shared channel thread, what Alice's
 turn found is never shown in Bob's. Working memory is never written to disk and never
 promoted to episodic memory: only exchanges a person validated with a reaction become
 experience.
@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from memory.privacy import working_notes_owner
 from memory.text import shorten
-from memory.visibility import working_notes_owner
 
 __all__ = ["WorkingMemory"]
 

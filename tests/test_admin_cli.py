@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -20,14 +19,12 @@ from bot.simulator import FakeLLMServer, ScriptedReply
 from memory import (
     ConversationKind,
     EpisodeStatus,
-    MemoryConfig,
     MemoryStore,
     RecallRequest,
     Scope,
     StoreStats,
     UserExport,
     Vote,
-    open_store,
 )
 from tests.memory.memory_helpers import Memory
 
@@ -38,8 +35,9 @@ GENERAL = Scope(team_id="T1", channel_id="C0GENERAL", kind=ConversationKind.CHAN
 
 
 @pytest.fixture
-def db_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The database file the commands use, configured through the environment only."""
+def db_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The database file the commands use (and the suite's ``store`` opens), configured
+    through the environment only."""
     path = tmp_path / "bot.db"
     monkeypatch.chdir(tmp_path)  # no developer .env
     monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-test")
@@ -47,13 +45,6 @@ def db_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("BOT_DB_PATH", str(path))
     monkeypatch.setenv("LOG_LEVEL", "WARNING")
     return path
-
-
-@pytest.fixture
-async def store(db_path: Path) -> AsyncIterator[MemoryStore]:
-    opened = await open_store(str(db_path), MemoryConfig())
-    yield opened
-    await opened.close()
 
 
 @pytest.fixture
@@ -187,7 +178,7 @@ async def test_consolidate_writes_notes_with_the_model_once(
 
 
 async def test_forget_workspace_erases_that_workspace_only(
-    memory: Memory, store: MemoryStore, db_path: Path, capsys: pytest.CaptureFixture[str]
+    memory: Memory, store: MemoryStore, db_file: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     other = Scope(team_id="T2", channel_id="D0ALICE", kind=ConversationKind.DM)
     await rated(memory, ALICE, "where is the okapi runbook?")
@@ -198,7 +189,7 @@ async def test_forget_workspace_erases_that_workspace_only(
     assert "episodes: 1" in printed and "erased" in printed
     [left] = await store.list_episodes(ALICE)
     assert left.scope == other
-    assert b"okapi" not in b"".join(path.read_bytes() for path in db_path.parent.glob("bot.db*"))
+    assert b"okapi" not in b"".join(path.read_bytes() for path in db_file.parent.glob("bot.db*"))
     assert await run_cli("forget-workspace", "T1") == 1, "nothing left to erase"
 
 

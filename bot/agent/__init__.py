@@ -1,4 +1,4 @@
-"""The generic agent core (seed 002): a bounded loop of model calls, guarded tools and
+"""The generic agent core: a bounded loop of model calls, guarded tools and
 evaluators, with callbacks around each step.
 
 It imports nothing of the application: an application subclasses :class:`TurnContext`, and

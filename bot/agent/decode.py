@@ -1,6 +1,6 @@
 """Decoding what the model wrote into typed values: success, feedback or error.
 
-Feedback is not an error (seed 000): it is the normal refinement step of the loop, sent
+Feedback is not an error: it is the normal refinement step of the loop, sent
 back to the model as a value. Only an error ends the turn.
 """
 

@@ -1,4 +1,4 @@
-"""Evaluators check a draft answer before it is sent (seed 003).
+"""Evaluators check a draft answer before it is sent.
 
 A negative verdict is normal feedback: the loop runs another iteration with it. An
 evaluator that fails to run is an :class:`EvaluatorError`, reported and otherwise ignored:

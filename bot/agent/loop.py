@@ -1,4 +1,4 @@
-"""The agent loop (seed 002): model call, tool calls, evaluation, until an answer.
+"""The agent loop: model call, tool calls, evaluation, until an answer.
 
 Bounded everywhere: iterations, empty-reply nudges, argument corrections, retries of the
 same tool call, evaluation rounds. The only exception that leaves :meth:`Agent.run` on

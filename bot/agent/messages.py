@@ -34,7 +34,7 @@ class ToolCall(BaseModel):
 
 
 class MessageImage(BaseModel):
-    """An image a person attached to their message (seed 002's vision input): its bytes and
+    """An image a person attached to their message: its bytes and
     their MIME type (``image/png``...). Held in memory for one turn only."""
 
     model_config = ConfigDict(frozen=True)

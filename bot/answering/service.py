@@ -29,8 +29,8 @@ from bot.answering.tool_tasks import task_update
 from bot.answering.waiting_line import Declined, WaitingLine
 from bot.answering.working_notes import has_notes, note_turn, thread_key, working_notes
 from bot.assistant.context import AssistantContext, SlackDirectory
+from bot.assistant.reasons import Reasons, asks_question
 from bot.observability import Observer, timed
-from bot.reasons import Reasons, asks_question
 from bot.slack.splitting import PART_LIMIT
 from bot.slack.streaming import TITLE_LIMIT, Reply, ReplyTarget, open_reply
 from bot.slack.unreachable import SLACK_TRANSPORT_ERRORS, slack_unreachable
@@ -135,7 +135,7 @@ class AnswerOutcome(StrEnum):
     """The agent ended with a notice (no answer, out of steps...): shown, never recorded."""
     REASON = "reason"
     """A reply that only says why the person 👎'd an answer: kept as that reason and
-    acknowledged, not answered (see :mod:`bot.reasons`)."""
+    acknowledged, not answered (see :mod:`bot.assistant.reasons`)."""
     FAILED = "failed"
 
 

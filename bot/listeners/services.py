@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.answering import AnswerService, BotIdentity, InFlight
-from bot.forgetting import Forgetting
+from bot.assistant.forgetting import Forgetting
+from bot.assistant.reasons import Reasons
+from bot.assistant.voting import Votes
 from bot.oauth.revocations import RevokedTokens
 from bot.observability import Observer
-from bot.reasons import Reasons
-from bot.votes import Votes
 from memory import MemoryStore
 
 __all__ = ["Services"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.reasons import MAX_REASON_CHARS
+from bot.assistant.reasons import MAX_REASON_CHARS
 from bot.views.memory_list import ItemKind, ItemRef
 
 __all__ = [

@@ -19,8 +19,8 @@ from memory.partitions import channel_key, personal_key
 from memory.postgres.codec import episode_from_row
 from memory.postgres.session import Session
 from memory.postgres.vectors import index_vectors
+from memory.privacy import Visibility
 from memory.recall_query import date_words, indexed_words
-from memory.visibility import Visibility
 
 __all__ = [
     "RANK_WEIGHTS",

@@ -51,11 +51,11 @@ from sqlite_utils import Database
 
 from memory.models import ConversationKind, Episode, EpisodeStatus, Scope
 from memory.partitions import channel_key, personal_key
+from memory.privacy import Visibility
 from memory.recall_query import date_words, indexed_words
 from memory.sqlite.codec import episode_from_row
 from memory.sqlite.transactions import transaction
 from memory.sqlite.vectors import file_vectors, unindex_vectors
-from memory.visibility import Visibility
 
 __all__ = [
     "BM25_WEIGHTS",

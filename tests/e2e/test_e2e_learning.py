@@ -10,9 +10,9 @@ import httpx
 import pytest
 
 from bot.assistant import EXPERIENCE_HEADING
+from bot.assistant.lessons.reflector import REFLECTION_PROMPT
+from bot.assistant.lessons.scorer import SCORING_PROMPT
 from bot.config import Settings
-from bot.learning.reflector import REFLECTION_PROMPT
-from bot.learning.scorer import SCORING_PROMPT
 from bot.simulator import FakeLLMServer
 from bot.simulator.slack_web_api import FakeSlackWebAPI
 from memory.sqlite import vote_queue

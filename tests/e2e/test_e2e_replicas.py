@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from bot.learning.reflector import REFLECTION_PROMPT
+from bot.assistant.lessons.reflector import REFLECTION_PROMPT
 from bot.server import EVENTS_PATH
 from bot.simulator import FakeLLMServer
 from bot.simulator.slack_people import SlackPeople

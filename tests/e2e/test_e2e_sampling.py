@@ -8,8 +8,8 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
+from bot.assistant.lessons.reflector import REFLECTION_PROMPT
 from bot.config import Settings
-from bot.learning.reflector import REFLECTION_PROMPT
 from bot.simulator import FakeLLMServer
 from bot.simulator.slack_web_api import FakeSlackWebAPI
 from tests.support.harness import ALICE, SignedSlack, start_bot

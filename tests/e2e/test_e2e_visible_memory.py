@@ -19,12 +19,12 @@ import httpx
 import pytest
 
 from bot.agent import ToolCall
+from bot.assistant.lessons import LLMFailureReflector, LLMImportanceScorer
+from bot.assistant.lessons.reflector import REFLECTION_PROMPT
+from bot.assistant.lessons.scorer import SCORING_PROMPT
+from bot.assistant.lessons.summarizer import SUMMARY_PROMPT
 from bot.composition import consolidate_now
 from bot.config import Settings
-from bot.learning import LLMFailureReflector, LLMImportanceScorer
-from bot.learning.reflector import REFLECTION_PROMPT
-from bot.learning.scorer import SCORING_PROMPT
-from bot.learning.summarizer import SUMMARY_PROMPT
 from bot.listeners import Services
 from bot.llm import OpenAICompatibleProvider, build_llm_client
 from bot.simulator import FakeLLMServer, ScriptedReply

@@ -16,7 +16,7 @@ import pytest
 
 from bot.app import Bot
 from bot.config import Settings
-from bot.listeners.votes import COMMIT_WITHIN_SECONDS
+from bot.listeners.vote_before_ack import COMMIT_WITHIN_SECONDS
 from bot.server import EVENTS_PATH, SocketModeServer
 from bot.simulator import FakeLLMServer
 from bot.simulator.slack_web_api import FakeSlackWebAPI

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
+from bot.listeners.actions.feedback_vote import button_vote
 from bot.listeners.commands.memory import conversation_scope, memory_message, memory_summary
-from bot.listeners.votes import button_vote, reaction_vote
+from bot.listeners.events.reactions import reaction_vote
 from memory import ConversationKind, Episode, EpisodeStatus, Scope, Vote, WisdomNote
 from memory.reactions import BUTTON
-from tests.episodes import make_episode
+from tests.episodes import DM_SCOPE as DM
+from tests.episodes import T0, make_episode
 from tests.support.block_kit import block_kit_problems
-
-T0 = datetime(2026, 11, 23, 9, tzinfo=UTC)
-DM = Scope(team_id="T1", channel_id="D1", kind=ConversationKind.DM)
 
 
 def click(value: str, **overrides: Any) -> dict[str, Any]:

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from memory import ConversationKind, Episode, EpisodeStatus, Scope, WisdomNote
-from tests.episodes import make_episode
+from tests.episodes import T0, make_episode
 
-T0 = datetime(2026, 11, 23, 9, tzinfo=UTC)
 TEAM = "T1"
 DM = Scope(team_id=TEAM, channel_id="D0ALICE", kind=ConversationKind.DM)
 GENERAL = Scope(team_id=TEAM, channel_id="C0GENERAL", kind=ConversationKind.CHANNEL)

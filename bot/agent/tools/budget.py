@@ -1,4 +1,4 @@
-"""Per-turn retry budget of identical tool calls (seed 001).
+"""Per-turn retry budget of identical tool calls.
 
 The guard stops the model looping on malformed output; the budget bounds the worst case
 for everything else: the same ``(tool, canonical arguments)`` runs at most N times a turn.

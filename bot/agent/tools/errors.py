@@ -1,4 +1,4 @@
-"""The structured error a guarded tool returns to the model instead of raising (seed 001)."""
+"""The structured error a guarded tool returns to the model instead of raising."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The guard around every tool call (seed 001): validate, classify, never raise.
+"""The guard around every tool call: validate, classify, never raise.
 
 A failure becomes a :class:`ToolError` the model can act on (``schema_mismatch``,
 ``partial_data``, ``semantic_garbage``), never an exception that kills the turn and never a

@@ -11,10 +11,10 @@ from bot.listeners.events.assistant_thread_context_changed import (
 )
 from bot.listeners.events.assistant_thread_started import assistant_thread_started_callback
 from bot.listeners.events.message import message_callback
-from bot.listeners.events.reactions import reaction_callback
+from bot.listeners.events.reactions import reaction_callback, reaction_vote
 from bot.listeners.events.uninstalled import app_uninstalled_callback, tokens_revoked_callback
 from bot.listeners.services import Services
-from bot.listeners.votes import commit_vote, reaction_vote
+from bot.listeners.vote_before_ack import commit_vote
 
 __all__ = ["register"]
 

@@ -1,5 +1,5 @@
 """The form asking why a person 👎'd an answer, submitted: keep what they wrote as the
-reason (:meth:`bot.reasons.Reasons.give`), then close the form.
+reason (:meth:`bot.assistant.reasons.Reasons.give`), then close the form.
 
 The reason is stored before the acknowledgement closes the form, so a closed form means a
 kept reason; when the store cannot take it in time, the form stays open with one sentence

@@ -6,22 +6,19 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot.forgetting import Forgetting
-from bot.votes import Votes
+from bot.assistant.forgetting import Forgetting
+from bot.assistant.voting import Votes
 from memory import (
-    ConversationKind,
     EpisodeStatus,
     MemoryStore,
     NewExchange,
-    Scope,
     Vote,
     VoteEvent,
     WorkingMemory,
 )
 from memory.reactions import BUTTON
-
-T0 = datetime(2026, 11, 23, 9, tzinfo=UTC)
-DM = Scope(team_id="T1", channel_id="D1", kind=ConversationKind.DM)
+from tests.episodes import DM_SCOPE as DM
+from tests.episodes import T0
 
 
 @pytest.fixture

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bot.agent.provider import Provider
-from bot.learning.asking import ask
-from bot.learning.parsing import parse_lesson
+from bot.assistant.lessons.asking import ask
+from bot.assistant.lessons.parsing import parse_lesson
 from memory.text import shorten
 
 __all__ = ["LLMFailureReflector"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.agent.provider import ModelUnavailable
-from bot.learning import (
+from bot.assistant.lessons import (
     LLMEpisodeSummarizer,
     LLMFailureReflector,
     LLMImportanceScorer,

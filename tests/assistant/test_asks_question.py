@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.reasons import asks_question
+from bot.assistant.reasons import asks_question
 
 
 @pytest.mark.parametrize(

@@ -6,18 +6,18 @@ import inspect
 
 import pytest
 
-from memory import access
+from memory import callers
 from memory.sqlite import SQLiteMemoryStore
 from memory.store import MemoryStore
 
-PROTOCOLS = [getattr(access, name) for name in access.__all__]
+PROTOCOLS = [getattr(callers, name) for name in callers.__all__]
 
 
 def members(protocol: type) -> set[str]:
     return {
         name
         for klass in protocol.__mro__
-        if klass.__module__ == access.__name__
+        if klass.__module__ == callers.__name__
         for name in vars(klass)
         if not name.startswith("_")
     }

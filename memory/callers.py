@@ -35,7 +35,7 @@ from memory.models import (
     WisdomNote,
     WorkspaceReport,
 )
-from memory.visibility import VALIDATED, Visibility
+from memory.privacy import VALIDATED, Visibility
 
 __all__ = [
     "AgentMemory",
@@ -57,7 +57,7 @@ class Recall(Protocol):
     @property
     @abstractmethod
     def visibility(self) -> Visibility:
-        """Who may see what in this store (see :mod:`memory.visibility`)."""
+        """Who may see what in this store (see :mod:`memory.privacy`)."""
 
     @abstractmethod
     async def recall(self, request: RecallRequest) -> list[RecalledEpisode]:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bot.agent.provider import Provider
-from bot.learning.asking import ask
-from bot.learning.parsing import parse_notes
+from bot.assistant.lessons.asking import ask
+from bot.assistant.lessons.parsing import parse_notes
 from memory.models import Episode, EpisodeStatus
 from memory.text import shorten
 

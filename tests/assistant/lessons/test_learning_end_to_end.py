@@ -3,30 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
-from bot.learning import LLMFailureReflector, LLMImportanceScorer
+from bot.assistant.lessons import LLMFailureReflector, LLMImportanceScorer
 from bot.llm import OpenAICompatibleProvider
 from bot.simulator import FakeLLMServer, ScriptedReply
 from memory import (
-    ConversationKind,
     Episode,
     EpisodeStatus,
     MemoryConfig,
     MemoryStore,
     NewExchange,
     RecallWeights,
-    Scope,
     VoteEvent,
     open_store,
 )
 from memory.reflection import ReflectionWorker
-
-T0 = datetime(2026, 11, 23, 9, tzinfo=UTC)
-DM = Scope(team_id="T1", channel_id="D1", kind=ConversationKind.DM)
+from tests.episodes import DM_SCOPE as DM
+from tests.episodes import T0
 
 
 async def rated(store: MemoryStore, question: str, ts: str, reaction: str) -> Episode:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.learning.parsing import (
+from bot.assistant.lessons.parsing import (
     MAX_LESSON_CHARS,
     UnusableReply,
     parse_importance,

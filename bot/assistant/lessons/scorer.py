@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bot.agent.provider import Provider
-from bot.learning.asking import ask
-from bot.learning.parsing import parse_importance
+from bot.assistant.lessons.asking import ask
+from bot.assistant.lessons.parsing import parse_importance
 from memory.models import EpisodeStatus
 from memory.text import shorten
 
@@ -28,7 +28,7 @@ class LLMImportanceScorer:
     """Scores an exchange 1..10; raises when the model fails or replies with no valid score.
 
     An out-of-range or missing number is rejected, not clamped: see
-    :func:`bot.learning.parsing.parse_importance`.
+    :func:`bot.assistant.lessons.parsing.parse_importance`.
     """
 
     def __init__(self, provider: Provider, *, max_input_chars: int = 1000) -> None:

@@ -4,10 +4,10 @@ Each takes any :class:`bot.agent.provider.Provider`, asks one short, specific qu
 parses the reply robustly, raising :class:`UnusableReply` rather than storing nonsense.
 """
 
-from bot.learning.parsing import UnusableReply
-from bot.learning.reflector import LLMFailureReflector
-from bot.learning.scorer import LLMImportanceScorer
-from bot.learning.summarizer import LLMEpisodeSummarizer
+from bot.assistant.lessons.parsing import UnusableReply
+from bot.assistant.lessons.reflector import LLMFailureReflector
+from bot.assistant.lessons.scorer import LLMImportanceScorer
+from bot.assistant.lessons.summarizer import LLMEpisodeSummarizer
 
 __all__ = [
     "LLMEpisodeSummarizer",
