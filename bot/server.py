@@ -22,6 +22,7 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.signature import SignatureVerifier
 
 from bot.app import Bot
+from bot.composition import probe_configured_model
 from bot.config import Settings
 from bot.logging_setup import exception_trace
 from bot.observability.routes import add_operator_routes
@@ -313,7 +314,9 @@ async def serve(settings: Settings, *, grace_seconds: float = 6.0) -> None:
         )
     else:
         server = HttpServer(bot, host="0.0.0.0", port=settings.port, grace_seconds=grace_seconds)
-    if not await _started(stopping, lambda: announce_model(settings), server.start):
+    if not await _started(
+        stopping, lambda: announce_model(settings, probe_configured_model(settings)), server.start
+    ):
         log.info("stopped during start-up")
         return
     try:

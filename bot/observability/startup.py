@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable
 
-from bot.composition import probe_configured_model
 from bot.config import AdminSettings
 from bot.llm import ModelStatus, describe_endpoint
 
@@ -13,13 +13,13 @@ __all__ = ["announce_model"]
 log = logging.getLogger("bot.startup")
 
 
-async def announce_model(settings: AdminSettings) -> ModelStatus:
+async def announce_model(settings: AdminSettings, probe: Awaitable[ModelStatus]) -> ModelStatus:
     """Log which model at which endpoint the bot will use, and warn (without failing: the
-    model may come up later) when the endpoint is unreachable, refuses the key, or does not
-    list the model, as Ollama before ``ollama pull``."""
+    model may come up later) when ``probe`` finds the endpoint unreachable, refusing the key,
+    or not listing the model, as Ollama before ``ollama pull``."""
     endpoint = describe_endpoint(str(settings.llm_base_url))
     log.info("answering with the model %s at %s", settings.llm_model, endpoint)
-    status = await probe_configured_model(settings)
+    status = await probe
     if status.problem is not None:
         log.warning(
             "the model endpoint %s %s; the bot starts anyway, and answers fail until then",
