@@ -49,7 +49,7 @@ class HybridRecall(BaseModel):
     question often shares no word with it while the one before or after it does. So the
     exchanges right before and after each candidate (in its conversation, within
     ``context_window``) are candidates too, and each episode's score gains ``context``
-    times the best score of those two neighbours (0: off).
+    times the best score of those two neighbours (0: off; off under reciprocal rank fusion).
     """
 
     semantic: float = Field(default=0.3, ge=0, le=1)

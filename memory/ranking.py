@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from pydantic import BaseModel
 
-from memory.config import HybridRecall, MemoryConfig, RecallWeights
+from memory.config import Fusion, HybridRecall, MemoryConfig, RecallWeights
 from memory.fusion import fused_relevance, min_max
 from memory.models import Episode, RecalledEpisode, RecallRequest
 from memory.text import estimate_tokens
@@ -122,8 +122,10 @@ def context_sources(
 ) -> list[int]:
     """The ids of the candidates whose neighbours recall reads (see
     :class:`memory.HybridRecall`): the :data:`CONTEXT_SOURCES_PER_RESULT` × ``limit``
-    best by the weighted sum alone; none when the context is off."""
-    if config.hybrid.context == 0:
+    best by the weighted sum alone. None when the context is off, and none under reciprocal
+    rank fusion, whose relevances are all close to the best one's (``1 / (60 + rank)``):
+    half a neighbour's would outweigh any difference between them."""
+    if config.hybrid.context == 0 or config.hybrid.fusion is Fusion.RRF:
         return []
     scored = _scored(candidates, request.now, config.weights, config.hybrid)
     scored.sort(key=lambda item: (-item.score, -item.relevance, -item.candidate.episode.id))

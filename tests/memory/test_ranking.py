@@ -9,6 +9,7 @@ import pytest
 from memory import (
     ConversationKind,
     Episode,
+    Fusion,
     HybridRecall,
     MemoryConfig,
     RecallRequest,
@@ -168,6 +169,8 @@ def test_the_context_comes_from_the_best_candidates_by_their_sums_alone() -> Non
     assert context_sources(candidates, request, lexical) == [19, 18, 17, 16]
     off = MemoryConfig(hybrid=HybridRecall(semantic=0, context=0))
     assert context_sources(candidates, request, off) == []
+    by_rank = MemoryConfig(hybrid=HybridRecall(fusion=Fusion.RRF))
+    assert context_sources(candidates, request, by_rank) == []
 
 
 def test_a_neighbour_joins_only_when_related_to_the_question_itself() -> None:
