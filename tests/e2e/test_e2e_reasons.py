@@ -15,7 +15,7 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
-from bot.answering.service import REASON_THANKS, REJECTED_NOTE
+from bot.answering.service import REJECTED_NOTE
 from bot.config import Settings
 from bot.listeners.views.reason_submitted import EMPTY_REASON
 from bot.simulator import FakeLLMServer
@@ -85,15 +85,6 @@ async def lesson_of(slack: SignedSlack, user: str = ALICE) -> str | None:
     return episode.lesson
 
 
-def thanks(fake: FakeSlackWebAPI) -> list[dict[str, Any]]:
-    """The one-line acknowledgements of a reason the bot sent, privately."""
-    return [
-        call.args
-        for call in fake.calls_to("chat.postEphemeral")
-        if call.args.get("text") == REASON_THANKS
-    ]
-
-
 async def thumbs_down(
     slack: SignedSlack, question: str = QUESTION, *, user: str = ALICE
 ) -> FakeMessage:
@@ -101,19 +92,6 @@ async def thumbs_down(
     answer = await slack.ask_in_dm(question, user=user)
     await slack.vote(answer, user=user, reaction="-1")
     return answer
-
-
-async def reply(slack: SignedSlack, answer: FakeMessage, text: str, *, user: str = ALICE) -> None:
-    """``user`` writes ``text`` in the thread of ``answer`` (their DM); returns once the bot
-    has thanked them for a reason or answered, and is idle."""
-    fake, channel = slack.fake, answer.channel
-    before = (len(thanks(fake)), len(fake.final_messages(channel)))
-    await slack.dm(text, user=user, thread_ts=answer.thread_ts)
-    await fake.wait_for(
-        lambda: (len(thanks(fake)), len(fake.final_messages(channel))) != before,
-        what="a thanks or an answer",
-    )
-    await slack.settled()
 
 
 async def test_a_reply_after_a_thumbs_down_is_its_reason_and_redrafts_the_lesson(
@@ -125,9 +103,9 @@ async def test_a_reply_after_a_thumbs_down_is_its_reason_and_redrafts_the_lesson
     assert first_lesson is not None and REASON not in first_lesson
     bot_messages = len(fake_slack.final_messages(dm_channel(ALICE)))
 
-    await reply(people, answer, REASON)
+    await people.reply_in_thread(answer, REASON)
 
-    [acknowledged] = thanks(fake_slack)
+    [acknowledged] = people.reasons_thanked()
     assert (acknowledged["user"], acknowledged["thread_ts"]) == (ALICE, answer.thread_ts)
     assert len(fake_slack.final_messages(dm_channel(ALICE))) == bot_messages, "not answered"
     [stored] = await episodes(people)
@@ -153,10 +131,10 @@ async def test_a_reply_that_asks_is_answered_with_the_reason_applied(
     follow_up = f"{REASON}. How do I get them back?"
     before = len(fake_slack.final_messages(dm_channel(ALICE)))
 
-    await reply(people, answer, follow_up)
+    await people.reply_in_thread(answer, follow_up)
     await people.answers(before + 1, channel=dm_channel(ALICE))
 
-    assert len(thanks(fake_slack)) == 1
+    assert len(people.reasons_thanked()) == 1
     request = fake_llm.request_for(follow_up, agent_only=True)
     systems = [m["content"] for m in request["messages"] if m["role"] == "system"]
     assert REJECTED_NOTE in systems
@@ -169,13 +147,13 @@ async def test_a_reason_is_taken_once_then_replies_are_questions_again(
     people: SignedSlack, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
 ) -> None:
     answer = await thumbs_down(people)
-    await reply(people, answer, REASON)
+    await people.reply_in_thread(answer, REASON)
     before = len(fake_slack.final_messages(dm_channel(ALICE)))
 
-    await reply(people, answer, "also it was slow")
+    await people.reply_in_thread(answer, "also it was slow")
     await people.answers(before + 1, channel=dm_channel(ALICE))
 
-    assert len(thanks(fake_slack)) == 1
+    assert len(people.reasons_thanked()) == 1
     fake_llm.request_for("also it was slow", agent_only=True)
     rejected, *_ = sorted(await episodes(people), key=lambda episode: episode.id)
     assert rejected.reason == REASON
@@ -188,10 +166,10 @@ async def test_a_reply_without_a_thumbs_down_is_a_question(
     answer = await people.ask_in_dm(QUESTION)
     await people.vote(answer, reaction="+1")
 
-    await reply(people, answer, "that worked, thanks")
+    await people.reply_in_thread(answer, "that worked, thanks")
     await people.answers(2, channel=dm_channel(ALICE))
 
-    assert thanks(fake_slack) == []
+    assert people.reasons_thanked() == []
     assert all(episode.reason is None for episode in await episodes(people))
 
 
@@ -204,7 +182,7 @@ async def test_someone_elses_reply_in_the_thread_is_not_the_askers_reason(
     await people.say(REASON, user=BOB, channel=GENERAL, thread_ts=answer.thread_ts)
     await people.answers(2, channel=GENERAL)
 
-    assert thanks(fake_slack) == []
+    assert people.reasons_thanked() == []
     [alices] = await episodes(people, ALICE)
     assert alices.reason is None
     fake_llm.request_for(REASON, agent_only=True)  # answered as Bob's question
@@ -219,7 +197,7 @@ async def test_a_reply_in_another_conversation_is_not_the_reason(
 
     await people.ask_in_dm(REASON, user=ALICE)  # her DM, not the answer's thread
 
-    assert thanks(fake_slack) == []
+    assert people.reasons_thanked() == []
     [voted] = await people.services.memory.list_episodes(ALICE)
     assert voted.reason is None
 
@@ -229,7 +207,7 @@ async def test_forget_erases_the_reason_from_the_disk(
 ) -> None:
     answer = await thumbs_down(slack)
     secret = "the quokkafrond script deleted my zanzibarite branch"
-    await reply(slack, answer, secret)
+    await slack.reply_in_thread(answer, secret)
     [stored] = await episodes(slack)
     assert stored.reason == secret
 
@@ -255,10 +233,10 @@ async def test_a_reply_outside_the_window_or_with_it_off_is_a_question(
         answer = await thumbs_down(slack)
         await asyncio.sleep(0.1)  # 0.001 minutes (60 ms) after the 👎 have passed
 
-        await reply(slack, answer, REASON)
+        await slack.reply_in_thread(answer, REASON)
         await slack.answers(2, channel=dm_channel(ALICE))
 
-        assert thanks(fake_slack) == []
+        assert slack.reasons_thanked() == []
         fake_llm.request_for(REASON, agent_only=True)
         assert all(episode.reason is None for episode in await episodes(slack))
 
@@ -367,7 +345,7 @@ async def test_asking_can_be_turned_off(
         answer = await thumbs_down(slack)
 
         assert asks(fake_slack) == []
-        await reply(slack, answer, REASON)  # a reply in the thread still counts
+        await slack.reply_in_thread(answer, REASON)  # a reply in the thread still counts
         [stored] = await episodes(slack)
         assert stored.reason == REASON
 
@@ -393,7 +371,7 @@ async def test_the_reason_shows_in_memory_and_on_the_home_tab(
     people: SignedSlack, fake_slack: FakeSlackWebAPI
 ) -> None:
     answer = await thumbs_down(people)
-    await reply(people, answer, REASON)
+    await people.reply_in_thread(answer, REASON)
 
     listed = await people.command("/memory", user=ALICE, channel=dm_channel(ALICE))
     await people.open_home(user=ALICE)

@@ -7,6 +7,7 @@ from typing import Any
 
 import httpx
 
+from bot.answering.service import REASON_THANKS
 from bot.app import Bot
 from bot.config import Settings
 from bot.listeners import Services
@@ -122,6 +123,33 @@ class SignedSlack(SlackPeople):
         """``user`` reacts to ``answer``; returns once the bot is idle again."""
         await self.react(answer, user=user, reaction=reaction)
         await self.settled()
+
+    async def reply_in_thread(
+        self, answer: FakeMessage, text: str, *, user: str = ALICE, within: float = 10.0
+    ) -> None:
+        """``user`` writes ``text`` in the thread of ``answer``; returns once the bot has
+        thanked them for it as the reason for their 👎, or answered it, and is idle (a
+        reply that is only a reason gets no answer to wait for)."""
+        channel = answer.channel
+        before = (len(self.reasons_thanked()), len(self.fake.final_messages(channel)))
+        if channel == dm_channel(user):
+            await self.dm(text, user=user, thread_ts=answer.thread_ts)
+        else:
+            await self.say(text, user=user, channel=channel, thread_ts=answer.thread_ts)
+        await self.fake.wait_for(
+            lambda: (len(self.reasons_thanked()), len(self.fake.final_messages(channel))) != before,
+            within=within,
+            what="a thanks or an answer",
+        )
+        await self.settled()
+
+    def reasons_thanked(self) -> list[dict[str, Any]]:
+        """The private lines thanking someone for a 👎's reason, in order (their arguments)."""
+        return [
+            call.args
+            for call in self.fake.calls_to("chat.postEphemeral")
+            if call.args.get("text") == REASON_THANKS
+        ]
 
     async def _one_new_answer(
         self, channel: str, asking: Awaitable[FakeMessage], *, within: float = 10.0
