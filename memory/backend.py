@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Any, Protocol
 
 from memory import models
@@ -30,6 +30,11 @@ class Runner(Protocol):
     async def run(self, work: Callable[[Any], Any]) -> Any: ...
 
 
+Verbs = ModuleType | SimpleNamespace
+"""A module of a backend's functions, or the verbs of a :mod:`memory.sql` module as SQLite
+runs them (:func:`memory.sqlite.session.shared`)."""
+
+
 @dataclass(frozen=True)
 class BackendModules:
     """A backend's modules, one per concern, each with the same functions as the other
@@ -39,11 +44,11 @@ class BackendModules:
     episodes: ModuleType
     erasure: ModuleType
     fence: ModuleType
-    installations: ModuleType
+    installations: Verbs
     reasons: ModuleType
     recall: ModuleType
     votes: ModuleType
-    wisdom: ModuleType
+    wisdom: Verbs
 
 
 class BackendStore(MemoryStore):

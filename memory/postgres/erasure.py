@@ -18,7 +18,7 @@ from memory.postgres.codec import episode_from_row
 from memory.postgres.fence import erase_replies, lock_person, lock_workspace, record_forgetting
 from memory.postgres.session import Session
 from memory.postgres.votes import settle_status
-from memory.postgres.wisdom import list_wisdom
+from memory.sql.wisdom import list_wisdom
 from memory.subjects import workspace_subject
 
 __all__ = [

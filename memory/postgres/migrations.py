@@ -136,7 +136,7 @@ CREATE TABLE counter_shards (
 
 M005_INSTALLATIONS = """
 -- The app's installations in workspaces and the OAuth flow's states (see
--- memory/installation_sql.py); an empty string stands for an absent id.
+-- memory/sql/installations.py); an empty string stands for an absent id.
 CREATE TABLE installations (
     enterprise_id text NOT NULL,
     team_id text NOT NULL,

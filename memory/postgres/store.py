@@ -19,15 +19,14 @@ from memory.postgres import (
     episodes,
     erasure,
     fence,
-    installations,
     jobs,
     reasons,
     recall,
     votes,
-    wisdom,
 )
 from memory.postgres.connection import Database
 from memory.postgres.session import Session
+from memory.sql import installations, wisdom
 
 __all__ = ["PostgresMemoryStore"]
 

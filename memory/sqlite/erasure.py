@@ -16,12 +16,13 @@ from sqlite_utils import Database
 
 from memory.config import MemoryConfig
 from memory.models import ExportedVote, ForgetReport, UserExport, WorkspaceReport
+from memory.sql.wisdom import list_wisdom
 from memory.sqlite.codec import episode_from_row, from_db_time
 from memory.sqlite.fence import digest, erase_replies, record_forgetting
 from memory.sqlite.fts import unindex_episodes
+from memory.sqlite.session import SQLiteSession, run_to_end
 from memory.sqlite.transactions import transaction
 from memory.sqlite.votes import settle_status
-from memory.sqlite.wisdom import list_wisdom
 from memory.subjects import workspace_subject
 
 __all__ = [
@@ -214,7 +215,7 @@ def export_user(db: Database, user_id: str, team_id: str | None = None) -> UserE
     return UserExport(
         user_id=user_id,
         episodes=episodes,
-        wisdom=list_wisdom(db, user_id, team_id),
+        wisdom=run_to_end(list_wisdom(SQLiteSession(db), user_id, team_id)),
         ledger_entries=ledger_entries,
         votes=votes,
     )

@@ -296,7 +296,7 @@ def m015_channel_partitions_state(db: Database) -> None:
 @migrations()
 def m016_installations(db: Database) -> None:
     """The app's installations in workspaces and the OAuth flow's states, for distributing
-    the app (see :mod:`memory.installation_sql`); an empty string stands for an absent id."""
+    the app (see :mod:`memory.sql.installations`); an empty string stands for an absent id."""
     db.executescript(
         """
         CREATE TABLE installations (

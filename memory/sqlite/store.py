@@ -15,26 +15,34 @@ from sqlite_utils import Database
 from memory.backend import BackendModules, BackendStore
 from memory.config import MemoryConfig
 from memory.models import VoteEvent, VoteOutcome
+from memory.sql import installations, wisdom
 from memory.sqlite import (
     counters,
     episodes,
     erasure,
     fence,
     fts,
-    installations,
     reasons,
     recall,
     votes,
-    wisdom,
 )
 from memory.sqlite.connection import DatabaseThread
 from memory.sqlite.fts import align_channel_partitions
+from memory.sqlite.session import shared
 from memory.sqlite.vote_queue import VoteQueue
 
 __all__ = ["SQLiteMemoryStore"]
 
 _MODULES = BackendModules(
-    counters, episodes, erasure, fence, installations, reasons, recall, votes, wisdom
+    counters,
+    episodes,
+    erasure,
+    fence,
+    shared(installations),
+    reasons,
+    recall,
+    votes,
+    shared(wisdom),
 )
 
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from memory import rows
 from memory.models import Scope, WisdomNote
-from memory.postgres.codec import wisdom_from_row
-from memory.postgres.fence import forgotten_since, lock_person
-from memory.postgres.session import Session
+from memory.sql.session import Session
 
 __all__ = ["list_wisdom", "replace_wisdom", "wisdom_for"]
 
@@ -21,10 +20,10 @@ def _params(scope: Scope, user_id: str) -> list[str]:
 
 
 async def wisdom_for(db: Session, scope: Scope, user_id: str) -> list[WisdomNote]:
-    rows = await db.rows(
+    found = await db.rows(
         f"SELECT * FROM wisdom WHERE {_SCOPE_AND_USER} ORDER BY id", _params(scope, user_id)
     )
-    return [wisdom_from_row(row) for row in rows]
+    return [rows.wisdom_from_row(row, db.read_time) for row in found]
 
 
 async def replace_wisdom(
@@ -38,17 +37,18 @@ async def replace_wisdom(
 ) -> list[WisdomNote]:
     """Replace the person's notes in ``scope`` with ``notes``, distilled by work that began
     at ``at``; nothing is written (and [] returned) when they were forgotten since."""
-    await lock_person(db, user_id, scope.team_id)
-    if await forgotten_since(db, user_id, at, scope.team_id):
-        return []
-    await db.execute(f"DELETE FROM wisdom WHERE {_SCOPE_AND_USER}", _params(scope, user_id))
-    for text in notes:
-        await db.execute(
-            "INSERT INTO wisdom (enterprise_id, team_id, channel_id, kind, user_id, text,"
-            " episode_count, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
-            [*_params(scope, user_id), text, episode_count, at],
-        )
-    return await wisdom_for(db, scope, user_id)
+    async with db.transaction():
+        await db.lock_person(user_id, scope.team_id)
+        if await db.forgotten_since(user_id, at, scope.team_id):
+            return []
+        await db.execute(f"DELETE FROM wisdom WHERE {_SCOPE_AND_USER}", _params(scope, user_id))
+        for text in notes:
+            await db.execute(
+                "INSERT INTO wisdom (enterprise_id, team_id, channel_id, kind, user_id, text,"
+                " episode_count, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                [*_params(scope, user_id), text, episode_count, at],
+            )
+        return await wisdom_for(db, scope, user_id)
 
 
 async def list_wisdom(db: Session, user_id: str, team_id: str | None = None) -> list[WisdomNote]:
@@ -61,5 +61,5 @@ async def list_wisdom(db: Session, user_id: str, team_id: str | None = None) -> 
             [user_id, team_id],
         )
     )
-    rows = await db.rows(f"SELECT * FROM wisdom WHERE {where} ORDER BY id", params)
-    return [wisdom_from_row(row) for row in rows]
+    found = await db.rows(f"SELECT * FROM wisdom WHERE {where} ORDER BY id", params)
+    return [rows.wisdom_from_row(row, db.read_time) for row in found]

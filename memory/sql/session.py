@@ -1,0 +1,65 @@
+"""What a verb of :mod:`memory.sql` asks of the database it runs on: one unit of work.
+
+The first four methods run SQL and hash under the database's secret; the rest are the
+queries that differ per database, each backend's session answering them its own way
+(Prefect's ``BaseQueryComponents`` plays this part for its two databases).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
+from datetime import datetime
+from typing import Any, Protocol
+
+__all__ = ["Params", "Session"]
+
+Params = Sequence[Any] | Mapping[str, Any]
+
+
+class Session(Protocol):
+    """One unit of work on one database (PostgreSQL's is one transaction)."""
+
+    async def rows(self, sql: str, params: Params = ()) -> list[dict[str, Any]]: ...
+
+    async def row(self, sql: str, params: Params = ()) -> dict[str, Any] | None: ...
+
+    async def execute(self, sql: str, params: Params = ()) -> int:
+        """Run a statement; the number of rows it changed."""
+        ...
+
+    def digest(self, text: str) -> str:
+        """The keyed hash of ``text`` under this database's secret, in hex."""
+        ...
+
+    def read_time(self, value: Any) -> datetime:
+        """A time as this database returns it, as a datetime."""
+        ...
+
+    def transaction(self) -> AbstractAsyncContextManager[None]:
+        """Writes that commit together (PostgreSQL's unit of work already is one)."""
+        ...
+
+    async def lock_person(self, user_id: str, team_id: str | None = None) -> None:
+        """Hold off an erasure of the person (or their workspace) until this work ends."""
+        ...
+
+    async def forgotten_since(
+        self, user_id: str, started_at: datetime, team_id: str | None = None
+    ) -> bool:
+        """Whether the person (or their workspace) was forgotten at or after
+        ``started_at``: work that began then must not write about them."""
+        ...
+
+    async def lock_workspace(self, team_id: str) -> None:
+        """Hold off every write about the workspace's people until this work ends."""
+        ...
+
+    def refiling(self, episode_ids: Sequence[int]) -> AbstractAsyncContextManager[None]:
+        """Re-file these episodes in the full-text index around a change of their keys."""
+        ...
+
+    async def scrub(self) -> None:
+        """Leave nothing erased in what the database keeps besides its tables (SQLite's
+        write-ahead log)."""
+        ...

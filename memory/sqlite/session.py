@@ -1,0 +1,118 @@
+"""SQLite's :class:`memory.sql.session.Session`: the shared verbs, on the database thread.
+
+A verb of :mod:`memory.sql` is a coroutine, but against SQLite nothing in it ever waits:
+:func:`run_to_end` runs it on the database thread as plain calls, without an event loop.
+The session swaps PostgreSQL's ``%s`` markers for ``?``, stores times as
+:mod:`memory.sqlite.codec` does, and needs no locks for the erasure fence (a write
+transaction holds the whole file).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
+from contextlib import asynccontextmanager
+from datetime import datetime
+from functools import lru_cache, update_wrapper
+from types import ModuleType, SimpleNamespace
+from typing import Any, TypeVar
+
+from sqlite_utils import Database
+
+from memory.sql.session import Params
+from memory.sqlite import fence
+from memory.sqlite.codec import from_db_time, to_db_time
+from memory.sqlite.fts import file_episodes, unindex_episodes
+from memory.sqlite.transactions import transaction
+
+__all__ = ["SQLiteSession", "run_to_end", "shared"]
+
+T = TypeVar("T")
+
+
+@lru_cache(maxsize=512)
+def _markers(sql: str) -> str:
+    """SQLite's parameter markers in place of PostgreSQL's (and ``%%`` as ``%``)."""
+    return sql.replace("%s", "?").replace("%%", "%")
+
+
+def _value(value: Any) -> Any:
+    return to_db_time(value) if isinstance(value, datetime) else value
+
+
+def _params(params: Params) -> Any:
+    if isinstance(params, Mapping):
+        return {name: _value(value) for name, value in params.items()}
+    return [_value(value) for value in params]
+
+
+class SQLiteSession:
+    """The store's connection, for one unit of work of a shared verb."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def rows(self, sql: str, params: Params = ()) -> list[dict[str, Any]]:
+        return list(self.db.query(_markers(sql), _params(params)))
+
+    async def row(self, sql: str, params: Params = ()) -> dict[str, Any] | None:
+        found = await self.rows(sql, params)  # to the end: a RETURNING statement finishes
+        return found[0] if found else None
+
+    async def execute(self, sql: str, params: Params = ()) -> int:
+        return self.db.execute(_markers(sql), _params(params)).rowcount
+
+    def digest(self, text: str) -> str:
+        return fence.digest(self.db, text)
+
+    def read_time(self, value: Any) -> datetime:
+        return from_db_time(value)
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[None]:
+        with transaction(self.db):
+            yield
+
+    async def lock_person(self, user_id: str, team_id: str | None = None) -> None:
+        """Nothing to hold: the write transaction already holds the whole file."""
+
+    async def forgotten_since(
+        self, user_id: str, started_at: datetime, team_id: str | None = None
+    ) -> bool:
+        return fence.forgotten_since(self.db, user_id, started_at, team_id)
+
+    async def lock_workspace(self, team_id: str) -> None:
+        """Nothing to hold: the write transaction already holds the whole file."""
+
+    @asynccontextmanager
+    async def refiling(self, episode_ids: Sequence[int]) -> AsyncIterator[None]:
+        unindex_episodes(self.db, episode_ids)  # under the keys they were filed with
+        yield
+        file_episodes(self.db, episode_ids)
+
+    async def scrub(self) -> None:
+        from memory.sqlite.erasure import scrub  # erasure runs shared verbs through here
+
+        scrub(self.db)
+
+
+def run_to_end(work: Coroutine[Any, Any, T]) -> T:
+    """The result of a coroutine that never waits (a shared verb against SQLite)."""
+    try:
+        work.send(None)
+    except StopIteration as done:
+        return done.value
+    work.close()
+    raise RuntimeError("a verb waited on something other than SQLite")
+
+
+def _on_thread(verb: Callable[..., Coroutine[Any, Any, T]]) -> Callable[..., T]:
+    def run(db: Database, /, *arguments: Any, **keywords: Any) -> T:
+        return run_to_end(verb(SQLiteSession(db), *arguments, **keywords))
+
+    return update_wrapper(run, verb)
+
+
+def shared(module: ModuleType) -> SimpleNamespace:
+    """The verbs of a :mod:`memory.sql` module as functions of SQLite's connection, as the
+    database thread runs them (:mod:`memory.backend`)."""
+    return SimpleNamespace(**{name: _on_thread(getattr(module, name)) for name in module.__all__})
