@@ -12,8 +12,8 @@ server with signed requests against the fake Slack and a real SQLite file:
 
 - ``control`` and ``control_again`` never vote (two runs of the same arm: the noise floor);
 - ``down`` reacts 👎 to the first answer; ``down_reason`` 👎 and replies in the answer's
-  thread with the reason (issue 22's path: reported as not available until the bot keeps
-  a 👎's reason); ``up`` reacts 👍.
+  thread with the reason, which the bot keeps with the 👎 and drafts the lesson from;
+  ``up`` reacts 👍.
 
 After the vote (and, for a 👎, once its lesson is written) the same person asks the paraphrase
 at the top of their DM: a new conversation. The later answer *repeats* the first when it gives
@@ -49,12 +49,21 @@ from benchmarks.harness import BENCH_DIR, Comparison, Figure, Target, bot_under_
 from bot.agent import EMPTY_REPLY_TEXT, NARROW_DOWN_TEXT  # noqa: E402
 from bot.answering.service import MODEL_UNAVAILABLE, SOMETHING_WENT_WRONG  # noqa: E402
 from bot.assistant import SYSTEM_PROMPT, default_tools  # noqa: E402
-from bot.assistant.similarity import common_run, repeats, rouge_l  # noqa: E402
+from bot.assistant.similarity import repeats, rouge_l  # noqa: E402
 from bot.simulator.recording_proxy import RecordingProxy, Replies  # noqa: E402
 from memory import Episode, EpisodeStatus  # noqa: E402
 from tests.support.harness import SignedSlack  # noqa: E402
 
-__all__ = ["Arm", "Case", "Outcome", "load_cases", "main", "usability_problems"]
+__all__ = [
+    "Arm",
+    "Case",
+    "Outcome",
+    "figures",
+    "load_cases",
+    "main",
+    "measure",
+    "usability_problems",
+]
 
 CASES = Path(__file__).resolve().parent / "data" / "learning_cases.jsonl"
 SEED = 20261126
@@ -81,6 +90,7 @@ _REFUSAL = re.compile(
     r"I(?:'m| am) (?:unable|not able) to|as an AI)\b",
     re.IGNORECASE,
 )
+_TOKEN = re.compile(r"\w+")
 _NOTICES = (EMPTY_REPLY_TEXT, NARROW_DOWN_TEXT, MODEL_UNAVAILABLE, SOMETHING_WENT_WRONG)
 
 
@@ -111,6 +121,8 @@ class Outcome(BaseModel):
     first: str
     later: str
     lesson: str | None = None
+    reason: str | None = None
+    """The reason the bot kept for the 👎 (``down_reason``: the person's reply)."""
     repeated: bool
     rouge_l: float
     problems: list[str]
@@ -127,29 +139,35 @@ def _tool_names() -> list[str]:
     return [tool.name for tool in default_tools()]
 
 
-def _internal_texts(requests: Sequence[dict[str, Any]], episodes: Sequence[Episode]) -> list[str]:
-    """What only the bot should read in the requests: the system messages without the past
-    questions and answers they quote, and the user messages the bot itself wrote (draft
-    reviews, nudges), which come after the model's first reply."""
+def _internal_texts(requests: Sequence[dict[str, Any]]) -> list[str]:
+    """What only the bot should read in the requests: the system messages, and the user
+    messages the bot itself wrote (draft reviews, nudges): those after the model's first
+    reply."""
     texts = [SYSTEM_PROMPT]
     for request in requests:
         messages = request["messages"]
         for index, message in enumerate(messages):
             content = message.get("content") or ""
-            if message["role"] == "system":
-                for episode in episodes:
-                    content = content.replace(episode.question, " ").replace(episode.answer, " ")
-                texts.append(content)
-            elif message["role"] == "user" and any(
-                earlier["role"] == "assistant" for earlier in messages[:index]
+            if message["role"] == "system" or (
+                message["role"] == "user"
+                and any(earlier["role"] == "assistant" for earlier in messages[:index])
             ):
                 texts.append(content)
-    texts += [episode.lesson for episode in episodes if episode.lesson]
     return texts
 
 
-def usability_problems(answer: str, internal: Sequence[str]) -> list[str]:
-    """Why an answer is not usable (empty when it is)."""
+def _runs(text: str) -> set[tuple[str, ...]]:
+    """The runs of :data:`ECHO_WORDS` words of a text (lowercased)."""
+    tokens = _TOKEN.findall(text.lower())
+    return {tuple(tokens[i : i + ECHO_WORDS]) for i in range(len(tokens) - ECHO_WORDS + 1)}
+
+
+def usability_problems(
+    answer: str, requests: Sequence[dict[str, Any]], *, own: Sequence[str] = ()
+) -> list[str]:
+    """Why an answer is not usable (empty when it is). ``own`` are texts the answer may
+    quote although the prompt holds them too: the person's questions and the bot's earlier
+    answer (a 👍 answer is meant to be given again)."""
     problems = []
     if not answer.strip() or any(notice in answer for notice in _NOTICES):
         problems.append("a notice, not an answer")
@@ -161,9 +179,10 @@ def usability_problems(answer: str, internal: Sequence[str]) -> list[str]:
     markers = [marker for marker in INTERNAL_MARKERS if marker in lowered]
     if markers:
         problems.append(f"internal markers {markers}")
-    quoted = max((common_run(answer, text) for text in internal), default=0)
-    if quoted >= ECHO_WORDS:
-        problems.append(f"quotes the bot's internal text ({quoted} words)")
+    internal = set().union(*map(_runs, _internal_texts(requests)))
+    allowed = set().union(*map(_runs, own))
+    if quoted := (_runs(answer) & internal) - allowed:
+        problems.append(f"quotes the bot's internal text ({' '.join(min(quoted))} ...)")
     return problems
 
 
@@ -173,6 +192,15 @@ class _Runner:
         self.proxy = proxy
 
     async def run(self, number: int, case: Case, arm: Arm) -> Outcome:
+        replies = self.proxy.replies
+        if arm is Arm.CONTROL_AGAIN:
+            self.proxy.replies = None  # the noise floor: the model answers again
+        try:
+            return await self._run(number, case, arm)
+        finally:
+            self.proxy.replies = replies
+
+    async def _run(self, number: int, case: Case, arm: Arm) -> Outcome:
         person = f"U{list(Arm).index(arm)}{number:04d}{case.id[:4].upper()}"
         first = await self.slack.ask_in_dm(case.question, user=person, within=ANSWER_SECONDS)
         if arm in _REACTIONS:
@@ -180,7 +208,9 @@ class _Runner:
         if arm is Arm.DOWN_REASON:
             await self.slack.dm(case.reason, user=person, thread_ts=first.thread_ts)
             await self.slack.settled()
-        episodes = await self._validated(person, lesson=arm in (Arm.DOWN, Arm.DOWN_REASON))
+        episodes = await self._validated(
+            person, lesson=arm in (Arm.DOWN, Arm.DOWN_REASON), reason=arm is Arm.DOWN_REASON
+        )
         asked = len(self.proxy.requests)
         later = await self.slack.ask_in_dm(case.paraphrase, user=person, within=ANSWER_SECONDS)
         requests = self.proxy.requests[asked:]
@@ -190,27 +220,28 @@ class _Runner:
             first=first.text,
             later=later.text,
             lesson=next((e.lesson for e in episodes if e.lesson), None),
+            reason=next((e.reason for e in episodes if e.reason), None),
             repeated=repeats(later.text, first.text),
             rouge_l=round(rouge_l(later.text, first.text), 3),
-            problems=usability_problems(later.text, _internal_texts(requests, episodes)),
+            problems=usability_problems(
+                later.text, requests, own=[case.question, case.paraphrase, first.text]
+            ),
             prompt=[{"messages": request["messages"]} for request in requests],
         )
 
-    async def _validated(self, person: str, *, lesson: bool) -> list[Episode]:
-        """The person's validated episodes, once a 👎's lesson is written."""
+    async def _validated(self, person: str, *, lesson: bool, reason: bool) -> list[Episode]:
+        """The person's validated episodes, once a 👎's lesson is written (with the
+        person's reason, when they gave one: the reason sends the lesson back to be
+        drafted again)."""
         memory = self.slack.services.memory
         deadline = time.monotonic() + LESSON_SECONDS
         while True:
             episodes = await memory.list_episodes(person)
             failures = [e for e in episodes if e.status is EpisodeStatus.FAILURE]
-            if not lesson or all(e.lesson for e in failures) or time.monotonic() > deadline:
+            ready = all(e.lesson and (e.reason or not reason) for e in failures)
+            if not lesson or ready or time.monotonic() > deadline:
                 return episodes
             await asyncio.sleep(0.5)
-
-
-def reasons_are_kept() -> bool:
-    """Whether the bot keeps the reason a person gives for a 👎 (issue 22)."""
-    return "reason" in Episode.model_fields
 
 
 def _rate(outcomes: Sequence[Outcome], arm: Arm, *, usable: bool = False) -> tuple[int, int]:
@@ -300,7 +331,10 @@ async def measure(
     model: str,
     max_tokens: int,
     replies: Replies | None = None,
+    transcript: Path | None = None,
 ) -> list[Outcome]:
+    """Every case through every arm; each outcome is also appended to ``transcript`` as it
+    comes (a long run cut short keeps what it measured)."""
     settings = {
         "llm_model": model,
         "llm_temperature": 0.0,
@@ -320,6 +354,8 @@ async def measure(
                 started = time.monotonic()
                 outcome = await runner.run(number, case, arm)
                 outcomes.append(outcome)
+                if transcript is not None:
+                    _append(transcript, outcome)
                 print(
                     f"# {case.id} {arm.value}: repeated={outcome.repeated} "
                     f"rouge_l={outcome.rouge_l} problems={outcome.problems} "
@@ -327,6 +363,27 @@ async def measure(
                     flush=True,
                 )
     return outcomes
+
+
+def rescored(transcript: Path) -> list[Outcome]:
+    """The outcomes of a transcript, judged again by the current measures."""
+    cases = {case.id: case for split in ("tune", "report") for case in load_cases(split)}
+    outcomes = []
+    for line in transcript.read_text().splitlines():
+        outcome = Outcome.model_validate_json(line)
+        case = cases[outcome.case]
+        outcome.repeated = repeats(outcome.later, outcome.first)
+        outcome.rouge_l = round(rouge_l(outcome.later, outcome.first), 3)
+        outcome.problems = usability_problems(
+            outcome.later, outcome.prompt, own=[case.question, case.paraphrase, outcome.first]
+        )
+        outcomes.append(outcome)
+    return outcomes
+
+
+def _append(transcript: Path, outcome: Outcome) -> None:
+    with transcript.open("a") as file:
+        file.write(outcome.model_dump_json() + "\n")
 
 
 def _load_replies(path: Path | None) -> Replies | None:
@@ -340,10 +397,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--split", choices=["tune", "report"], required=True)
     parser.add_argument("--base-url", default="http://127.0.0.1:8081/v1")
     parser.add_argument("--model", default="qwen2.5-coder-0.5b-instruct")
-    parser.add_argument("--max-tokens", type=int, default=200)
+    parser.add_argument("--max-tokens", type=int, default=150)
     parser.add_argument("--cases", type=int, default=0, help="only the first N cases")
+    parser.add_argument(
+        "--shard", default="1/1", help="K/N: every Nth case from the Kth (runs side by side)"
+    )
     parser.add_argument("--arms", default=",".join(arm.value for arm in Arm))
     parser.add_argument("--label", default="run", help="names the transcript file")
+    parser.add_argument(
+        "--rescore",
+        type=Path,
+        help="judge the answers of an earlier run's transcript again, without the model",
+    )
     parser.add_argument(
         "--replies",
         type=Path,
@@ -351,14 +416,19 @@ def main(argv: list[str] | None = None) -> None:
         "answered from it (for tuning: temperature 0 and the seed make the model repeat)",
     )
     arguments = parser.parse_args(argv)
+    if arguments.rescore is not None:
+        for figure in figures(rescored(arguments.rescore), arguments.split):
+            print(figure.line())
+        return
     cases = load_cases(arguments.split)
     if arguments.cases:
         cases = cases[: arguments.cases]
+    shard, shards = (int(part) for part in arguments.shard.split("/"))
+    cases = cases[shard - 1 :: shards]
     arms = [Arm(name) for name in arguments.arms.split(",")]
-    if Arm.DOWN_REASON in arms and not reasons_are_kept():
-        print("# down_reason: not yet available (the bot does not keep a 👎's reason)")
-        arms.remove(Arm.DOWN_REASON)
     BENCH_DIR.mkdir(parents=True, exist_ok=True)
+    transcript = BENCH_DIR / f"learning-{arguments.split}-{arguments.label}.jsonl"
+    transcript.unlink(missing_ok=True)
     replies = _load_replies(arguments.replies)
     db_file = BENCH_DIR / f"learning-{arguments.split}-{arguments.label}.db"
     try:
@@ -371,6 +441,7 @@ def main(argv: list[str] | None = None) -> None:
                 model=arguments.model,
                 max_tokens=arguments.max_tokens,
                 replies=replies,
+                transcript=transcript,
             )
         )
     finally:
@@ -378,8 +449,6 @@ def main(argv: list[str] | None = None) -> None:
             arguments.replies.write_bytes(pickle.dumps(replies))
         for suffix in ("", "-wal", "-shm"):
             Path(f"{db_file}{suffix}").unlink(missing_ok=True)
-    transcript = BENCH_DIR / f"learning-{arguments.split}-{arguments.label}.jsonl"
-    transcript.write_text("".join(outcome.model_dump_json() + "\n" for outcome in outcomes))
     for figure in figures(outcomes, arguments.split):
         print(figure.line())
     print(f"# transcript: {transcript}")

@@ -104,8 +104,8 @@ class AdminSettings(BaseSettings):
     llm_retry_budget_seconds: float = Field(default=20.0, ge=0)
     max_concurrent_llm_calls: int = Field(default=8, ge=1, le=100)
     llm_temperature: float | None = Field(default=None, ge=0, le=2)
-    """Every model request's sampling temperature; None: the server's default for answers,
-    and each learning request's own."""
+    """The sampling temperature of answers (the requests that set none of their own);
+    None: the server's default."""
     llm_seed: int | None = None
     """Sent as ``seed`` with every model request, for servers that sample reproducibly."""
     llm_max_tokens: int | None = Field(default=None, ge=16)

@@ -19,16 +19,13 @@ from memory.models import (
     Scope,
     WisdomNote,
 )
-from memory.text import shorten
 
-__all__ = ["ADVICE_HEADER", "Advice", "PlanAdvisor"]
-
-ADVICE_HEADER = "Advice from past validated experience with this person"
-"""Marks the prompt section, so the model (and a reader of the prompt) knows its origin."""
+__all__ = ["Advice", "PlanAdvisor"]
 
 
 class Advice(BaseModel):
-    """Validated past experience relevant to one question, ready to render into a prompt."""
+    """Validated past experience relevant to one question (the bot renders it into the
+    prompt: :func:`bot.assistant.prompt.render_experience`)."""
 
     failures: list[Episode] = Field(default_factory=list)
     """Similar exchanges the person rejected (👎), most relevant first, with lessons if drawn."""
@@ -36,39 +33,6 @@ class Advice(BaseModel):
     """Similar exchanges the person approved (👍), most relevant first."""
     wisdom: list[WisdomNote] = Field(default_factory=list)
     """Notes consolidated from the person's episodes in this scope."""
-    max_text_chars: int = Field(default=300, ge=2)
-    """Each question, answer and lesson is shortened to this many characters when rendered."""
-
-    def render(self) -> str:
-        """A prompt section clearly marked as advice from past validated experience."""
-        lines = [
-            f"## {ADVICE_HEADER}",
-            "(Each exchange below was rated 👍 or 👎 by the person who asked it. Use this as"
-            " guidance; do not quote it back.)",
-        ]
-        if self.failures:
-            lines += ["", "Similar answers that did NOT work (avoid repeating them):"]
-            for episode in self.failures:
-                lines.append(
-                    f"- Q: {self._short(episode.question)} | rejected answer: "
-                    f"{self._short(episode.answer)}"
-                )
-                if episode.lesson:
-                    lines.append(f"  lesson: {self._short(episode.lesson)}")
-        if self.successes:
-            lines += ["", "Similar answers that worked:"]
-            lines += [
-                f"- Q: {self._short(episode.question)} | approved answer: "
-                f"{self._short(episode.answer)}"
-                for episode in self.successes
-            ]
-        if self.wisdom:
-            lines += ["", "What you have learned about helping this person here:"]
-            lines += [f"- {self._short(note.text)}" for note in self.wisdom]
-        return "\n".join(lines)
-
-    def _short(self, text: str) -> str:
-        return shorten(text, self.max_text_chars)
 
 
 class PlanAdvisor:

@@ -96,7 +96,7 @@ def test_after_each_answer_it_shows_what_memory_put_into_the_prompt(tmp_path: Pa
     first, second = out.split("bot (")[1:]
     assert "memory put nothing into the prompt" in first
     assert "memory put into the prompt:" in second
-    assert "| - Q: how do I rotate the staging password?" in second
+    assert "| - They asked “how do I rotate the staging password?” and this answer worked" in second
     assert "What I remember about you here" in second
 
 
@@ -123,7 +123,7 @@ async def test_with_a_real_model_it_shows_the_prompt_the_model_was_sent(tmp_path
     first, second = out.split("bot (")[1:]
     assert "Answer: how do I rotate the staging password?" in first
     assert "memory put nothing into the prompt" in first
-    assert "| - Q: how do I rotate the staging password?" in second
+    assert "| - They asked “how do I rotate the staging password?” and this answer worked" in second
     assert len(real.requests) >= 2, "every answer came from the model in the environment"
     assert "Traceback" not in stderr.decode()
 

@@ -16,6 +16,8 @@ from pydantic import BaseModel, Field
 from bot.agent.context import TurnContext
 
 __all__ = [
+    "REWRITE_CLOSING",
+    "REWRITE_REQUEST",
     "EvaluationDetails",
     "EvaluationResult",
     "Evaluator",
@@ -40,6 +42,9 @@ class EvaluationResult(BaseModel):
     success: bool
     feedback: str = ""
     details: EvaluationDetails = Field(default_factory=EvaluationDetails)
+    fallback: str | None = None
+    """What to send instead of the draft if no draft of the turn does better than this one
+    (None: the least faulty draft is sent)."""
 
     @classmethod
     def passed(cls) -> EvaluationResult:
@@ -115,13 +120,19 @@ async def _report(error: EvaluatorError, on_error: OnEvaluatorError) -> None:
     await on_error(error)
 
 
+REWRITE_REQUEST = "Rewrite your answer before it is sent."
+REWRITE_CLOSING = "Reply with only the new answer, written for the person."
+
+
 def evaluation_feedback(rejections: Sequence[EvaluationResult]) -> str:
-    """The user message that sends a rejected draft back to the model."""
-    lines = ["Your draft answer was reviewed and is not ready to send."]
+    """The user message that sends a rejected draft back to the model: each evaluator's
+    feedback and suggestions, as plain sentences. The violations are not sent: they name
+    what an evaluator measured (and models quoted such labelled lists back to the person);
+    they count how faulty a draft is (see :mod:`bot.agent.loop`)."""
+    lines = [REWRITE_REQUEST]
     for result in rejections:
         if result.feedback:
             lines.append(result.feedback)
-        lines.extend(f"- Problem: {violation}" for violation in result.details.violations)
-        lines.extend(f"- Suggestion: {suggestion}" for suggestion in result.details.suggestions)
-    lines.append("Write the complete improved answer for the person; don't mention this review.")
+        lines.extend(result.details.suggestions)
+    lines.append(REWRITE_CLOSING)
     return "\n".join(lines)

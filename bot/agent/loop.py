@@ -39,15 +39,34 @@ from bot.agent.tools.guard import GuardPolicy, ToolGuard
 from bot.agent.tools.loop_detector import LoopMemory
 from bot.agent.tools.registry import Tool, ToolRegistry
 
-__all__ = ["EMPTY_REPLY_NUDGE", "EMPTY_REPLY_TEXT", "NARROW_DOWN_TEXT", "Agent"]
+__all__ = [
+    "EMPTY_REPLY_NUDGE",
+    "EMPTY_REPLY_TEXT",
+    "NARROW_DOWN_TEXT",
+    "REDRAFT_TEMPERATURE",
+    "Agent",
+]
 
 EMPTY_REPLY_NUDGE = (
     "Your last reply was empty. Answer the question above, or call a tool if you need one."
 )
 EMPTY_REPLY_TEXT = "I couldn't produce an answer; please rephrase and ask again."
+REDRAFT_TEMPERATURE = 0.7
+"""The sampling temperature of a draft asked for again after evaluators rejected one: at a
+temperature of 0, a model told to change its draft wrote the same one again."""
 NARROW_DOWN_TEXT = (
     "I ran out of steps before finishing; please narrow the question down and ask again."
 )
+
+
+@dataclass(frozen=True)
+class _Review:
+    draft: str
+    problems: int
+    """How many problems evaluators found: each rejection counts its violations (one at
+    least)."""
+    fallback: str | None
+    """The first rejecting evaluator's text to send instead, if it offered one."""
 
 
 @dataclass
@@ -66,6 +85,8 @@ class _Turn:
     output_tokens: int = 0
     best_text: str = ""
     tool_errors: list[ToolError] = field(default_factory=list)
+    reviewed: list[_Review] = field(default_factory=list)
+    """Each draft the evaluators saw, with what they found."""
 
 
 class Agent:
@@ -91,6 +112,7 @@ class Agent:
         loop_memory: LoopMemory,
         max_tokens: int | None = None,
         temperature: float | None = None,
+        redraft_temperature: float | None = REDRAFT_TEMPERATURE,
         hold_back: int = DEFAULT_HOLD_BACK,
     ) -> None:
         if max_iterations < 1:
@@ -110,6 +132,7 @@ class Agent:
         self.loop_memory = loop_memory
         self.max_tokens = max_tokens
         self.temperature = temperature
+        self.redraft_temperature = redraft_temperature
         self.hold_back = hold_back
 
     async def run(
@@ -153,7 +176,10 @@ class Agent:
             if not completion.tool_calls:
                 if await self._send_back(turn, completion.content):
                     continue
-                return await self._finish(turn, completion.content, "answer", appended=True)
+                chosen = _least_faulty(turn.reviewed, completion.content)
+                return await self._finish(
+                    turn, chosen, "answer", appended=chosen == completion.content
+                )
             turn.sink.end_reply()
             stop_text = await self._run_tools(turn, dispatcher, completion.tool_calls)
             if stop_text is not None:
@@ -212,7 +238,9 @@ class Agent:
                 messages=list(turn.conversation.messages),
                 tools=tools,
                 max_tokens=self.max_tokens,
-                temperature=self.temperature,
+                temperature=self.redraft_temperature
+                if turn.evaluation_rounds
+                else self.temperature,
             )
             await self.callbacks.before_llm_call(request, turn.context)
             turn.llm_calls += 1
@@ -239,19 +267,28 @@ class Agent:
         return final or Completion(content="".join(streamed))
 
     async def _send_back(self, turn: _Turn, draft: str) -> bool:
-        """Whether evaluators rejected the draft (their feedback is then appended)."""
-        if (
-            not turn.evaluators
-            or turn.evaluation_rounds >= self.max_evaluation_rounds
-            or turn.iterations >= self.max_iterations
-        ):
-            return False  # no round (or no iteration) left to improve it: the draft stands
+        """Whether evaluators rejected the draft and it goes back to the model with their
+        feedback. Every draft is evaluated, the last one too: with no round (or iteration)
+        left to improve it, the least faulty draft is sent (:func:`_least_faulty`)."""
+        if not turn.evaluators:
+            return False
 
         async def report(error: EvaluatorError) -> None:
             await self.callbacks.on_evaluator_error(error, turn.context)
 
         rejections = await evaluate_draft(turn.evaluators, draft, turn.context, report)
-        if not rejections:
+        turn.reviewed.append(
+            _Review(
+                draft=draft,
+                problems=sum(max(1, len(r.details.violations)) for r in rejections),
+                fallback=next((r.fallback for r in rejections if r.fallback), None),
+            )
+        )
+        if (
+            not rejections
+            or turn.evaluation_rounds >= self.max_evaluation_rounds
+            or turn.iterations >= self.max_iterations
+        ):
             return False
         turn.evaluation_rounds += 1
         turn.conversation.append(Message.user(evaluation_feedback(rejections)))
@@ -275,3 +312,14 @@ class Agent:
         )
         await self.callbacks.after_loop(result, turn.context)
         return result
+
+
+def _least_faulty(reviewed: Sequence[_Review], last: str) -> str:
+    """The text to send: the draft with the fewest problems, the latest of those tied, or,
+    when even that one was rejected, the fallback its evaluators offered; the last draft
+    when none was reviewed."""
+    if not reviewed:
+        return last
+    fewest = min(review.problems for review in reviewed)
+    best = next(review for review in reversed(reviewed) if review.problems == fewest)
+    return best.fallback if best.problems and best.fallback else best.draft

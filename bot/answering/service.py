@@ -37,6 +37,7 @@ from bot.slack.unreachable import SLACK_TRANSPORT_ERRORS, slack_unreachable
 from bot.views import FEEDBACK_FOOTERS
 from bot.views.learned import LEARNED_TEXT, learned_from_block
 from memory import (
+    Advice,
     Episode,
     MemoryStore,
     PlanAdvisor,
@@ -119,7 +120,7 @@ class AnswerAgent(Protocol):
     ) -> AgentAnswer: ...
 
 
-ExperienceRenderer = Callable[[list[RecalledEpisode], str | None], str]
+ExperienceRenderer = Callable[[Advice], str]
 
 
 class AnswerOutcome(StrEnum):
@@ -463,9 +464,8 @@ class AnswerService:
         The advice is built from the episodes already recalled for this turn (the store is
         searched once a question) and holds all of them, so they are not listed twice."""
         advice = await self._advisor.advice_from(message.scope, message.user_id, recalled)
-        if advice is None:
-            return []
-        return [Message.system(self._render_experience([], advice.render()))]
+        text = self._render_experience(advice) if advice is not None else ""
+        return [Message.system(text)] if text else []
 
     @staticmethod
     async def _notify(reply: Reply, ledger: AnswerLedger, notice: str) -> None:

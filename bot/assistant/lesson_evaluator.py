@@ -7,10 +7,39 @@ from dataclasses import dataclass
 
 from bot.agent.evaluation import EvaluationDetails, EvaluationResult
 from bot.assistant.context import AssistantContext
-from bot.assistant.similarity import common_run, coverage, stems, words
+from bot.assistant.similarity import (
+    REPEAT_ROUGE_L,
+    common_run,
+    coverage,
+    rouge_l,
+    shared_commands,
+    stems,
+    words,
+)
 from memory import Episode, EpisodeStatus
+from memory.text import shorten
 
-__all__ = ["LessonEvaluator"]
+__all__ = [
+    "DIFFERENT_APPROACH",
+    "NO_OTHER_ANSWER",
+    "NO_OTHER_ANSWER_GIVEN_REASON",
+    "REPEATS_FAILURE",
+    "LessonEvaluator",
+]
+
+REPEATS_FAILURE = (
+    "This answer is too close to one that did not help this person when they asked "
+    "something similar before. Give a different answer."
+)
+DIFFERENT_APPROACH = "Take a different approach."
+NO_OTHER_ANSWER = (
+    "What I suggested when you asked this before didn't help you, and I don't have a "
+    "different answer I'm sure of. What went wrong with it, or what are you trying to do?"
+)
+NO_OTHER_ANSWER_GIVEN_REASON = (
+    "What I suggested when you asked this before didn't work for you (you said: “{reason}”), "
+    "and I don't have a different answer I'm sure of. Can you tell me more about your setup?"
+)
 
 _QUOTED = re.compile(r"[\"“”'‘’`]([^\"“”‘’`]{3,80})[\"“”'‘’`]")
 _AVOID = re.compile(
@@ -58,10 +87,16 @@ class _Finding:
 class LessonEvaluator:
     """Checks drafts against the failures recalled for this question.
 
-    A draft repeats a failure when it contains most (``min_overlap``) of the failed answer's
+    A draft repeats a failure when it gives one of the failed answer's commands again or
+    reads like it (ROUGE-L of :data:`~bot.assistant.similarity.REPEAT_ROUGE_L`: the measure
+    ``benchmarks/learning.py`` counts a repeat by), contains most (``min_overlap``) of its
     distinctive stemmed words (those not already in its question), shares a passage of at
     least ``min_common_words`` words with it, or uses a phrase the lesson says to avoid
-    (quoted, or after "avoid", "don't", "never", "instead of").
+    (quoted, or after "avoid", "don't", "never", "instead of"). The model is told to give a
+    different answer and what to do instead (the lessons), never what the failed answer
+    said: quoting it primed models to give it again. When every draft repeats it, the person
+    is told so and asked what went wrong instead (:data:`NO_OTHER_ANSWER`): a small model
+    often knows one answer only, and giving back what the person rejected helps nobody.
     """
 
     def __init__(
@@ -82,23 +117,26 @@ class LessonEvaluator:
         ]
         if not findings:
             return EvaluationResult.passed()
-        lessons = [f.episode.lesson for f in findings if f.episode.lesson]
-        feedback = " ".join(
-            f"This person marked a similar answer 👎 before (they asked: “{f.episode.question}”)."
-            + (f" Lesson: {f.episode.lesson}" if f.episode.lesson else "")
-            for f in findings
-        )
+        lessons = list(dict.fromkeys(f.episode.lesson for f in findings if f.episode.lesson))
+        reason = next((f.episode.reason for f in findings if f.episode.reason), None)
         return EvaluationResult(
             success=False,
-            feedback=feedback,
+            feedback=REPEATS_FAILURE,
+            fallback=NO_OTHER_ANSWER_GIVEN_REASON.format(reason=shorten(reason, 200))
+            if reason
+            else NO_OTHER_ANSWER,
             details=EvaluationDetails(
                 violations=[violation for f in findings for violation in f.violations],
-                suggestions=lessons or ["Take a different approach from the answer marked 👎."],
+                suggestions=[f"Instead: {lesson}" for lesson in lessons] or [DIFFERENT_APPROACH],
             ),
         )
 
     def _check(self, draft: str, episode: Episode) -> _Finding | None:
         violations = []
+        if commands := shared_commands(draft, episode.answer):
+            violations.append(f"Gives {len(commands)} command(s) of the answer marked 👎 again.")
+        if (similarity := rouge_l(draft, episode.answer)) >= REPEAT_ROUGE_L:
+            violations.append(f"ROUGE-L {similarity:.2f} with the answer marked 👎.")
         distinctive = stems(episode.answer, ignore=frozenset(stems(episode.question)))
         overlap = coverage(draft, distinctive)
         if len(distinctive) >= self.min_distinctive and overlap >= self.min_overlap:

@@ -12,6 +12,7 @@ from difflib import SequenceMatcher
 from memory.recall_query import STOPWORDS, indexed_words
 
 __all__ = [
+    "REPEAT_ROUGE_L",
     "commands",
     "common_run",
     "coverage",

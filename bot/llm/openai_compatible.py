@@ -52,7 +52,7 @@ class OpenAICompatibleProvider:
         self._model = model
         self._retry = retry or RetryPolicy()
         self._sampling = {"temperature": temperature, "seed": seed}
-        """``LLM_TEMPERATURE`` (over each request's own) and ``LLM_SEED``, when set."""
+        """``LLM_TEMPERATURE`` (for requests that set none) and ``LLM_SEED``, when set."""
 
     async def complete(self, request: CompletionRequest) -> Completion:
         body = encode_request(request, model=self._model, stream=False, **self._sampling)

@@ -81,8 +81,8 @@ def encode_request(
     temperature: float | None = None,
     seed: int | None = None,
 ) -> dict[str, Any]:
-    """The JSON body of ``POST /chat/completions`` for ``request``; ``temperature``, when
-    given, replaces the request's own, and ``seed`` is sent as is."""
+    """The JSON body of ``POST /chat/completions`` for ``request``; ``temperature`` is the
+    default of a request that sets none, and ``seed`` is sent as is."""
     body: dict[str, Any] = {
         "model": model,
         "messages": [_encode_message(message) for message in request.messages],
@@ -101,7 +101,7 @@ def encode_request(
         ]
     if request.max_tokens is not None:
         body["max_tokens"] = request.max_tokens
-    if temperature is None:
+    if request.temperature is not None:
         temperature = request.temperature
     if temperature is not None:
         body["temperature"] = temperature

@@ -11,7 +11,12 @@ from bot.agent import (
     TurnContext,
 )
 from bot.assistant import LessonEvaluator
-from bot.assistant.similarity import stem
+from bot.assistant.lesson_evaluator import (
+    NO_OTHER_ANSWER,
+    NO_OTHER_ANSWER_GIVEN_REASON,
+    REPEATS_FAILURE,
+)
+from bot.assistant.similarity import commands, repeats, rouge_l, shared_commands, stem
 from memory import EpisodeStatus
 from tests.support.agent import ScriptedProvider, make_agent, make_context
 
@@ -64,7 +69,7 @@ async def test_a_negative_verdict_sends_the_draft_back_with_its_feedback(
     feedback = provider.requests[1].messages[-1]
     assert feedback.role is Role.USER
     assert "Don't mention Java." in feedback.content
-    assert "mentions Java" in feedback.content
+    assert "mentions Java" not in feedback.content, "violations are not for the model"
     assert provider.streamed_requests == 0
     assert collected.pieces == ["Use Python."]
 
@@ -80,6 +85,42 @@ async def test_after_the_last_round_the_last_draft_is_sent(context: TurnContext)
     assert result.stop_reason == "answer"
     assert result.evaluation_rounds == 2
     assert result.llm_calls == 3
+
+
+class CountsMentionsOf(RejectsMentionsOf):
+    """Rejects drafts containing a word, with one violation for each time it occurs."""
+
+    async def evaluate(self, draft: str, context: TurnContext) -> EvaluationResult:
+        self.drafts.append(draft)
+        count = draft.count(self.word)
+        if not count:
+            return EvaluationResult.passed()
+        return EvaluationResult(
+            success=False,
+            feedback=f"Don't mention {self.word}.",
+            details=EvaluationDetails(violations=[f"mentions {self.word}"] * count),
+        )
+
+
+async def test_after_the_last_round_the_least_faulty_draft_is_sent(context: TurnContext) -> None:
+    evaluator = CountsMentionsOf("Java")
+    provider = ScriptedProvider(["Java or Java.", "Java.", "Java, Java or Java."])
+    collected = Collector()
+
+    result = await make_agent(provider, evaluators=[evaluator], max_evaluation_rounds=2).run(
+        ask("?"), context=context, on_text=collected
+    )
+
+    assert evaluator.drafts == ["Java or Java.", "Java.", "Java, Java or Java."], (
+        "the last draft is checked too"
+    )
+    assert result.text == "Java."
+    assert [request.temperature for request in provider.requests] == [None, 0.7, 0.7], (
+        "a draft asked for again is sampled more freely"
+    )
+    assert collected.pieces == ["Java."]
+    assert result.conversation.messages[-1].content == "Java."
+    assert result.evaluation_rounds == 2
 
 
 async def test_a_crashing_evaluator_is_reported_and_is_not_a_negative_verdict(
@@ -120,8 +161,32 @@ async def test_the_lesson_evaluator_rejects_a_near_copy_of_a_failed_answer() -> 
     result = await LessonEvaluator().evaluate(draft, lesson_context(lesson=None))
 
     assert not result.success
-    assert "marked a similar answer 👎" in result.feedback
+    assert result.feedback == REPEATS_FAILURE
+    assert FAILED_ANSWER not in result.feedback, "the failed answer is never quoted back"
     assert any("distinctive words" in v for v in result.details.violations)
+
+
+async def test_the_lesson_evaluator_rejects_a_draft_giving_a_failed_command_again() -> None:
+    failure = episode(
+        "How do I undo my last commit?", "Run `git reset --hard HEAD~1`, then push again."
+    )
+    draft = "Sure! Use `git reset --hard HEAD~1` to undo it."
+
+    result = await LessonEvaluator().evaluate(draft, make_context(recalled=recalled(failure)))
+
+    assert not result.success
+    assert any("command" in v for v in result.details.violations)
+    assert "git reset" not in result.feedback + " ".join(result.details.suggestions)
+
+
+async def test_the_lesson_evaluator_rejects_a_draft_reading_like_the_failed_answer() -> None:
+    failure = episode("Where are the VPN settings?", "Open the settings and look for the VPN tab.")
+    draft = "Open the settings app and look for the VPN tab there."
+
+    result = await LessonEvaluator().evaluate(draft, make_context(recalled=recalled(failure)))
+
+    assert not result.success
+    assert any("ROUGE-L" in v for v in result.details.violations)
 
 
 async def test_the_lesson_evaluator_rejects_a_phrase_the_lesson_says_to_avoid() -> None:
@@ -131,7 +196,7 @@ async def test_the_lesson_evaluator_rejects_a_phrase_the_lesson_says_to_avoid() 
 
     assert not result.success
     assert any("rerun the deploy job" in v for v in result.details.violations)
-    assert result.details.suggestions == [LESSON]
+    assert result.details.suggestions == [f"Instead: {LESSON}"]
 
 
 async def test_the_lesson_evaluator_accepts_an_answer_that_follows_the_lesson() -> None:
@@ -202,3 +267,50 @@ def test_stemming_makes_inflections_meet() -> None:
     assert stem("planned") == stem("plan")
     assert stem("servers") == stem("server")
     assert stem("falling") == "fall"
+
+
+def test_rouge_l_weighs_the_longest_common_subsequence_of_words() -> None:
+    assert rouge_l("The cat sat on the mat.", "the cat sat on the mat") == 1.0
+    assert rouge_l("the cat sat on the mat", "the cat lay on the mat") == 5 / 6
+    assert rouge_l("nothing shared", "the cat") == 0.0
+    assert rouge_l("", "the cat") == 0.0
+
+
+def test_commands_are_the_code_an_answer_gives() -> None:
+    answer = (
+        "Run `git revert HEAD` (not `-r`), then:\n"
+        "```bash\n$ git push origin main\n\ngit log --oneline\n```\n"
+    )
+
+    assert commands(answer) == {"git revert head", "git push origin main", "git log --oneline"}
+    assert shared_commands("Try  GIT push origin main  instead", answer) == {"git push origin main"}
+    assert repeats("then git revert HEAD again", answer)
+    assert not repeats("Use the web interface to undo it.", answer)
+
+
+async def test_when_every_draft_repeats_the_failure_the_person_is_asked_instead() -> None:
+    provider = ScriptedProvider([FAILED_ANSWER, FAILED_ANSWER, FAILED_ANSWER])
+    collected = Collector()
+
+    result = await make_agent(provider, evaluators=[LessonEvaluator()]).run(
+        ask(FAILED_QUESTION), context=lesson_context(), on_text=collected
+    )
+
+    assert result.text == NO_OTHER_ANSWER
+    assert collected.pieces == [NO_OTHER_ANSWER]
+    assert provider.requests[-1].temperature == 0.7
+
+
+async def test_the_question_instead_names_the_reason_the_person_gave() -> None:
+    failure = episode(FAILED_QUESTION, FAILED_ANSWER).model_copy(
+        update={"reason": "the retry flag is off in our CI"}
+    )
+    provider = ScriptedProvider([FAILED_ANSWER] * 3)
+
+    result = await make_agent(provider, evaluators=[LessonEvaluator()]).run(
+        ask(FAILED_QUESTION), context=make_context(recalled=recalled(failure))
+    )
+
+    assert result.text == NO_OTHER_ANSWER_GIVEN_REASON.format(
+        reason="the retry flag is off in our CI"
+    )

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from agent_support import episode, recalled
+from datetime import UTC, datetime
+
+from agent_support import DM, episode
 
 from bot.assistant import EXPERIENCE_HEADING, SYSTEM_PROMPT, render_experience
-from memory import EpisodeStatus
+from memory import Advice, EpisodeStatus, WisdomNote
 
 
 def test_the_system_prompt_asks_for_slack_mrkdwn() -> None:
@@ -13,39 +15,64 @@ def test_the_system_prompt_asks_for_slack_mrkdwn() -> None:
     assert len(SYSTEM_PROMPT) < 2000
 
 
-def test_successes_and_failures_are_marked_with_their_lessons() -> None:
-    text = render_experience(
-        recalled(
-            episode("How to deploy?", "Use the pipeline.", EpisodeStatus.SUCCESS),
-            episode("How to roll back?", "Delete the pod.", lesson="Use helm rollback."),
-        ),
-        None,
+def test_a_failure_is_its_lesson_and_never_the_rejected_answer() -> None:
+    failed = episode(
+        "How to roll back?", "Run `kubectl delete pod api`.", lesson="Use helm rollback."
     )
+
+    text = render_experience(Advice(failures=[failed]))
 
     assert text.splitlines() == [
         f"{EXPERIENCE_HEADING}:",
-        "- 👍 worked: Q: How to deploy? A: Use the pipeline.",
-        "- 👎 did not work: Q: How to roll back? A: Delete the pod. Lesson: Use helm rollback.",
+        "- They asked “How to roll back?” and your answer did not help them. "
+        "This time: Use helm rollback.",
     ]
+    assert "kubectl" not in text
 
 
-def test_pending_exchanges_are_never_rendered() -> None:
-    pending = episode("q", "a", EpisodeStatus.PENDING)
+def test_a_failure_without_its_lesson_yet_asks_for_a_different_answer() -> None:
+    failed = episode("How to roll back?", "Run `kubectl delete pod api`.")
 
-    assert render_experience(recalled(pending), None) == ""
+    text = render_experience(Advice(failures=[failed]))
+
+    assert "give a different answer" in text
+    assert "kubectl" not in text
 
 
-def test_advice_is_rendered_even_without_episodes() -> None:
-    text = render_experience([], "Prefer short answers.")
+def test_a_success_is_the_answer_to_give_again() -> None:
+    worked = episode("How to deploy?", "Use the pipeline.", EpisodeStatus.SUCCESS)
 
-    assert text == f"{EXPERIENCE_HEADING}:\nAdvice: Prefer short answers."
+    text = render_experience(Advice(successes=[worked]))
+
+    assert text.splitlines()[1] == (
+        "- They asked “How to deploy?” and this answer worked for them; "
+        "give it again if it fits: Use the pipeline."
+    )
+
+
+def test_wisdom_notes_are_rendered_even_without_episodes() -> None:
+    note = WisdomNote(
+        id=1,
+        scope=DM,
+        user_id="U0REQUESTER",
+        text="Prefers short answers.",
+        episode_count=3,
+        created_at=datetime(2026, 11, 1, tzinfo=UTC),
+    )
+
+    text = render_experience(Advice(wisdom=[note]))
+
+    assert text == f"{EXPERIENCE_HEADING}:\n- Prefers short answers."
+
+
+def test_no_experience_renders_nothing() -> None:
+    assert render_experience(Advice()) == ""
 
 
 def test_long_fields_are_clipped_to_one_line() -> None:
-    text = render_experience(
-        recalled(episode("q", "line one\nline two " + "x" * 1000, EpisodeStatus.SUCCESS)), None
-    )
+    worked = episode("q", "line one\nline two " + "x" * 1000, EpisodeStatus.SUCCESS)
 
-    [_, line] = text.splitlines()
+    [_, line] = render_experience(Advice(successes=[worked])).splitlines()
+
     assert line.endswith("…")
-    assert len(line) < 450
+    assert len(line) < 500

@@ -79,8 +79,7 @@ async def test_a_thumbs_down_is_recalled_as_what_did_not_work(
 
     prompt = system_text(fake_llm.request_for(RELATED, agent_only=True))
     assert EXPERIENCE_HEADING in prompt
-    assert "👎" in prompt
-    assert FIRST in prompt
+    assert f"They asked “{FIRST}” and your answer did not help them." in prompt
 
 
 @pytest.fixture

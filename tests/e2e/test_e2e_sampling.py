@@ -1,4 +1,4 @@
-"""LLM_TEMPERATURE, LLM_SEED and LLM_MAX_TOKENS reach every model request the bot sends."""
+"""LLM_TEMPERATURE, LLM_SEED and LLM_MAX_TOKENS reach the model requests the bot sends."""
 
 from __future__ import annotations
 
@@ -23,14 +23,14 @@ async def seeded(
 ) -> AsyncIterator[SignedSlack]:
     server = await start_bot(
         settings.model_copy(
-            update={"llm_temperature": 0.0, "llm_seed": 1234, "llm_max_tokens": 200}
+            update={"llm_temperature": 0.0, "llm_seed": 1234, "llm_max_tokens": 180}
         )
     )
     yield SignedSlack(server, fake_slack, http)
     await server.stop()
 
 
-async def test_answers_and_lessons_are_sampled_at_the_configured_temperature_and_seed(
+async def test_answers_are_sampled_at_the_configured_temperature_and_lessons_at_their_own(
     seeded: SignedSlack, fake_llm: FakeLLMServer
 ) -> None:
     answer = await seeded.ask_in_dm(QUESTION)
@@ -45,10 +45,10 @@ async def test_answers_and_lessons_are_sampled_at_the_configured_temperature_and
     assert (answering["temperature"], answering["seed"], answering["max_tokens"]) == (
         0.0,
         1234,
-        200,
+        180,
     )
-    assert (reflecting["temperature"], reflecting["seed"]) == (0.0, 1234)
-    assert reflecting["max_tokens"] != 200, "the lesson keeps its own length"
+    assert (reflecting["temperature"], reflecting["seed"]) == (0.2, 1234)
+    assert reflecting["max_tokens"] != 180, "the lesson keeps its own length"
 
 
 async def test_unset_the_server_samples_answers_as_it_likes(

@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from bot.agent import ToolCall
+from bot.assistant import EXPERIENCE_HEADING
 from bot.assistant.lessons import LLMFailureReflector, LLMImportanceScorer
 from bot.assistant.lessons.reflector import REFLECTION_PROMPT
 from bot.assistant.lessons.scorer import SCORING_PROMPT
@@ -43,7 +44,6 @@ from memory import (
     VoteEvent,
     open_store,
 )
-from memory.advice import ADVICE_HEADER
 from memory.reflection import ReflectionWorker
 from tests.support.block_kit import block_kit_problems
 from tests.support.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel, start_bot
@@ -163,7 +163,7 @@ def advice_text(request: dict[str, Any]) -> str:
     [advice] = [
         m["content"]
         for m in request["messages"]
-        if m["role"] == "system" and ADVICE_HEADER in m["content"]
+        if m["role"] == "system" and EXPERIENCE_HEADING in m["content"]
     ]
     return advice
 
@@ -205,18 +205,19 @@ async def test_a_thumbs_down_then_a_related_question_gets_the_lesson_as_advice(
 ) -> None:
     services = services_of(slack)
     answer = await slack.ask_in_dm(FIRST)
-    assert ADVICE_HEADER not in system_text(fake_llm.request_for(FIRST, agent_only=True))
+    assert EXPERIENCE_HEADING not in system_text(fake_llm.request_for(FIRST, agent_only=True))
 
     await slack.vote(answer, user=ALICE, reaction="-1")
     await draw_lessons(services, fake_llm)
     await slack.ask_in_dm(RELATED)
 
     prompt = system_text(fake_llm.request_for(RELATED, agent_only=True))
-    assert ADVICE_HEADER in prompt
-    advice = prompt[prompt.index(ADVICE_HEADER) :]
-    assert "did NOT work" in advice
+    assert EXPERIENCE_HEADING in prompt
+    advice = prompt[prompt.index(EXPERIENCE_HEADING) :]
+    assert "did not help them" in advice
     assert FIRST in advice
-    assert f"lesson: {LESSON}" in advice
+    assert f"This time: {LESSON}" in advice
+    assert f"Answer: {FIRST}" not in prompt, "the rejected answer itself stays out"
 
 
 async def test_no_advice_from_an_unrated_answer_or_in_another_conversation(
@@ -229,8 +230,8 @@ async def test_no_advice_from_an_unrated_answer_or_in_another_conversation(
     await slack.ask_in_dm(RELATED)
     await slack.ask_in_channel("restart the search cluster how?", user=BOB)
 
-    assert ADVICE_HEADER not in system_text(fake_llm.request_for(RELATED, agent_only=True))
-    assert ADVICE_HEADER not in system_text(
+    assert EXPERIENCE_HEADING not in system_text(fake_llm.request_for(RELATED, agent_only=True))
+    assert EXPERIENCE_HEADING not in system_text(
         fake_llm.request_for("restart the search cluster how?", agent_only=True)
     )
 

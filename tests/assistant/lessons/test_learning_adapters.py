@@ -11,6 +11,7 @@ from bot.assistant.lessons import (
     LLMImportanceScorer,
     UnusableReply,
 )
+from bot.assistant.lessons.reflector import DIFFERENT_ANSWER, FROM_REASON
 from bot.llm import OpenAICompatibleProvider
 from bot.simulator import FakeLLMServer, ScriptedReply
 from memory import ConversationKind, Episode, EpisodeStatus, Scope
@@ -44,8 +45,59 @@ async def test_reflector_asks_about_the_rejected_answer(
 
     assert lesson == "It guessed the port. Ask which service first."
     system, user = prompt_of(llm)
-    assert "👎" in system and "2 or 3 sentences" in system
+    assert "👎" in system and "Never suggest what the rejected answer suggested" in system
     assert "Which port does billing use?" in user and "Port 8080." in user
+
+
+REJECTED = "Run `git reset --hard HEAD~1` to drop the last commit."
+
+
+async def test_a_lesson_naming_the_rejected_command_is_drafted_again_with_that_said(
+    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+) -> None:
+    llm.script(
+        ScriptedReply.answer("Do not suggest `git reset --hard HEAD~1` again."),
+        ScriptedReply.answer("Suggest git revert, which keeps the history others pulled."),
+    )
+
+    lesson = await LLMFailureReflector(provider).reflect("How do I undo a commit?", REJECTED)
+
+    assert lesson == "Suggest git revert, which keeps the history others pulled."
+    first, second = llm.requests
+    redraft = second["messages"]
+    assert redraft[:2] == first["messages"]
+    assert redraft[2] == {
+        "role": "assistant",
+        "content": "Do not suggest `git reset --hard HEAD~1` again.",
+    }
+    assert redraft[3]["role"] == "user"
+    assert "git reset --hard head~1" in redraft[3]["content"]
+    assert "without the rejected answer's commands" in redraft[3]["content"]
+
+
+@pytest.mark.parametrize(
+    ("reason", "expected"),
+    [
+        (None, DIFFERENT_ANSWER),
+        (
+            "it rewrote the shared history",
+            FROM_REASON.format(reason="it rewrote the shared history"),
+        ),
+    ],
+)
+async def test_a_lesson_that_keeps_repeating_the_rejected_answer_is_written_without_the_model(
+    llm: FakeLLMServer, provider: OpenAICompatibleProvider, reason: str | None, expected: str
+) -> None:
+    llm.script(*[ScriptedReply.answer(f"Just {REJECTED}")] * 3)
+
+    lesson = await LLMFailureReflector(provider).reflect(
+        "How do I undo a commit?", REJECTED, reason=reason
+    )
+
+    assert len(llm.requests) == 3, "two drafts again at most"
+    assert [request["temperature"] for request in llm.requests] == [0.2, 0.7, 0.7]
+    assert lesson == expected
+    assert "git reset" not in lesson
 
 
 async def test_reflector_gives_the_model_the_persons_reason(
@@ -72,7 +124,7 @@ async def test_reflector_shortens_long_input(
     await LLMFailureReflector(provider, max_input_chars=100).reflect("why? " * 500, "a " * 5000)
 
     _, user = prompt_of(llm)
-    assert len(user) < 300
+    assert len(user) < 400, "the question cut to 100 characters, the answer to its digest"
 
 
 async def test_reflector_raises_when_the_reply_is_empty(
