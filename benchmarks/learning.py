@@ -206,8 +206,7 @@ class _Runner:
         if arm in _REACTIONS:
             await self.slack.vote(first, user=person, reaction=_REACTIONS[arm])
         if arm is Arm.DOWN_REASON:
-            await self.slack.dm(case.reason, user=person, thread_ts=first.thread_ts)
-            await self.slack.settled()
+            await self.slack.reply_in_thread(first, case.reason, user=person, within=ANSWER_SECONDS)
         episodes = await self._validated(
             person, lesson=arm in (Arm.DOWN, Arm.DOWN_REASON), reason=arm is Arm.DOWN_REASON
         )

@@ -17,8 +17,8 @@ import re
 from bot.agent.loop import REDRAFT_TEMPERATURE
 from bot.agent.messages import CompletionRequest, Message
 from bot.agent.provider import Provider
-from bot.assistant.similarity import commands, common_run, shared_commands
 from bot.assistant.lessons.parsing import MAX_LESSON_CHARS, parse_lesson
+from bot.assistant.similarity import commands, common_run, shared_commands
 from memory.text import shorten
 
 __all__ = ["DIFFERENT_ANSWER", "FROM_REASON", "REFLECTION_PROMPT", "LLMFailureReflector"]
