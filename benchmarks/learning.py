@@ -49,6 +49,10 @@ from benchmarks.harness import BENCH_DIR, Comparison, Figure, Target, bot_under_
 from bot.agent import EMPTY_REPLY_TEXT, NARROW_DOWN_TEXT  # noqa: E402
 from bot.answering.service import MODEL_UNAVAILABLE, SOMETHING_WENT_WRONG  # noqa: E402
 from bot.assistant import SYSTEM_PROMPT, default_tools  # noqa: E402
+from bot.assistant.lesson_evaluator import (  # noqa: E402
+    NO_OTHER_ANSWER,
+    NO_OTHER_ANSWER_GIVEN_REASON,
+)
 from bot.assistant.similarity import repeats, rouge_l  # noqa: E402
 from bot.simulator.recording_proxy import RecordingProxy, Replies  # noqa: E402
 from memory import Episode, EpisodeStatus  # noqa: E402
@@ -90,6 +94,10 @@ _REFUSAL = re.compile(
     r"I(?:'m| am) (?:unable|not able) to|as an AI)\b",
     re.IGNORECASE,
 )
+_ASKED_OPENING = "What I suggested when you asked this before"
+"""How both of the bot's questions instead of a repeated 👎 answer open."""
+assert NO_OTHER_ANSWER.startswith(_ASKED_OPENING)
+assert NO_OTHER_ANSWER_GIVEN_REASON.startswith(_ASKED_OPENING)
 _TOKEN = re.compile(r"\w+")
 _NOTICES = (EMPTY_REPLY_TEXT, NARROW_DOWN_TEXT, MODEL_UNAVAILABLE, SOMETHING_WENT_WRONG)
 
@@ -273,6 +281,19 @@ def figures(outcomes: Sequence[Outcome], split: str) -> list[Figure]:
                 detail=f"{hits} of {total}",
             )
         )
+    for arm in arms:
+        mine = [outcome for outcome in outcomes if outcome.arm is arm]
+        asked = sum(1 for outcome in mine if _asks_instead(outcome.later))
+        if asked:
+            lines.append(
+                Figure(
+                    name=f"learning_asked_instead_share_{arm.value}_{split}",
+                    value=round(asked / len(mine), 3),
+                    unit="share",
+                    detail=f"{asked} of {len(mine)}: every draft repeated the 👎 answer, so the "
+                    "person was asked what went wrong (counted usable, not a repeat)",
+                )
+            )
     control, total = _rate(outcomes, Arm.CONTROL)
     again, _ = _rate(outcomes, Arm.CONTROL_AGAIN)
     if Arm.CONTROL_AGAIN in arms:
@@ -314,6 +335,11 @@ def figures(outcomes: Sequence[Outcome], split: str) -> list[Figure]:
             )
         )
     return lines
+
+
+def _asks_instead(answer: str) -> bool:
+    """Whether the answer is the bot's question instead of an answer repeating a 👎 one."""
+    return answer.startswith(_ASKED_OPENING)
 
 
 def _pairs(outcomes: Sequence[Outcome], one: Arm, other: Arm) -> list[tuple[Outcome, Outcome]]:
@@ -401,6 +427,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--shard", default="1/1", help="K/N: every Nth case from the Kth (runs side by side)"
     )
+    parser.add_argument(
+        "--reverse", action="store_true", help="the last case first (runs side by side)"
+    )
     parser.add_argument("--arms", default=",".join(arm.value for arm in Arm))
     parser.add_argument("--label", default="run", help="names the transcript file")
     parser.add_argument(
@@ -424,6 +453,8 @@ def main(argv: list[str] | None = None) -> None:
         cases = cases[: arguments.cases]
     shard, shards = (int(part) for part in arguments.shard.split("/"))
     cases = cases[shard - 1 :: shards]
+    if arguments.reverse:
+        cases.reverse()
     arms = [Arm(name) for name in arguments.arms.split(",")]
     BENCH_DIR.mkdir(parents=True, exist_ok=True)
     transcript = BENCH_DIR / f"learning-{arguments.split}-{arguments.label}.jsonl"
