@@ -3,9 +3,22 @@ the splits keep people apart."""
 
 from __future__ import annotations
 
+import asyncio
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
 import pytest
 
-from benchmarks.public_corpora import CORPORA, LOCOMO_CATEGORIES, SPLITS, Corpus, load
+from benchmarks import recall_public
+from benchmarks.public_corpora import (
+    CORPORA,
+    LOCOMO_CATEGORIES,
+    SPLITS,
+    Corpus,
+    Exchange,
+    Question,
+    load,
+)
 
 
 @pytest.fixture(scope="module", params=sorted(CORPORA))
@@ -72,3 +85,38 @@ def test_locomo_evidence_names_the_exchange_holding_the_turn_however_it_is_writt
     painted = by_question["What did Melanie paint recently?"]
     assert len(painted.evidence) == 2
     assert {label.split(":")[0] for label in painted.evidence} == {"D8", "D9"}
+
+
+def test_the_benchmark_scores_a_corpus_and_names_only_figures_it_declares(
+    tmp_path: Path,
+) -> None:
+    day = datetime(2024, 3, 1, 12, tzinfo=UTC)
+    corpus = Corpus(
+        name="locomo",
+        histories={
+            "Ann and Bo": [
+                Exchange(label="D1:1", at=day, question="Ann: I adopted a puppy", answer="Bo: Yay"),
+                Exchange(
+                    label="D1:3",
+                    at=day + timedelta(minutes=2),
+                    question="Ann: The printer jammed again",
+                    answer="Bo: Kick it",
+                ),
+            ]
+        },
+        questions=[
+            Question(
+                person="Ann and Bo",
+                question="What pet did Ann adopt, a puppy?",
+                evidence=["D1:1"],
+                split=split,
+                category="single_hop",
+            )
+            for split in SPLITS
+        ],
+    )
+    scores = asyncio.run(recall_public.measure(tmp_path, corpus))
+    assert {score.r_at_5 for score in scores.values()} == {1.0}
+    figures = recall_public.figures_of("locomo", scores)
+    assert {figure.name for figure in figures} <= set(recall_public.FIGURES)
+    assert "locomo_r_at_5_single_hop_hybrid" in {figure.name for figure in figures}
