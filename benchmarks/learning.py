@@ -297,18 +297,16 @@ def figures(outcomes: Sequence[Outcome], split: str) -> list[Figure]:
     control, total = _rate(outcomes, Arm.CONTROL)
     again, _ = _rate(outcomes, Arm.CONTROL_AGAIN)
     if Arm.CONTROL_AGAIN in arms:
-        same = sum(
-            1
-            for a, b in _pairs(outcomes, Arm.CONTROL, Arm.CONTROL_AGAIN)
-            if a.later == b.later and a.first == b.first
-        )
+        pairs = _pairs(outcomes, Arm.CONTROL, Arm.CONTROL_AGAIN)
+        same = sum(1 for a, b in pairs if a.later == b.later and a.first == b.first)
+        disagree = sum(1 for a, b in pairs if a.repeated != b.repeated)
         lines.append(
             Figure(
                 name=f"learning_noise_floor_{split}",
                 value=round(abs(control - again) / total, 3),
                 unit="share",
-                detail=f"control repeats {control} of {total}, run again {again}; "
-                f"{same} of {total} answer pairs identical",
+                detail=f"control repeats {control} of {total}, run again {again}; the two "
+                f"runs disagree on {disagree} case(s); {same} answer pairs identical",
             )
         )
     for arm in (Arm.DOWN, Arm.DOWN_REASON):

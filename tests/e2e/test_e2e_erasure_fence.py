@@ -131,7 +131,7 @@ async def test_a_lesson_drawn_while_its_author_was_forgotten_lands_on_nobody(
     reflecting_on_alice = asyncio.Event()
 
     def model(request: dict[str, Any]) -> ScriptedReply:
-        if "Rejected answer" in json.dumps(request["messages"]) and "vellichor" in json.dumps(
+        if "rejected answer" in json.dumps(request["messages"]) and "vellichor" in json.dumps(
             request["messages"]
         ):
             reflecting_on_alice.set()
