@@ -45,7 +45,7 @@ class BackendModules:
     erasure: ModuleType
     fence: ModuleType
     installations: Verbs
-    reasons: ModuleType
+    reasons: Verbs
     recall: ModuleType
     votes: ModuleType
     wisdom: Verbs

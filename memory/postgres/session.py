@@ -31,6 +31,7 @@ class Session:
 
     conn: AsyncConnection[DictRow]
     secret: bytes
+    lease_cleared = ", reflection_holder = NULL, reflection_until = NULL"
 
     async def rows(self, sql: str, params: Params = ()) -> list[dict[str, Any]]:
         cursor = await self.conn.execute(sql, params)
@@ -85,3 +86,11 @@ class Session:
 
     async def scrub(self) -> None:
         """Nothing to do: a deleted row's space is reused by PostgreSQL's own vacuum."""
+
+    def one_of(self, values: Sequence[int]) -> tuple[str, Any]:
+        return "= ANY(%s)", list(values)
+
+    async def claim(self, keys: Sequence[str], at: datetime, team_id: str | None) -> bool:
+        from memory.postgres.counters import claim
+
+        return await claim(self, keys, at, team_id)

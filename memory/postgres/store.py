@@ -20,13 +20,12 @@ from memory.postgres import (
     erasure,
     fence,
     jobs,
-    reasons,
     recall,
     votes,
 )
 from memory.postgres.connection import Database
 from memory.postgres.session import Session
-from memory.sql import installations, wisdom
+from memory.sql import installations, reasons, wisdom
 
 __all__ = ["PostgresMemoryStore"]
 

@@ -20,6 +20,10 @@ Params = Sequence[Any] | Mapping[str, Any]
 class Session(Protocol):
     """One unit of work on one database (PostgreSQL's is one transaction)."""
 
+    lease_cleared: str
+    """What an ``UPDATE`` of an episode adds to its ``SET`` to end a lease on reflecting on
+    it (PostgreSQL leases an episode to one replica; SQLite's one process needs none)."""
+
     async def rows(self, sql: str, params: Params = ()) -> list[dict[str, Any]]: ...
 
     async def row(self, sql: str, params: Params = ()) -> dict[str, Any] | None: ...
@@ -62,4 +66,14 @@ class Session(Protocol):
     async def scrub(self) -> None:
         """Leave nothing erased in what the database keeps besides its tables (SQLite's
         write-ahead log)."""
+        ...
+
+    def one_of(self, values: Sequence[int]) -> tuple[str, Any]:
+        """The condition that a column is one of ``values`` (to follow the column), and its
+        one parameter."""
+        ...
+
+    async def claim(self, keys: Sequence[str], at: datetime, team_id: str | None) -> bool:
+        """Claim every key at once; True when none had been claimed before (as keyed
+        hashes; the workspace ``team_id`` lets its claims go when it uninstalls the app)."""
         ...

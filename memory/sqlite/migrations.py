@@ -314,7 +314,7 @@ def m016_installations(db: Database) -> None:
 
 @migrations()
 def m017_reasons(db: Database) -> None:
-    """Why the asker 👎'd an answer, in their words (see :mod:`memory.sqlite.reasons`)."""
+    """Why the asker 👎'd an answer, in their words (see :mod:`memory.sql.reasons`)."""
     db.execute("ALTER TABLE episodes ADD COLUMN reason TEXT")
 
 

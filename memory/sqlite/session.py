@@ -9,6 +9,7 @@ transaction holds the whole file).
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -19,7 +20,7 @@ from typing import Any, TypeVar
 from sqlite_utils import Database
 
 from memory.sql.session import Params
-from memory.sqlite import fence
+from memory.sqlite import counters, fence
 from memory.sqlite.codec import from_db_time, to_db_time
 from memory.sqlite.fts import file_episodes, unindex_episodes
 from memory.sqlite.transactions import transaction
@@ -47,6 +48,8 @@ def _params(params: Params) -> Any:
 
 class SQLiteSession:
     """The store's connection, for one unit of work of a shared verb."""
+
+    lease_cleared = ""
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -88,6 +91,12 @@ class SQLiteSession:
         unindex_episodes(self.db, episode_ids)  # under the keys they were filed with
         yield
         file_episodes(self.db, episode_ids)
+
+    def one_of(self, values: Sequence[int]) -> tuple[str, Any]:
+        return "IN (SELECT value FROM json_each(%s))", json.dumps([int(value) for value in values])
+
+    async def claim(self, keys: Sequence[str], at: datetime, team_id: str | None) -> bool:
+        return counters.claim(self.db, keys, at, team_id)
 
     async def scrub(self) -> None:
         from memory.sqlite.erasure import scrub  # erasure runs shared verbs through here

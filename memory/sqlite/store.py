@@ -15,14 +15,13 @@ from sqlite_utils import Database
 from memory.backend import BackendModules, BackendStore
 from memory.config import MemoryConfig
 from memory.models import VoteEvent, VoteOutcome
-from memory.sql import installations, wisdom
+from memory.sql import installations, reasons, wisdom
 from memory.sqlite import (
     counters,
     episodes,
     erasure,
     fence,
     fts,
-    reasons,
     recall,
     votes,
 )
@@ -39,7 +38,7 @@ _MODULES = BackendModules(
     erasure,
     fence,
     shared(installations),
-    reasons,
+    shared(reasons),
     recall,
     votes,
     shared(wisdom),
