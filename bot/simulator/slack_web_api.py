@@ -205,6 +205,8 @@ class FakeSlackWebAPI:
         self.streaming_available = streaming_available
         self.stream_lifetime = stream_lifetime
         """Seconds a stream stays open; later calls get ``message_not_in_streaming_state``."""
+        self.latency_seconds = 0.0
+        """How long every Web API call waits before it is answered (a slow Slack)."""
         self.socket_url: str | None = None
         """The Socket Mode URL apps.connections.open hands out (None: this server's own)."""
         self.statuses: dict[tuple[str, str], str] = {}
@@ -450,6 +452,8 @@ class FakeSlackWebAPI:
             self._changed.notify_all()
         if method in self._held:
             await self._held[method].wait()
+        if self.latency_seconds:
+            await asyncio.sleep(self.latency_seconds)
         try:
             return await self._answer(method, request, args)
         finally:
