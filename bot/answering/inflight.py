@@ -7,6 +7,8 @@ import logging
 from collections.abc import Coroutine
 from typing import Any
 
+from bot.slack.unreachable import slack_unreachable
+
 __all__ = ["InFlight"]
 
 log = logging.getLogger(__name__)
@@ -33,8 +35,11 @@ class InFlight:
 
     def _done(self, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("answer task failed", exc_info=task.exception())
+        error = None if task.cancelled() else task.exception()
+        if error is not None and (cause := slack_unreachable(error)) is not None:
+            log.error("background work failed: %s", cause)  # one line, not a traceback
+        elif error is not None:
+            log.error("answer task failed", exc_info=error)
         if not self._tasks:
             self._idle.set()
 

@@ -56,5 +56,21 @@ async def test_a_failing_task_is_logged_not_raised(caplog: pytest.LogCaptureFixt
     assert "answer task failed" in caplog.text
 
 
+async def test_a_task_slack_did_not_answer_is_one_line_naming_the_cause(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    inflight = InFlight()
+
+    async def slack_hangs() -> None:
+        raise TimeoutError
+
+    inflight.start(slack_hangs())
+    await inflight.wait_idle()
+
+    [record] = caplog.records
+    assert record.exc_info is None
+    assert "Slack's Web API did not answer (timeout): check SLACK_API_URL" in record.getMessage()
+
+
 async def test_drain_with_nothing_running_returns_at_once() -> None:
     assert await InFlight().drain(grace_seconds=10) == 0
