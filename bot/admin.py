@@ -64,11 +64,6 @@ async def opened_store(settings: AdminSettings) -> AsyncIterator[MemoryStore]:
     """The bot's existing database, opened by the composition root; never a new file (a
     mistyped path must not look empty). With ``BOT_DB_URL`` set, the PostgreSQL database it
     names (migrated if it is new). Any error of the store is one line saying what to fix."""
-    if settings.bot_db_url is None and not (path := settings.bot_db_path).exists():
-        raise ConfigurationError(
-            f"BOT_DB_PATH cannot be used: {path} does not exist: check the path (the bot "
-            "creates the database on its first start; the admin commands never do)"
-        )
     try:
         async with open_database(settings, existing=True) as store:
             yield store

@@ -41,12 +41,20 @@ async def open_store(url: str, config: MemoryConfig, *, existing: bool = False) 
     first (once per process), so the first recall does not wait for it.
 
     A SQLite path that cannot hold the store (a folder, a read-only file, a file that is
-    not a database...) is :class:`StoreUnavailable` before SQLite touches it; with
-    ``existing``, so is a missing or empty file: no database is created."""
+    not a database...) is :class:`StoreUnavailable` before SQLite touches it, and before
+    the model is loaded; with ``existing``, so is a missing or empty file: no database is
+    created."""
+    path = (
+        None if url.startswith(_POSTGRES_SCHEMES) else _usable_sqlite_path(url, existing=existing)
+    )
     await asyncio.to_thread(default_embedder)
-    if url.startswith(_POSTGRES_SCHEMES):
+    if path is None:
         return await PostgresMemoryStore.open(url, config)
+    return await SQLiteMemoryStore.open(path, config)
+
+
+def _usable_sqlite_path(url: str, *, existing: bool) -> Path:
     path = _sqlite_path(url)
     if (problem := database_file_problem(path, existing=existing)) is not None:
         raise StoreUnavailable(f"{path} {problem}")
-    return await SQLiteMemoryStore.open(path, config)
+    return path

@@ -28,7 +28,10 @@ def database_file_problem(path: Path, *, existing: bool) -> str | None:
     folder = path.parent
     if not path.exists():
         if existing:
-            return "does not exist: check the path"
+            return (
+                "does not exist: check the path (the bot creates its database at its first "
+                "start; the admin commands never do)"
+            )
         # The store creates the file, and the folders it is in up from the nearest one there.
         nearest = next(parent for parent in path.absolute().parents if parent.exists())
         if not nearest.is_dir():
