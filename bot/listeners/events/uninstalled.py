@@ -8,6 +8,7 @@ event line."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
@@ -88,10 +89,7 @@ def _in_background(
 
 
 def app_uninstalled_callback(services: Services) -> Callable[[dict[str, Any]], Awaitable[None]]:
-    async def erase(callback: _Callback) -> None:
-        await _erase_workspace(services, callback)
-
-    return _in_background(services, "forget_workspace", erase)
+    return _in_background(services, "forget_workspace", partial(_erase_workspace, services))
 
 
 def tokens_revoked_callback(services: Services) -> Callable[[dict[str, Any]], Awaitable[None]]:
