@@ -235,7 +235,7 @@ class AnswerService:
                 return AnswerOutcome.DUPLICATE
             rejected = await self._reason_in(message, question, now)
             if rejected is not None:
-                await tell_privately(self._client, message, REASON_THANKS)
+                await self._tell_privately(message, REASON_THANKS)
                 if not asks_question(question):
                     return AnswerOutcome.REASON
             async with self.line.turn(message.user_id, on_wait=reply.wait):
@@ -333,8 +333,21 @@ class AnswerService:
         await ledger.complete(timestamps, answer=reply.text)
         if learned is not None and not message.is_dm:
             # In a channel the thread's readers see the answer, not which votes it drew on.
-            await tell_privately(self._client, message, LEARNED_TEXT, blocks=[learned])
+            await self._tell_privately(message, LEARNED_TEXT, blocks=[learned])
         return AnswerOutcome.FAILED if ledger.lost else AnswerOutcome.ANSWERED
+
+    async def _tell_privately(
+        self, message: IncomingMessage, text: str, *, blocks: list[dict[str, Any]] | None = None
+    ) -> None:
+        """A line only the writer of ``message`` sees, in its thread."""
+        await tell_privately(
+            self._client,
+            text,
+            channel_id=message.channel_id,
+            user_id=message.user_id,
+            thread_ts=message.reply_thread_ts,
+            blocks=blocks,
+        )
 
     async def _context(
         self, message: IncomingMessage, question: str, now: datetime

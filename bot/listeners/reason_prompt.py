@@ -6,18 +6,14 @@ the vote's acknowledgement never waits for it.
 
 from __future__ import annotations
 
-import logging
-
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.answering.private_line import tell_privately
 from bot.listeners.services import Services
 from bot.views.reason import ASK_TEXT, reason_prompt
 from memory import VoteEvent, VoteOutcome
 
 __all__ = ["ask_why_soon"]
-
-log = logging.getLogger(__name__)
 
 
 def ask_why_soon(
@@ -30,15 +26,13 @@ def ask_why_soon(
         episode = await services.reasons.to_ask_about(event, outcome)
         if episode is None:
             return
-        try:
-            await client.chat_postEphemeral(
-                channel=episode.scope.channel_id,
-                user=event.voter_id,
-                thread_ts=episode.thread_ts,
-                text=ASK_TEXT,
-                blocks=reason_prompt(episode.id),
-            )
-        except SlackApiError as error:
-            log.warning("could not ask why an answer was 👎'd: %s", error.response.get("error"))
+        await tell_privately(
+            client,
+            ASK_TEXT,
+            channel_id=episode.scope.channel_id,
+            user_id=event.voter_id,
+            thread_ts=episode.thread_ts,
+            blocks=reason_prompt(episode.id),
+        )
 
     services.inflight.start(ask())
