@@ -17,6 +17,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,10 +38,16 @@ EXAMPLES = int(os.environ.get("PRIVACY_EXAMPLES", "15"))
 TOPICS = ["deploy billing to staging", "rotate the vault keys", "restart the search cluster"]
 RECALL_WORD = "RECALLPLEASE"
 _serials = itertools.count(1)
+_TOKEN = re.compile(r"zq(\d{6})x")
 
 
 def recalling_model(request: dict[str, Any]) -> ScriptedReply:
-    """Echoes the question; asked to recall, first calls ``recall_my_memories``."""
+    """Echoes the question; asked to recall, first calls ``recall_my_memories``.
+
+    Each answer also carries words of its own, made from its question's token, so that two
+    answers on one topic differ as a real model's would: an echo alone read as a repeat of
+    the 👎'd answer before it, and the bot then rightly said it had no other answer, with no
+    token in it to find."""
     messages = request["messages"]
     last_user = next(m for m in reversed(messages) if m["role"] == "user")
     already_called = any(m["role"] == "tool" for m in messages)
@@ -49,7 +56,10 @@ def recalling_model(request: dict[str, Any]) -> ScriptedReply:
         return ScriptedReply.calls(
             ToolCall(id="call_1", name="recall_my_memories", arguments=query)
         )
-    return echo_last_user_message(request)
+    echo = echo_last_user_message(request)
+    own = _TOKEN.findall(str(last_user["content"]))[-1:]
+    words = [f"k{digits[::-1]}{letter}" for digits in own for letter in "abcdefgh"]
+    return echo.model_copy(update={"text": " ".join([echo.text, *words])})
 
 
 # -- what people do -------------------------------------------------------------------------
@@ -249,6 +259,16 @@ async def shared_slack(
         ("ask", 1, "reply", 1, False),
         ("forget", 0),
         ("ask", 2, "reply", 1, True),
+    ]
+)
+@example(  # a question in the thread of its asker's 👎'd answer, on the same topic
+    plan=[
+        ("ask", 2, "reply", 0, True),
+        ("ask", 0, "dm", 0, True),
+        ("forget", 0),
+        ("vote", 2, 0, "-1", True, False),
+        ("ask", 2, "reply", 0, False),
+        ("ask", 0, "dm", 1, True),
     ]
 )
 @example(  # a channel 👍 reaches others only while sharing is on and it stays a 👍
