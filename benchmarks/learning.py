@@ -257,41 +257,32 @@ def _rate(outcomes: Sequence[Outcome], arm: Arm, *, usable: bool = False) -> tup
     return hits, len(mine)
 
 
+def _share(name: str, hits: int, total: int, why: str = "") -> Figure:
+    return Figure(
+        name=name, value=round(hits / total, 3), unit="share", detail=f"{hits} of {total}{why}"
+    )
+
+
 def figures(outcomes: Sequence[Outcome], split: str) -> list[Figure]:
     lines = []
     arms = [arm for arm in Arm if any(outcome.arm is arm for outcome in outcomes)]
     for arm in arms:
-        hits, total = _rate(outcomes, arm)
         word = "keep" if arm is Arm.UP else "repeat"
-        lines.append(
-            Figure(
-                name=f"learning_{word}_rate_{arm.value}_{split}",
-                value=round(hits / total, 3),
-                unit="share",
-                detail=f"{hits} of {total}",
-            )
-        )
+        lines.append(_share(f"learning_{word}_rate_{arm.value}_{split}", *_rate(outcomes, arm)))
     for arm in arms:
         hits, total = _rate(outcomes, arm, usable=True)
-        lines.append(
-            Figure(
-                name=f"learning_usable_share_{arm.value}_{split}",
-                value=round(hits / total, 3),
-                unit="share",
-                detail=f"{hits} of {total}",
-            )
-        )
+        lines.append(_share(f"learning_usable_share_{arm.value}_{split}", hits, total))
     for arm in arms:
         mine = [outcome for outcome in outcomes if outcome.arm is arm]
         asked = sum(1 for outcome in mine if _asks_instead(outcome.later))
         if asked:
             lines.append(
-                Figure(
-                    name=f"learning_asked_instead_share_{arm.value}_{split}",
-                    value=round(asked / len(mine), 3),
-                    unit="share",
-                    detail=f"{asked} of {len(mine)}: every draft repeated the 👎 answer, so the "
-                    "person was asked what went wrong (counted usable, not a repeat)",
+                _share(
+                    f"learning_asked_instead_share_{arm.value}_{split}",
+                    asked,
+                    len(mine),
+                    ": every draft repeated the 👎 answer, so the person was asked what went"
+                    " wrong (counted usable, not a repeat)",
                 )
             )
     control, total = _rate(outcomes, Arm.CONTROL)
