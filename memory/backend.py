@@ -8,9 +8,10 @@ closing, pinging and taking turns at background jobs.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import partial
 from types import ModuleType, SimpleNamespace
 from typing import Any, Protocol
@@ -45,6 +46,7 @@ class BackendModules:
     erasure: ModuleType
     fence: ModuleType
     installations: Verbs
+    questions: Verbs
     reasons: Verbs
     recall: ModuleType
     votes: ModuleType
@@ -54,10 +56,17 @@ class BackendModules:
 class BackendStore(MemoryStore):
     """A :class:`MemoryStore` whose verbs are functions of :class:`BackendModules`."""
 
+    one_process = False
+    """Whether one process at most answers from this store (a SQLite file): a question
+    another process holds is then one whose process died."""
+
     def __init__(self, runner: Runner, modules: BackendModules, config: MemoryConfig) -> None:
         self._runner = runner
         self._modules = modules
         self._config = config
+        self._holder = uuid.uuid4().hex
+        """Names this process when it leases questions (and, on PostgreSQL, episodes to
+        reflect on)."""
 
     async def _call(self, function: Callable[..., Any], /, **arguments: Any) -> Any:
         return await self._runner.run(partial(function, **arguments))
@@ -68,6 +77,45 @@ class BackendStore(MemoryStore):
 
     async def claim(self, *keys: str, at: datetime, team_id: str | None = None) -> bool:
         return await self._call(self._modules.counters.claim, keys=keys, at=at, team_id=team_id)
+
+    async def receive_question(
+        self, question: models.NewQuestion, *keys: str, lease: timedelta
+    ) -> models.PendingQuestion | None:
+        return await self._call(
+            self._modules.questions.receive_question,
+            question=question,
+            keys=keys,
+            holder=self._holder,
+            lease_until=question.received_at + lease,
+        )
+
+    async def take_questions(
+        self, *, now: datetime, lease: timedelta, limit: int
+    ) -> list[models.PendingQuestion]:
+        return await self._call(
+            self._modules.questions.take_questions,
+            holder=self._holder,
+            now=now,
+            lease_until=now + lease,
+            limit=limit,
+            others_abandoned=self.one_process,
+        )
+
+    async def renew_questions(self, *, now: datetime, lease: timedelta) -> int:
+        return await self._call(
+            self._modules.questions.renew_questions, holder=self._holder, lease_until=now + lease
+        )
+
+    async def finish_question(self, question_id: int) -> bool:
+        return await self._call(self._modules.questions.finish_question, question_id=question_id)
+
+    async def release_questions(self, *, retry_at: datetime, question_id: int | None = None) -> int:
+        return await self._call(
+            self._modules.questions.release_questions,
+            holder=self._holder,
+            retry_at=retry_at,
+            question_id=question_id,
+        )
 
     async def record_exchange(self, exchange: models.NewExchange) -> models.Episode | None:
         return await self._call(

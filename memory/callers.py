@@ -6,7 +6,8 @@ instead, so each says exactly what it touches, and a test double implements only
 
 - the agent's turn (its tools, the plan advisor): :class:`Recall`, and :class:`Counting`
   for tool errors, together :class:`AgentMemory`;
-- answering a message: :class:`ExchangeLedger`;
+- answering a message: :class:`ExchangeLedger`, and keeping it until it is answered:
+  :class:`Questions`;
 - the listeners' vote path: :class:`VoteRecorder`, and why a 👎 was cast: :class:`Reasons`;
 - ``/forget`` and the admin commands: :class:`Erasure`;
 - background learning: :class:`ReflectionQueue` and :class:`ConsolidationSource`;
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Protocol
 
 from memory.models import (
@@ -26,6 +27,8 @@ from memory.models import (
     ForgetReport,
     InstallationRecord,
     NewExchange,
+    NewQuestion,
+    PendingQuestion,
     RecalledEpisode,
     RecallRequest,
     Scope,
@@ -44,6 +47,7 @@ __all__ = [
     "Erasure",
     "ExchangeLedger",
     "Installations",
+    "Questions",
     "Reasons",
     "Recall",
     "ReflectionQueue",
@@ -130,6 +134,42 @@ class ExchangeLedger(Protocol):
         its episode's channel), so a person can be shown the answer they voted on."""
 
 
+class Questions(Protocol):
+    """Questions acknowledged and not answered yet, kept until they are, so that a process
+    killed while answering one loses none (see :mod:`memory.sql.questions`). Each process
+    leases the questions it answers; a question whose lease ran out is another's to take."""
+
+    @abstractmethod
+    async def receive_question(
+        self, question: NewQuestion, *keys: str, lease: timedelta
+    ) -> PendingQuestion | None:
+        """Claim the message (as :meth:`ExchangeLedger.claim` does) and keep the question,
+        leased to this process for ``lease``, in one write; None, and nothing kept, when
+        the message was claimed before (a re-delivery)."""
+
+    @abstractmethod
+    async def take_questions(
+        self, *, now: datetime, lease: timedelta, limit: int
+    ) -> list[PendingQuestion]:
+        """Lease to this process, for ``lease``, the oldest questions (at most ``limit``)
+        that no process is answering: their lease ran out by ``now``, their process died
+        or let them go. Each take counts an attempt."""
+
+    @abstractmethod
+    async def renew_questions(self, *, now: datetime, lease: timedelta) -> int:
+        """Extend the lease of every question this process holds to ``now + lease``."""
+
+    @abstractmethod
+    async def finish_question(self, question_id: int) -> bool:
+        """Delete a question once its asker has the answer, or was told why there is
+        none; False when it was gone already."""
+
+    @abstractmethod
+    async def release_questions(self, *, retry_at: datetime, question_id: int | None = None) -> int:
+        """Let go of a question this process holds (of every one, without
+        ``question_id``), for any process to take from ``retry_at``."""
+
+
 class VoteRecorder(Protocol):
     """A reaction or a feedback button on a message the bot sent."""
 
@@ -188,8 +228,9 @@ class Erasure(Protocol):
         self, team_id: str, *, at: datetime | None = None
     ) -> WorkspaceReport:
         """Erase everything kept of a workspace (its people's exchanges, votes, lessons,
-        notes, index entries, vectors, ledger, dedupe claims and installations), leaving no
-        trace on disk, and fence it off as :meth:`forget_user` fences a person."""
+        notes, index entries, vectors, ledger, questions not answered yet, dedupe claims and
+        installations), leaving no trace on disk, and fence it off as :meth:`forget_user`
+        fences a person."""
 
 
 class ReflectionQueue(Protocol):

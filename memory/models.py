@@ -22,6 +22,8 @@ __all__ = [
     "ImportedEpisode",
     "InstallationRecord",
     "NewExchange",
+    "NewQuestion",
+    "PendingQuestion",
     "RecallRequest",
     "RecalledEpisode",
     "Scope",
@@ -173,6 +175,27 @@ class WisdomNote(BaseModel):
     text: str
     episode_count: int
     created_at: datetime
+
+
+class NewQuestion(BaseModel):
+    """A question the bot was handed and has not answered yet (see :mod:`memory.sql.questions`).
+
+    ``payload`` is the message as the bot reads it again to answer it (its text among the
+    rest), opaque to memory; the asker and their workspace are kept beside it so that
+    ``/forget`` and an uninstall erase it."""
+
+    team_id: str
+    user_id: str
+    received_at: datetime
+    payload: str = Field(repr=False)
+
+
+class PendingQuestion(NewQuestion):
+    """A question kept until it is answered, leased to the process answering it."""
+
+    id: int
+    attempts: int
+    """How many times a process took it to answer (its first receipt included)."""
 
 
 class ForgetReport(BaseModel):

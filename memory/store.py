@@ -16,6 +16,7 @@ from memory.callers import (
     Erasure,
     ExchangeLedger,
     Installations,
+    Questions,
     Reasons,
     ReflectionQueue,
     VoteRecorder,
@@ -28,6 +29,7 @@ __all__ = ["MemoryStore"]
 class MemoryStore(
     AgentMemory,
     ExchangeLedger,
+    Questions,
     VoteRecorder,
     Reasons,
     Erasure,

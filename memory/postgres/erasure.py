@@ -18,6 +18,7 @@ from memory.postgres.codec import episode_from_row
 from memory.postgres.fence import erase_replies, lock_person, lock_workspace, record_forgetting
 from memory.postgres.session import Session
 from memory.postgres.votes import settle_status
+from memory.sql.questions import forget_questions
 from memory.sql.wisdom import list_wisdom
 from memory.subjects import workspace_subject
 
@@ -43,9 +44,9 @@ async def forget_user(
     """Delete every row holding the person's data; return how many of each kind.
 
     Their episodes take their ledger rows, full-text rows and everyone's votes on them
-    along (cascade). What stays is the erasure fence (a keyed hash of the person's id, and
-    ``at``) and the dedupe claims (keyed hashes of event ids), neither holding anything
-    they said.
+    along (cascade), and their questions not answered yet go too. What stays is the
+    erasure fence (a keyed hash of the person's id, and ``at``) and the dedupe claims
+    (keyed hashes of event ids), neither holding anything they said.
     """
     await lock_person(db, user_id)
     own_filter = "SELECT id FROM episodes WHERE requester_id = %s"
@@ -79,6 +80,7 @@ async def forget_user(
     await db.execute("DELETE FROM episodes WHERE requester_id = %s", [user_id])
     await db.execute("DELETE FROM votes WHERE voter_id = %s", [user_id])
     await db.execute("DELETE FROM wisdom WHERE user_id = %s", [user_id])
+    counts["questions"] = await forget_questions(db, user_id=user_id)
     for episode_id in others_voted:
         await settle_status(db, episode_id, config)
     await record_forgetting(db, user_id, at)
@@ -87,9 +89,10 @@ async def forget_user(
 
 async def forget_workspace(db: Session, team_id: str, at: datetime) -> WorkspaceReport:
     """Delete everything kept of a workspace that uninstalled the app: its episodes (with
-    their ledger, votes, full-text rows and vectors), notes, dedupe claims and
-    installations; and fence it off. The workspace's lock waits for every write about one
-    of its people that began before (:func:`memory.postgres.fence.lock_person`)."""
+    their ledger, votes, full-text rows and vectors), notes, questions not answered yet,
+    dedupe claims and installations; and fence it off. The workspace's lock waits for
+    every write about one of its people that began before
+    (:func:`memory.postgres.fence.lock_person`)."""
     await lock_workspace(db, team_id)
     workspace = db.digest(workspace_subject(team_id))
     own_filter = "SELECT id FROM episodes WHERE team_id = %s"
@@ -115,6 +118,7 @@ async def forget_workspace(db: Session, team_id: str, at: datetime) -> Workspace
     await db.execute("DELETE FROM wisdom WHERE team_id = %s", [team_id])
     await db.execute("DELETE FROM claims WHERE workspace = %s", [workspace])
     await db.execute("DELETE FROM installations WHERE team_id = %s", [team_id])
+    counts["questions"] = await forget_questions(db, team_id=team_id)
     await record_forgetting(db, workspace_subject(team_id), at)
     return WorkspaceReport(team_id=team_id, counts=counts)
 

@@ -167,6 +167,24 @@ ALTER TABLE episodes ADD COLUMN enterprise_id text NOT NULL DEFAULT '';
 ALTER TABLE wisdom ADD COLUMN enterprise_id text NOT NULL DEFAULT '';
 """
 
+M009_QUESTIONS = """
+-- Questions acknowledged and not answered yet (memory/sql/questions.py).
+CREATE TABLE questions (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    team_id text NOT NULL,
+    user_id text NOT NULL,
+    received_at timestamptz NOT NULL,
+    payload text NOT NULL,
+    holder text,
+    lease_until timestamptz NOT NULL,
+    attempts integer NOT NULL
+);
+CREATE INDEX questions_lease ON questions (lease_until);
+CREATE INDEX questions_holder ON questions (holder) WHERE holder IS NOT NULL;
+CREATE INDEX questions_user ON questions (user_id);
+CREATE INDEX questions_team ON questions (team_id);
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_erased_replies", M002_ERASED_REPLIES),
@@ -176,6 +194,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m006_reasons", M006_REASONS),
     ("m007_workspace_claims", M007_WORKSPACE_CLAIMS),
     ("m008_enterprise_scopes", M008_ENTERPRISE_SCOPES),
+    ("m009_questions", M009_QUESTIONS),
 ]
 """(name, SQL) in the order they apply; a name, once released, never changes."""
 

@@ -32,6 +32,7 @@ class Session:
     conn: AsyncConnection[DictRow]
     secret: bytes
     lease_cleared = ", reflection_holder = NULL, reflection_until = NULL"
+    locked_skipped = " FOR UPDATE SKIP LOCKED"
 
     async def rows(self, sql: str, params: Params = ()) -> list[dict[str, Any]]:
         cursor = await self.conn.execute(sql, params)

@@ -8,7 +8,6 @@ share the database.
 
 from __future__ import annotations
 
-import uuid
 from datetime import timedelta
 
 from memory.backend import BackendModules, BackendStore
@@ -25,12 +24,12 @@ from memory.postgres import (
 )
 from memory.postgres.connection import Database
 from memory.postgres.session import Session
-from memory.sql import installations, reasons, wisdom
+from memory.sql import installations, questions, reasons, wisdom
 
 __all__ = ["PostgresMemoryStore"]
 
 _MODULES = BackendModules(
-    counters, episodes, erasure, fence, installations, reasons, recall, votes, wisdom
+    counters, episodes, erasure, fence, installations, questions, reasons, recall, votes, wisdom
 )
 
 
@@ -44,8 +43,6 @@ class PostgresMemoryStore(BackendStore):
     def __init__(self, database: Database, config: MemoryConfig) -> None:
         super().__init__(database, _MODULES, config)
         self._db = database
-        self._holder = uuid.uuid4().hex
-        """Names this process when it leases episodes for reflection."""
 
     @classmethod
     async def open(cls, url: str, config: MemoryConfig) -> PostgresMemoryStore:

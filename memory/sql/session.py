@@ -24,6 +24,10 @@ class Session(Protocol):
     """What an ``UPDATE`` of an episode adds to its ``SET`` to end a lease on reflecting on
     it (PostgreSQL leases an episode to one replica; SQLite's one process needs none)."""
 
+    locked_skipped: str
+    """What ends a ``SELECT`` of rows to lease, so that units of work leasing at once take
+    different rows (PostgreSQL's ``FOR UPDATE SKIP LOCKED``; SQLite's one writer needs none)."""
+
     async def rows(self, sql: str, params: Params = ()) -> list[dict[str, Any]]: ...
 
     async def row(self, sql: str, params: Params = ()) -> dict[str, Any] | None: ...

@@ -16,6 +16,7 @@ from sqlite_utils import Database
 
 from memory.config import MemoryConfig
 from memory.models import ExportedVote, ForgetReport, UserExport, WorkspaceReport
+from memory.sql.questions import forget_questions
 from memory.sql.wisdom import list_wisdom
 from memory.sqlite.codec import episode_from_row, from_db_time
 from memory.sqlite.fence import digest, erase_replies, record_forgetting
@@ -55,8 +56,9 @@ def forget_user(db: Database, user_id: str, at: datetime, config: MemoryConfig) 
     """Delete every row holding the person's data; return how many of each kind.
 
     Their episodes take their ledger rows and everyone's votes on them along (cascade).
-    What stays is the erasure fence (a keyed hash of the person's id, and ``at``) and the
-    dedupe claims (keyed hashes of event ids), neither holding anything they said.
+    Their questions not answered yet go too. What stays is the erasure fence (a keyed
+    hash of the person's id, and ``at``) and the dedupe claims (keyed hashes of event
+    ids), neither holding anything they said.
     """
     with transaction(db):
         own_filter = "SELECT id FROM episodes WHERE requester_id = ?"
@@ -94,6 +96,7 @@ def forget_user(db: Database, user_id: str, at: datetime, config: MemoryConfig) 
         db.execute("DELETE FROM episodes WHERE requester_id = ?", [user_id])
         db.execute("DELETE FROM votes WHERE voter_id = ?", [user_id])
         db.execute("DELETE FROM wisdom WHERE user_id = ?", [user_id])
+        counts["questions"] = run_to_end(forget_questions(SQLiteSession(db), user_id=user_id))
         for episode_id in others_voted:
             settle_status(db, episode_id, config)
         record_forgetting(db, user_id, at)
@@ -110,8 +113,9 @@ def _in_workspace(where: str, params: list[str], team_id: str | None) -> tuple[s
 
 def forget_workspace(db: Database, team_id: str, at: datetime) -> WorkspaceReport:
     """Delete everything kept of a workspace that uninstalled the app: its episodes (with
-    their ledger rows, votes, index entries and vectors), notes, dedupe claims and
-    installations; and fence it off as :func:`forget_user` fences a person."""
+    their ledger rows, votes, index entries and vectors), notes, questions not answered
+    yet, dedupe claims and installations; and fence it off as :func:`forget_user` fences
+    a person."""
     workspace = digest(db, workspace_subject(team_id))
     with transaction(db):
         own_filter = "SELECT id FROM episodes WHERE team_id = ?"
@@ -140,6 +144,7 @@ def forget_workspace(db: Database, team_id: str, at: datetime) -> WorkspaceRepor
         db.execute("DELETE FROM wisdom WHERE team_id = ?", [team_id])
         db.execute("DELETE FROM claims WHERE workspace = ?", [workspace])
         db.execute("DELETE FROM installations WHERE team_id = ?", [team_id])
+        counts["questions"] = run_to_end(forget_questions(SQLiteSession(db), team_id=team_id))
         record_forgetting(db, workspace_subject(team_id), at)
     scrub(db)
     return WorkspaceReport(team_id=team_id, counts=counts)

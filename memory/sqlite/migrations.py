@@ -344,5 +344,28 @@ def m019_enterprise_scopes(db: Database) -> None:
     )
 
 
+@migrations()
+def m020_questions(db: Database) -> None:
+    """Questions acknowledged and not answered yet (see :mod:`memory.sql.questions`)."""
+    db.executescript(
+        """
+        CREATE TABLE questions (
+            id INTEGER PRIMARY KEY,
+            team_id TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            received_at TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            holder TEXT,
+            lease_until TEXT NOT NULL,
+            attempts INTEGER NOT NULL
+        );
+        CREATE INDEX questions_lease ON questions (lease_until);
+        CREATE INDEX questions_holder ON questions (holder) WHERE holder IS NOT NULL;
+        CREATE INDEX questions_user ON questions (user_id);
+        CREATE INDEX questions_team ON questions (team_id);
+        """
+    )
+
+
 def apply_migrations(db: Database) -> None:
     migrations.apply(db)

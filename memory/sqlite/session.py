@@ -4,12 +4,13 @@ A verb of :mod:`memory.sql` is a coroutine, but against SQLite nothing in it eve
 :func:`run_to_end` runs it on the database thread as plain calls, without an event loop.
 The session swaps PostgreSQL's ``%s`` markers for ``?``, stores times as
 :mod:`memory.sqlite.codec` does, and needs no locks for the erasure fence (a write
-transaction holds the whole file).
+transaction holds the whole file), nor to skip rows another one locked.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -30,10 +31,14 @@ __all__ = ["SQLiteSession", "run_to_end", "shared"]
 T = TypeVar("T")
 
 
+_NAMED = re.compile(r"%\((\w+)\)s")
+
+
 @lru_cache(maxsize=512)
 def _markers(sql: str) -> str:
-    """SQLite's parameter markers in place of PostgreSQL's (and ``%%`` as ``%``)."""
-    return sql.replace("%s", "?").replace("%%", "%")
+    """SQLite's parameter markers in place of PostgreSQL's (``%(name)s`` as ``:name``, and
+    ``%%`` as ``%``)."""
+    return _NAMED.sub(r":\1", sql.replace("%s", "?")).replace("%%", "%")
 
 
 def _value(value: Any) -> Any:
@@ -50,6 +55,7 @@ class SQLiteSession:
     """The store's connection, for one unit of work of a shared verb."""
 
     lease_cleared = ""
+    locked_skipped = ""
 
     def __init__(self, db: Database) -> None:
         self.db = db

@@ -15,7 +15,7 @@ from sqlite_utils import Database
 from memory.backend import BackendModules, BackendStore
 from memory.config import MemoryConfig
 from memory.models import VoteEvent, VoteOutcome
-from memory.sql import installations, reasons, wisdom
+from memory.sql import installations, questions, reasons, wisdom
 from memory.sqlite import (
     counters,
     episodes,
@@ -38,6 +38,7 @@ _MODULES = BackendModules(
     erasure,
     fence,
     shared(installations),
+    shared(questions),
     shared(reasons),
     recall,
     votes,
@@ -55,6 +56,8 @@ def _ping(db: Database) -> None:
 
 class SQLiteMemoryStore(BackendStore):
     """Memory in one SQLite file (WAL mode), used from asyncio through one thread."""
+
+    one_process = True
 
     def __init__(self, thread: DatabaseThread, config: MemoryConfig) -> None:
         super().__init__(thread, _MODULES, config)

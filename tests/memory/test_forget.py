@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from memory_helpers import CHANNEL, DM, T0, Memory
 
-from memory import EpisodeStatus, MemoryConfig, NewExchange, Vote
+from memory import EpisodeStatus, MemoryConfig, NewExchange, NewQuestion, Vote
 from memory.partitions import personal_key
 from tests.stored import disk_bytes
 
@@ -24,6 +24,7 @@ SECRET_ANSWER = (
 SECRET_LESSON = "Ask Quillfeather about the periwinkle cipher before the vellichor vault."
 SECRET_WISDOM = "Quillfeather answers fastest about crumhorn tuning on Tuesdays."
 SECRET_REASON = "The gewgaw cupboard was flooded, so the recipe moved."
+SECRET_PENDING = "Is the quodlibet ledger still behind the gewgaw cupboard?"
 DISTINCTIVE = [
     "Quillfeather",
     "zanzibarite",
@@ -34,6 +35,7 @@ DISTINCTIVE = [
     "periwinkle",
     "crumhorn",
     "gewgaw",
+    "quodlibet",
     FORGOTTEN,
 ]
 SURVIVOR_QUESTION = "How do I calibrate the brontosaurus telescope in the observatory?"
@@ -63,6 +65,8 @@ async def _remember_everything(memory: Memory) -> None:
     await memory.ask("Quillfeather pending question about crumhorn", user=FORGOTTEN)
     await store.replace_wisdom(DM, FORGOTTEN, [SECRET_WISDOM], episode_count=2, at=T0)
     await store.claim("Ev0QUILLFEATHER", at=T0)
+    pending = NewQuestion(team_id="T1", user_id=FORGOTTEN, received_at=T0, payload=SECRET_PENDING)
+    await store.receive_question(pending, "Ev0QUODLIBET", lease=timedelta(minutes=1))
     survivor = await memory.answered(SURVIVOR_QUESTION, "Align the finder scope first.", user=KEPT)
     await store.replace_wisdom(DM, KEPT, ["Brontosaurus telescope tips."], episode_count=1, at=T0)
     # the forgotten person also reacted to the survivor's message (not counted nor kept)
@@ -82,6 +86,7 @@ async def test_forget_user_leaves_no_bytes_on_disk(memory: Memory, db_path: Path
         "ledger": 3,
         "votes": 2,
         "wisdom": 1,
+        "questions": 1,
     }
     after = disk_bytes(db_path)
     assert traces(after, DISTINCTIVE) == []
@@ -107,6 +112,8 @@ async def test_forget_user_leaves_nothing_to_list_export_or_recall(memory: Memor
     assert await store.list_episodes(FORGOTTEN, statuses=frozenset(EpisodeStatus)) == []
     # their claim outlives the erasure (as a keyed hash), so a retry is not answered again
     assert not await store.claim("Ev0QUILLFEATHER", at=T0 + timedelta(days=1))
+    later = T0 + timedelta(days=1)
+    assert await store.take_questions(now=later, lease=timedelta(minutes=1), limit=9) == []
     second = await store.forget_user(FORGOTTEN)
     assert second.total == 0
 

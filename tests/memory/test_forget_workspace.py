@@ -8,24 +8,38 @@ from datetime import timedelta
 
 from memory_helpers import T0, Memory
 
-from memory import ConversationKind, InstallationRecord, MemoryStore, NewExchange, Scope
+from memory import (
+    ConversationKind,
+    InstallationRecord,
+    MemoryStore,
+    NewExchange,
+    NewQuestion,
+    Scope,
+)
 
 ONE = Scope(team_id="T0000ONE", channel_id="D100", kind=ConversationKind.DM)
 TWO = Scope(team_id="T0000TWO", channel_id="D100", kind=ConversationKind.DM)
+LEASE = timedelta(minutes=1)
 
 
 async def test_a_workspace_is_erased_and_the_other_kept(memory: Memory, store: MemoryStore) -> None:
     await memory.answered("how do I rotate the vault key?", scope=ONE, user="U1")
     await memory.answered("how do I rotate the vault key?", scope=TWO, user="U1")
     await store.claim("Ev1", "D100:1.0", at=T0, team_id="T0000ONE")
+    for team in ("T0000ONE", "T0000TWO"):
+        asked = NewQuestion(team_id=team, user_id="U1", received_at=T0, payload="vault?")
+        await store.receive_question(asked, f"Ev{team}", lease=LEASE)
     await store.save_installation(
         InstallationRecord(team_id="T0000ONE", data={"bot_token": "x"}, installed_at=T0)
     )
     report = await store.forget_workspace("T0000ONE", at=T0 + timedelta(hours=1))
     assert report.counts["episodes"] == 1
     assert report.counts["votes"] == 1
-    assert report.counts["claims"] == 2
+    assert report.counts["claims"] == 3  # the event's two, and the question's message
     assert report.counts["installations"] == 1
+    assert report.counts["questions"] == 1
+    [kept] = await store.take_questions(now=T0 + timedelta(hours=1), lease=LEASE, limit=9)
+    assert kept.team_id == "T0000TWO"
     assert await store.list_episodes("U1", team_id="T0000ONE") == []
     [left] = await store.list_episodes("U1")
     assert left.scope == TWO

@@ -36,6 +36,7 @@ LABELS = {
     "ledger": ("message link", "message links"),
     "votes": ("vote", "votes"),
     "wisdom": ("note", "notes"),
+    "questions": ("unanswered question", "unanswered questions"),
 }
 """How the store's row kinds read to a person (unknown kinds keep their own name)."""
 

@@ -1,0 +1,130 @@
+"""Questions the bot acknowledged and has not answered yet, kept until it has.
+
+Slack sends an acknowledged event only once, so a question that lived only in a process
+killed while answering it would never be answered. Each question is therefore written
+down, in the transaction that claims its message (:meth:`Session.claim`), before Slack
+gets its 200, leased to the process that answers it; that process renews its leases while
+it works, and deletes the question once its asker has the answer, or was told why there
+is none. A question whose lease ran out (its process died) is taken by the next process
+that looks: ``SKIP LOCKED`` on PostgreSQL lets replicas looking at once take different
+ones, and each take counts an attempt, so the bot can give up on one that keeps failing.
+
+Times are the caller's clock, as elsewhere in memory; a lease is a time, not a duration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from memory.models import NewQuestion, PendingQuestion
+from memory.sql.session import Session
+
+__all__ = [
+    "finish_question",
+    "forget_questions",
+    "receive_question",
+    "release_questions",
+    "renew_questions",
+    "take_questions",
+]
+
+
+def _question(row: dict[str, Any], db: Session) -> PendingQuestion:
+    return PendingQuestion(
+        id=int(row["id"]),
+        team_id=row["team_id"],
+        user_id=row["user_id"],
+        received_at=db.read_time(row["received_at"]),
+        payload=row["payload"],
+        attempts=int(row["attempts"]),
+    )
+
+
+async def receive_question(
+    db: Session, question: NewQuestion, keys: Sequence[str], holder: str, lease_until: datetime
+) -> PendingQuestion | None:
+    """Claim the message's ``keys`` and keep the question, leased to ``holder``, in one
+    transaction; None (and nothing kept) when any key was claimed before (a re-delivery)."""
+    async with db.transaction():
+        if not await db.claim(keys, question.received_at, question.team_id or None):
+            return None
+        row = await db.row(
+            "INSERT INTO questions (team_id, user_id, received_at, payload, holder, lease_until,"
+            " attempts) VALUES (%s, %s, %s, %s, %s, %s, 1) RETURNING *",
+            [
+                question.team_id,
+                question.user_id,
+                question.received_at,
+                question.payload,
+                holder,
+                lease_until,
+            ],
+        )
+        assert row is not None
+        return _question(row, db)
+
+
+async def take_questions(
+    db: Session,
+    holder: str,
+    now: datetime,
+    lease_until: datetime,
+    limit: int,
+    others_abandoned: bool,
+) -> list[PendingQuestion]:
+    """Lease to ``holder`` the oldest questions whose lease ran out by ``now`` (with
+    ``others_abandoned``, every question another holder has: the store serves one process,
+    so another holder is a process that died), counting an attempt of each."""
+    rows = await db.rows(
+        "UPDATE questions SET holder = %(holder)s, lease_until = %(until)s,"
+        " attempts = attempts + 1"
+        " WHERE id IN (SELECT id FROM questions WHERE lease_until < %(now)s"
+        "   OR (%(others)s AND holder <> %(holder)s)"
+        f"   ORDER BY received_at, id LIMIT %(limit)s{db.locked_skipped})"
+        " RETURNING *",
+        {
+            "holder": holder,
+            "until": lease_until,
+            "now": now,
+            "others": others_abandoned,
+            "limit": limit,
+        },
+    )
+    return sorted((_question(row, db) for row in rows), key=lambda q: (q.received_at, q.id))
+
+
+async def renew_questions(db: Session, holder: str, lease_until: datetime) -> int:
+    """Extend every lease ``holder`` has (it is still answering those); how many."""
+    return await db.execute(
+        "UPDATE questions SET lease_until = %s WHERE holder = %s", [lease_until, holder]
+    )
+
+
+async def finish_question(db: Session, question_id: int) -> bool:
+    """Delete an answered question (or one whose asker was told why not); False when it
+    was gone already (erased by ``/forget``, or finished by another process)."""
+    return bool(await db.execute("DELETE FROM questions WHERE id = %s", [question_id]))
+
+
+async def release_questions(
+    db: Session, holder: str, retry_at: datetime, question_id: int | None = None
+) -> int:
+    """Give up ``holder``'s lease on a question (every one of its questions, without
+    ``question_id``: it is stopping), for any process to take from ``retry_at``."""
+    which = "" if question_id is None else " AND id = %(id)s"
+    return await db.execute(
+        "UPDATE questions SET holder = NULL, lease_until = %(at)s"
+        f" WHERE holder = %(holder)s{which}",
+        {"at": retry_at, "holder": holder, "id": question_id},
+    )
+
+
+async def forget_questions(
+    db: Session, user_id: str | None = None, team_id: str | None = None
+) -> int:
+    """Delete the questions of a person (``user_id``) or of a workspace (``team_id``),
+    inside an erasure (which leaves no trace of them on disk); how many."""
+    column, value = ("user_id", user_id) if user_id is not None else ("team_id", team_id)
+    return await db.execute(f"DELETE FROM questions WHERE {column} = %s", [value])
