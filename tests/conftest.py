@@ -8,6 +8,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
 from bot.server import HttpServer
@@ -15,16 +16,22 @@ from bot.simulator import FakeLLMServer
 from bot.simulator.slack_web_api import FakeSlackWebAPI
 from bot.slack.streaming import THINKING_PLACEHOLDER
 from memory import MemoryConfig, MemoryStore, open_store
-from tests.replicas_support import REPLICAS, Replica, running_replicas
 from tests.support.harness import SIGNING_SECRET, SignedSlack, start_bot
 from tests.support.postgres_scratch import scratch_schema
 from tests.support.process import fakes_env
+from tests.support.replicas import REPLICAS, Replica, running_replicas
 
 
 @pytest.fixture
 async def fake_slack() -> AsyncIterator[FakeSlackWebAPI]:
     async with FakeSlackWebAPI(placeholder_texts={THINKING_PLACEHOLDER}) as fake:
         yield fake
+
+
+@pytest.fixture
+def slack_client(fake_slack: FakeSlackWebAPI) -> AsyncWebClient:
+    """A Web API client on the fake Slack, with the bot's token."""
+    return AsyncWebClient(token=fake_slack.token, base_url=fake_slack.base_url)
 
 
 @pytest.fixture

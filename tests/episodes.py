@@ -1,4 +1,5 @@
-"""One way for unit tests to build an :class:`~memory.Episode` value directly, without a store."""
+"""The values unit tests share: a time, a DM and a channel, and an :class:`~memory.Episode`
+built directly, without a store."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from datetime import UTC, datetime
 from memory import ConversationKind, Episode, EpisodeStatus, Scope
 
 T0 = datetime(2026, 11, 23, 9, tzinfo=UTC)
-DM_SCOPE = Scope(team_id="T1", channel_id="D1", kind=ConversationKind.DM)
+DM = Scope(team_id="T1", channel_id="D1", kind=ConversationKind.DM)
+CHANNEL = Scope(team_id="T1", channel_id="C1", kind=ConversationKind.CHANNEL)
 
 
 def make_episode(
@@ -16,7 +18,7 @@ def make_episode(
     status: EpisodeStatus = EpisodeStatus.SUCCESS,
     *,
     id: int = 1,
-    scope: Scope = DM_SCOPE,
+    scope: Scope = DM,
     requester_id: str = "U1",
     lesson: str | None = None,
     importance: int | None = None,

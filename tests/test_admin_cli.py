@@ -17,7 +17,6 @@ from bot.__main__ import main
 from bot.admin import describe_stats
 from bot.simulator import FakeLLMServer, ScriptedReply
 from memory import (
-    ConversationKind,
     EpisodeStatus,
     MemoryStore,
     RecallRequest,
@@ -26,12 +25,11 @@ from memory import (
     UserExport,
     Vote,
 )
+from tests.episodes import CHANNEL, DM
 from tests.memory.memory_helpers import Memory
 
 ALICE = "U0ALICE"
 BOB = "U0BOB"
-DM = Scope(team_id="T1", channel_id="D0ALICE", kind=ConversationKind.DM)
-GENERAL = Scope(team_id="T1", channel_id="C0GENERAL", kind=ConversationKind.CHANNEL)
 
 
 @pytest.fixture
@@ -76,7 +74,7 @@ async def test_memory_shows_one_persons_episodes_of_every_status_and_notes(
     await store.give_reason(failed, ALICE, "It deployed to prod.", at=datetime.now(UTC))
     await store.set_lesson(failed, "Use the staging target.", reason="It deployed to prod.")
     await rated(memory, ALICE, "Never rated question", vote=None)
-    await rated(memory, BOB, "Bob's private question", scope=GENERAL)
+    await rated(memory, BOB, "Bob's private question", scope=CHANNEL)
     await store.replace_wisdom(
         DM, ALICE, ["Likes one-line commands."], episode_count=2, at=datetime.now(UTC)
     )
@@ -98,7 +96,7 @@ async def test_export_is_json_of_everything_about_the_person_and_nobody_else(
     memory: Memory, store: MemoryStore, capsys: pytest.CaptureFixture[str]
 ) -> None:
     mine = await rated(memory, ALICE, "How do I restart search?")
-    await rated(memory, BOB, "Bob's question", scope=GENERAL)
+    await rated(memory, BOB, "Bob's question", scope=CHANNEL)
 
     assert await run_cli("export", ALICE) == 0
 
@@ -117,7 +115,7 @@ async def test_stats_counts_episodes_votes_recalls_and_tool_errors(
 ) -> None:
     await rated(memory, ALICE, "How do I restart search?")
     await rated(memory, ALICE, "How do I deploy billing?", vote=Vote.DOWN)
-    await rated(memory, BOB, "Unrated", vote=None, scope=GENERAL)
+    await rated(memory, BOB, "Unrated", vote=None, scope=CHANNEL)
     await store.recall(
         RecallRequest(scope=DM, requester_id=ALICE, text="restart search", now=datetime.now(UTC))
     )
@@ -156,7 +154,7 @@ async def test_consolidate_writes_notes_with_the_model_once(
 ) -> None:
     await rated(memory, ALICE, "How do I restart search?")
     await rated(memory, ALICE, "How do I deploy billing?", vote=Vote.DOWN)
-    await rated(memory, BOB, "Unrated", vote=None, scope=GENERAL)
+    await rated(memory, BOB, "Unrated", vote=None, scope=CHANNEL)
     async with FakeLLMServer() as llm:
         llm.script(ScriptedReply.answer('["Prefers one-line commands.", "Staging first."]'))
         monkeypatch.setenv("LLM_BASE_URL", llm.base_url)
@@ -170,7 +168,7 @@ async def test_consolidate_writes_notes_with_the_model_once(
     assert capsys.readouterr().out.startswith("consolidated 1 conversation(s) into 2 note(s)")
     notes = await store.wisdom(DM, ALICE)
     assert [note.text for note in notes] == ["Prefers one-line commands.", "Staging first."]
-    assert await store.wisdom(GENERAL, BOB) == []
+    assert await store.wisdom(CHANNEL, BOB) == []
     assert {episode.status for episode in await store.list_episodes(ALICE)} == {
         EpisodeStatus.SUCCESS,
         EpisodeStatus.FAILURE,
@@ -180,7 +178,7 @@ async def test_consolidate_writes_notes_with_the_model_once(
 async def test_forget_workspace_erases_that_workspace_only(
     memory: Memory, store: MemoryStore, db_file: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    other = Scope(team_id="T2", channel_id="D0ALICE", kind=ConversationKind.DM)
+    other = DM.model_copy(update={"team_id": "T2"})
     await rated(memory, ALICE, "where is the okapi runbook?")
     await rated(memory, ALICE, "where is the narwhal runbook?", scope=other)
 
@@ -203,7 +201,7 @@ def test_forget_workspace_refuses_what_is_not_a_team_id(capsys: pytest.CaptureFi
 async def test_export_of_one_workspace_leaves_out_the_others(
     memory: Memory, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    other = Scope(team_id="T2", channel_id="D0ALICE", kind=ConversationKind.DM)
+    other = DM.model_copy(update={"team_id": "T2"})
     await rated(memory, ALICE, "where is the okapi runbook?")
     await rated(memory, ALICE, "where is the narwhal runbook?", scope=other)
 

@@ -90,11 +90,11 @@ def test_an_exception_is_logged_as_its_class_and_frames_never_its_message(
     lines = logged().splitlines()
     assert len(lines) == 2
     assert re.search(
-        r"listener failed \(KeyError \(message withheld\) at tests/slack/test_log_redaction.py:"
+        r"listener failed \(KeyError \(message withheld\) at tests/test_log_redaction.py:"
         r"\d+ in test_an_exception_is_logged_as_its_class_and_frames_never_its_message\)$",
         lines[0],
     )
-    assert "ValueError (message withheld) at tests/slack/test_log_redaction.py:" in lines[1]
+    assert "ValueError (message withheld) at tests/test_log_redaction.py:" in lines[1]
     assert "staging password" not in "\n".join(lines)
     assert "Traceback" not in "\n".join(lines)
 
@@ -130,7 +130,4 @@ def test_a_record_whose_arguments_do_not_fit_its_message_is_still_one_line(
         logging.getLogger("asyncio").error("Task %s failed: %s", "only-one", exc_info=True)
 
     [line] = logged().splitlines()
-    assert (
-        "Task %s failed: %s (OSError (message withheld) at tests/slack/test_log_redaction.py:"
-        in line
-    )
+    assert "Task %s failed: %s (OSError (message withheld) at tests/test_log_redaction.py:" in line

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from agent_support import Recorder, ask
 from pydantic import BaseModel
 
 from bot.agent import (
@@ -13,7 +12,7 @@ from bot.agent import (
     TurnContext,
     tool,
 )
-from tests.support.agent import ScriptedProvider, make_agent, reply, tool_call
+from tests.support.agent import Recorder, ScriptedProvider, ask, make_agent, reply, tool_call
 
 
 class NoArgs(BaseModel):

@@ -6,7 +6,6 @@ import asyncio
 import json
 
 import pytest
-from agent_support import ask
 from pydantic import BaseModel
 
 from bot.agent import (
@@ -21,7 +20,15 @@ from bot.agent import (
     tool,
 )
 from bot.agent.loop import EMPTY_REPLY_NUDGE
-from tests.support.agent import FunctionProvider, ScriptedProvider, make_agent, reply, tool_call
+from tests.support.agent import (
+    Collector,
+    FunctionProvider,
+    ScriptedProvider,
+    ask,
+    make_agent,
+    reply,
+    tool_call,
+)
 
 
 class EchoArgs(BaseModel):
@@ -35,18 +42,6 @@ class Echoed(BaseModel):
 @tool(description="Echo a word back.")
 async def echo(ctx: TurnContext, args: EchoArgs) -> Echoed:
     return Echoed(word=args.word)
-
-
-class Collector:
-    def __init__(self) -> None:
-        self.pieces: list[str] = []
-
-    async def __call__(self, text: str) -> None:
-        self.pieces.append(text)
-
-    @property
-    def text(self) -> str:
-        return "".join(self.pieces)
 
 
 async def test_plain_answer_prepends_instructions_and_leaves_the_input_alone(

@@ -7,7 +7,6 @@ import json
 import logging
 
 import pytest
-from agent_support import ask
 from pydantic import BaseModel
 
 from bot.agent import (
@@ -20,9 +19,11 @@ from bot.agent import (
 )
 from bot.assistant import CountToolErrors
 from tests.support.agent import (
+    Collector,
     FakeMemory,
     FunctionProvider,
     ScriptedProvider,
+    ask,
     make_agent,
     make_context,
     tool_call,
@@ -227,14 +228,6 @@ def freezing(weather: Weather) -> ToolError | None:
             hint="Check the city name.",
         )
     return None
-
-
-class Collector:
-    def __init__(self) -> None:
-        self.pieces: list[str] = []
-
-    async def __call__(self, text: str) -> None:
-        self.pieces.append(text)
 
 
 def garbage_tool(runs: Runs):

@@ -23,25 +23,29 @@ ALICE = "U0000ALICE"
 ALL_STATUSES = frozenset(EpisodeStatus)
 
 
-def service(fake: FakeSlackWebAPI, store: MemoryStore, *script: str | Exception) -> AnswerService:
-    client = AsyncWebClient(token=fake.token, base_url=fake.base_url)
+def service(
+    fake_slack: FakeSlackWebAPI, store: MemoryStore, *script: str | Exception
+) -> AnswerService:
+    client = AsyncWebClient(token=fake_slack.token, base_url=fake_slack.base_url)
     return AnswerService(
         client=client,
         memory=store,
         agent=make_agent(ScriptedProvider(script)),
         directory=WebApiDirectory(client),
-        identity=BotIdentity(user_id=fake.bot_user_id, bot_id=fake.bot_id, team_id=fake.team_id),
+        identity=BotIdentity(
+            user_id=fake_slack.bot_user_id, bot_id=fake_slack.bot_id, team_id=fake_slack.team_id
+        ),
         render_experience=render_experience,
         advisor=PlanAdvisor(store),
         working_memory=WorkingMemory(),
     )
 
 
-def incoming(fake: FakeSlackWebAPI, text: str, *, event_id: str = "Ev1") -> IncomingMessage:
-    message = fake.add_user_message(DM, text, user=ALICE)
+def incoming(fake_slack: FakeSlackWebAPI, text: str, *, event_id: str = "Ev1") -> IncomingMessage:
+    message = fake_slack.add_user_message(DM, text, user=ALICE)
     return IncomingMessage(
         event_id=event_id,
-        team_id=fake.team_id,
+        team_id=fake_slack.team_id,
         channel_id=DM,
         user_id=ALICE,
         text=text,
@@ -52,11 +56,11 @@ def incoming(fake: FakeSlackWebAPI, text: str, *, event_id: str = "Ev1") -> Inco
 
 
 async def test_an_answer_is_shown_and_recorded_with_every_part(
-    fake: FakeSlackWebAPI, store: MemoryStore
+    fake_slack: FakeSlackWebAPI, store: MemoryStore
 ) -> None:
-    answering = service(fake, store, "A short answer.")
+    answering = service(fake_slack, store, "A short answer.")
 
-    outcome = await answering.answer(incoming(fake, "a question"))
+    outcome = await answering.answer(incoming(fake_slack, "a question"))
 
     assert outcome is AnswerOutcome.ANSWERED
     [episode] = await store.list_episodes(ALICE, statuses=ALL_STATUSES)
@@ -66,10 +70,10 @@ async def test_an_answer_is_shown_and_recorded_with_every_part(
 
 
 async def test_the_same_message_twice_is_answered_once(
-    fake: FakeSlackWebAPI, store: MemoryStore
+    fake_slack: FakeSlackWebAPI, store: MemoryStore
 ) -> None:
-    answering = service(fake, store, "Once.", "Twice?")
-    message = incoming(fake, "only once")
+    answering = service(fake_slack, store, "Once.", "Twice?")
+    message = incoming(fake_slack, "only once")
 
     first = await answering.answer(message)
     retry = await answering.answer(message)
@@ -80,32 +84,32 @@ async def test_the_same_message_twice_is_answered_once(
         AnswerOutcome.DUPLICATE,
         AnswerOutcome.DUPLICATE,
     )
-    assert [m.text for m in fake.final_messages(DM)] == ["Once."]
+    assert [m.text for m in fake_slack.final_messages(DM)] == ["Once."]
 
 
 async def test_a_shown_answer_that_cannot_be_recorded_gets_no_error_notice(
-    fake: FakeSlackWebAPI, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+    fake_slack: FakeSlackWebAPI, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async def broken(exchange: NewExchange) -> None:
         raise OSError("disk full")
 
     monkeypatch.setattr(store, "record_exchange", broken)
-    answering = service(fake, store, "Shown anyway.")
+    answering = service(fake_slack, store, "Shown anyway.")
 
-    outcome = await answering.answer(incoming(fake, "a question"))
+    outcome = await answering.answer(incoming(fake_slack, "a question"))
 
     assert outcome is AnswerOutcome.FAILED
-    assert [m.text for m in fake.bot_messages(DM)] == ["Shown anyway."]
+    assert [m.text for m in fake_slack.bot_messages(DM)] == ["Shown anyway."]
 
 
 async def test_an_unexpected_failure_gets_one_short_sentence(
-    fake: FakeSlackWebAPI, store: MemoryStore
+    fake_slack: FakeSlackWebAPI, store: MemoryStore
 ) -> None:
-    answering = service(fake, store, RuntimeError("a bug"))
+    answering = service(fake_slack, store, RuntimeError("a bug"))
 
-    outcome = await answering.answer(incoming(fake, "a question"))
+    outcome = await answering.answer(incoming(fake_slack, "a question"))
 
     assert outcome is AnswerOutcome.FAILED
-    [notice] = fake.bot_messages(DM)
+    [notice] = fake_slack.bot_messages(DM)
     assert notice.text == "Something went wrong while I was answering; please ask again."
     assert await store.list_episodes(ALICE, statuses=ALL_STATUSES) == []

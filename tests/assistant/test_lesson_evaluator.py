@@ -1,15 +1,7 @@
-"""Evaluators through the loop, and the lesson evaluator on its own."""
+"""The lesson evaluator: a draft that repeats a recalled failure, alone and through the loop."""
 
 from __future__ import annotations
 
-from agent_support import Recorder, ask, episode, recalled
-
-from bot.agent import (
-    EvaluationDetails,
-    EvaluationResult,
-    Role,
-    TurnContext,
-)
 from bot.assistant import LessonEvaluator
 from bot.assistant.lesson_evaluator import (
     NO_OTHER_ANSWER,
@@ -18,126 +10,8 @@ from bot.assistant.lesson_evaluator import (
 )
 from bot.assistant.similarity import commands, repeats, rouge_l, shared_commands, stem
 from memory import EpisodeStatus
-from tests.support.agent import ScriptedProvider, make_agent, make_context
-
-
-class RejectsMentionsOf:
-    """Rejects drafts containing a word; passes the rest."""
-
-    def __init__(self, word: str) -> None:
-        self.word = word
-        self.drafts: list[str] = []
-
-    async def evaluate(self, draft: str, context: TurnContext) -> EvaluationResult:
-        self.drafts.append(draft)
-        if self.word in draft:
-            return EvaluationResult(
-                success=False,
-                feedback=f"Don't mention {self.word}.",
-                details=EvaluationDetails(violations=[f"mentions {self.word}"]),
-            )
-        return EvaluationResult.passed()
-
-
-class Crashes:
-    async def evaluate(self, draft: str, context: TurnContext) -> EvaluationResult:
-        raise RuntimeError("evaluator bug")
-
-
-class Collector:
-    def __init__(self) -> None:
-        self.pieces: list[str] = []
-
-    async def __call__(self, text: str) -> None:
-        self.pieces.append(text)
-
-
-async def test_a_negative_verdict_sends_the_draft_back_with_its_feedback(
-    context: TurnContext,
-) -> None:
-    evaluator = RejectsMentionsOf("Java")
-    provider = ScriptedProvider(["Use Java.", "Use Python."])
-    collected = Collector()
-
-    result = await make_agent(provider, evaluators=[evaluator]).run(
-        ask("Which language?"), context=context, on_text=collected
-    )
-
-    assert result.text == "Use Python."
-    assert result.evaluation_rounds == 1
-    assert evaluator.drafts == ["Use Java.", "Use Python."]
-    feedback = provider.requests[1].messages[-1]
-    assert feedback.role is Role.USER
-    assert "Don't mention Java." in feedback.content
-    assert "mentions Java" not in feedback.content, "violations are not for the model"
-    assert provider.streamed_requests == 0
-    assert collected.pieces == ["Use Python."]
-
-
-async def test_after_the_last_round_the_last_draft_is_sent(context: TurnContext) -> None:
-    provider = ScriptedProvider(["Java 1.", "Java 2.", "Java 3."])
-
-    result = await make_agent(
-        provider, evaluators=[RejectsMentionsOf("Java")], max_evaluation_rounds=2
-    ).run(ask("?"), context=context)
-
-    assert result.text == "Java 3."
-    assert result.stop_reason == "answer"
-    assert result.evaluation_rounds == 2
-    assert result.llm_calls == 3
-
-
-class CountsMentionsOf(RejectsMentionsOf):
-    """Rejects drafts containing a word, with one violation for each time it occurs."""
-
-    async def evaluate(self, draft: str, context: TurnContext) -> EvaluationResult:
-        self.drafts.append(draft)
-        count = draft.count(self.word)
-        if not count:
-            return EvaluationResult.passed()
-        return EvaluationResult(
-            success=False,
-            feedback=f"Don't mention {self.word}.",
-            details=EvaluationDetails(violations=[f"mentions {self.word}"] * count),
-        )
-
-
-async def test_after_the_last_round_the_least_faulty_draft_is_sent(context: TurnContext) -> None:
-    evaluator = CountsMentionsOf("Java")
-    provider = ScriptedProvider(["Java or Java.", "Java.", "Java, Java or Java."])
-    collected = Collector()
-
-    result = await make_agent(provider, evaluators=[evaluator], max_evaluation_rounds=2).run(
-        ask("?"), context=context, on_text=collected
-    )
-
-    assert evaluator.drafts == ["Java or Java.", "Java.", "Java, Java or Java."], (
-        "the last draft is checked too"
-    )
-    assert result.text == "Java."
-    assert [request.temperature for request in provider.requests] == [None, 0.7, 0.7], (
-        "a draft asked for again is sampled more freely"
-    )
-    assert collected.pieces == ["Java."]
-    assert result.conversation.messages[-1].content == "Java."
-    assert result.evaluation_rounds == 2
-
-
-async def test_a_crashing_evaluator_is_reported_and_is_not_a_negative_verdict(
-    context: TurnContext,
-) -> None:
-    recorder = Recorder()
-    provider = ScriptedProvider(["The draft."])
-
-    result = await make_agent(provider, evaluators=[Crashes()], callbacks=[recorder]).run(
-        ask("?"), context=context
-    )
-
-    assert result.text == "The draft."
-    assert result.evaluation_rounds == 0
-    assert result.llm_calls == 1
-    assert ("evaluator_error", "Crashes") in recorder.events
-
+from tests.episodes import make_episode
+from tests.support.agent import Collector, ScriptedProvider, ask, make_agent, make_context, recalled
 
 FAILED_QUESTION = "How do I fix the flaky deploy pipeline?"
 FAILED_ANSWER = (
@@ -148,7 +22,7 @@ LESSON = 'Avoid suggesting "rerun the deploy job"; find the failing step in the 
 
 
 def lesson_context(*, status: EpisodeStatus = EpisodeStatus.FAILURE, lesson: str | None = LESSON):
-    failure = episode(FAILED_QUESTION, FAILED_ANSWER, status, lesson=lesson)
+    failure = make_episode(FAILED_QUESTION, FAILED_ANSWER, status, lesson=lesson)
     return make_context(recalled=recalled(failure))
 
 
@@ -167,8 +41,10 @@ async def test_the_lesson_evaluator_rejects_a_near_copy_of_a_failed_answer() -> 
 
 
 async def test_the_lesson_evaluator_rejects_a_draft_giving_a_failed_command_again() -> None:
-    failure = episode(
-        "How do I undo my last commit?", "Run `git reset --hard HEAD~1`, then push again."
+    failure = make_episode(
+        "How do I undo my last commit?",
+        "Run `git reset --hard HEAD~1`, then push again.",
+        EpisodeStatus.FAILURE,
     )
     draft = "Sure! Use `git reset --hard HEAD~1` to undo it."
 
@@ -180,7 +56,11 @@ async def test_the_lesson_evaluator_rejects_a_draft_giving_a_failed_command_agai
 
 
 async def test_the_lesson_evaluator_rejects_a_draft_reading_like_the_failed_answer() -> None:
-    failure = episode("Where are the VPN settings?", "Open the settings and look for the VPN tab.")
+    failure = make_episode(
+        "Where are the VPN settings?",
+        "Open the settings and look for the VPN tab.",
+        EpisodeStatus.FAILURE,
+    )
     draft = "Open the settings app and look for the VPN tab there."
 
     result = await LessonEvaluator().evaluate(draft, make_context(recalled=recalled(failure)))
@@ -239,27 +119,15 @@ async def test_the_loop_with_the_lesson_evaluator_does_not_repeat_a_failed_answe
     assert collected.pieces == [result.text]
 
 
-async def test_without_recalled_failures_the_lesson_evaluator_lets_the_answer_stream(
-    context: TurnContext,
-) -> None:
+async def test_without_recalled_failures_the_lesson_evaluator_lets_the_answer_stream() -> None:
     provider = ScriptedProvider([FAILED_ANSWER])
 
     result = await make_agent(provider, evaluators=[LessonEvaluator()], hold_back=0).run(
-        ask(FAILED_QUESTION), context=context, on_text=Collector()
+        ask(FAILED_QUESTION), context=make_context(), on_text=Collector()
     )
 
     assert provider.streamed_requests == 1
     assert result.evaluation_rounds == 0
-
-
-async def test_a_rejected_draft_stands_when_no_iteration_is_left(context: TurnContext) -> None:
-    provider = ScriptedProvider(["Use Java."])
-
-    result = await make_agent(
-        provider, evaluators=[RejectsMentionsOf("Java")], max_iterations=1
-    ).run(ask("?"), context=context)
-
-    assert (result.text, result.stop_reason, result.llm_calls) == ("Use Java.", "answer", 1)
 
 
 def test_stemming_makes_inflections_meet() -> None:
@@ -302,7 +170,7 @@ async def test_when_every_draft_repeats_the_failure_the_person_is_asked_instead(
 
 
 async def test_the_question_instead_names_the_reason_the_person_gave() -> None:
-    failure = episode(FAILED_QUESTION, FAILED_ANSWER).model_copy(
+    failure = make_episode(FAILED_QUESTION, FAILED_ANSWER, EpisodeStatus.FAILURE).model_copy(
         update={"reason": "the retry flag is off in our CI"}
     )
     provider = ScriptedProvider([FAILED_ANSWER] * 3)

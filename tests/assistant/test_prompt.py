@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from agent_support import DM, episode
-
 from bot.assistant import EXPERIENCE_HEADING, SYSTEM_PROMPT, render_experience
 from memory import Advice, EpisodeStatus, WisdomNote
+from tests.episodes import DM, make_episode
 
 
 def test_the_system_prompt_asks_for_slack_mrkdwn() -> None:
@@ -16,8 +15,11 @@ def test_the_system_prompt_asks_for_slack_mrkdwn() -> None:
 
 
 def test_a_failure_is_its_lesson_and_never_the_rejected_answer() -> None:
-    failed = episode(
-        "How to roll back?", "Run `kubectl delete pod api`.", lesson="Use helm rollback."
+    failed = make_episode(
+        "How to roll back?",
+        "Run `kubectl delete pod api`.",
+        EpisodeStatus.FAILURE,
+        lesson="Use helm rollback.",
     )
 
     text = render_experience(Advice(failures=[failed]))
@@ -31,7 +33,9 @@ def test_a_failure_is_its_lesson_and_never_the_rejected_answer() -> None:
 
 
 def test_a_failure_without_its_lesson_yet_asks_for_a_different_answer() -> None:
-    failed = episode("How to roll back?", "Run `kubectl delete pod api`.")
+    failed = make_episode(
+        "How to roll back?", "Run `kubectl delete pod api`.", EpisodeStatus.FAILURE
+    )
 
     text = render_experience(Advice(failures=[failed]))
 
@@ -40,7 +44,7 @@ def test_a_failure_without_its_lesson_yet_asks_for_a_different_answer() -> None:
 
 
 def test_a_success_is_the_answer_to_give_again() -> None:
-    worked = episode("How to deploy?", "Use the pipeline.", EpisodeStatus.SUCCESS)
+    worked = make_episode("How to deploy?", "Use the pipeline.", EpisodeStatus.SUCCESS)
 
     text = render_experience(Advice(successes=[worked]))
 
@@ -54,7 +58,7 @@ def test_wisdom_notes_are_rendered_even_without_episodes() -> None:
     note = WisdomNote(
         id=1,
         scope=DM,
-        user_id="U0REQUESTER",
+        user_id="U1",
         text="Prefers short answers.",
         episode_count=3,
         created_at=datetime(2026, 11, 1, tzinfo=UTC),
@@ -70,7 +74,7 @@ def test_no_experience_renders_nothing() -> None:
 
 
 def test_long_fields_are_clipped_to_one_line() -> None:
-    worked = episode("q", "line one\nline two " + "x" * 1000, EpisodeStatus.SUCCESS)
+    worked = make_episode("q", "line one\nline two " + "x" * 1000, EpisodeStatus.SUCCESS)
 
     [_, line] = render_experience(Advice(successes=[worked])).splitlines()
 

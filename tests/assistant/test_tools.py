@@ -6,7 +6,6 @@ import json
 from datetime import timedelta
 
 import pytest
-from agent_support import DM, T0, episode
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.agent import Tool, TurnContext
@@ -21,6 +20,7 @@ from memory import (
     MemoryStore,
     Scope,
 )
+from tests.episodes import DM, T0, make_episode
 from tests.memory.memory_helpers import Memory
 from tests.support.agent import FakeMemory, FakeSlack, make_context
 
@@ -44,8 +44,8 @@ def test_default_tools_are_the_four_built_ins() -> None:
 async def test_recall_searches_the_requesters_scope_and_renders_outcomes() -> None:
     memory = FakeMemory(
         [
-            episode("deploy?", "use the pipeline", EpisodeStatus.SUCCESS, id=1),
-            episode("deploy?", "ssh in", EpisodeStatus.FAILURE, lesson="no ssh", id=2),
+            make_episode("deploy?", "use the pipeline", EpisodeStatus.SUCCESS, id=1),
+            make_episode("deploy?", "ssh in", EpisodeStatus.FAILURE, lesson="no ssh", id=2),
         ]
     )
     context = make_context(memory=memory)
@@ -69,8 +69,8 @@ async def test_recall_against_the_real_store_finds_only_own_validated_episodes(
     store: MemoryStore,
 ) -> None:
     memory = Memory(store)
-    await memory.answered("kubernetes rollout stuck", user="U0REQUESTER", scope=DM, at=T0)
-    await memory.ask("kubernetes rollout pending", user="U0REQUESTER", scope=DM, at=T0)
+    await memory.answered("kubernetes rollout stuck", user="U1", scope=DM, at=T0)
+    await memory.ask("kubernetes rollout pending", user="U1", scope=DM, at=T0)
     await memory.answered("kubernetes rollout secret", user="U0OTHER", scope=DM, at=T0)
     other_channel = Scope(team_id=DM.team_id, channel_id="D0ELSE", kind=DM.kind)
     context = make_context(memory=store, now=T0 + timedelta(hours=1))
@@ -87,7 +87,7 @@ async def test_recall_against_the_real_store_finds_only_own_validated_episodes(
 async def test_read_thread_reads_only_the_current_thread() -> None:
     slack = FakeSlack(
         threads={
-            ("D0DM", "100.1"): [
+            (DM.channel_id, "100.1"): [
                 {"user": "U1", "text": "first", "ts": "100.1"},
                 {"bot_id": "B1", "text": "second", "ts": "100.2"},
             ],
@@ -96,7 +96,7 @@ async def test_read_thread_reads_only_the_current_thread() -> None:
 
     found = await call(read_thread, make_context(slack=slack, thread_ts="100.1"), limit=1)
 
-    assert slack.lookups == [("thread", "D0DM", "100.1")]
+    assert slack.lookups == [("thread", DM.channel_id, "100.1")]
     assert found == {"messages": [{"user": "B1", "text": "second", "ts": "100.2"}]}
 
 
@@ -133,8 +133,8 @@ async def test_current_datetime_gives_iso_utc_and_weekday() -> None:
     found = await call(current_datetime, make_context())
 
     assert found == {
-        "iso": "2026-11-23T09:30:00+00:00",
-        "utc": "2026-11-23T09:30:00+00:00",
+        "iso": "2026-11-23T09:00:00+00:00",
+        "utc": "2026-11-23T09:00:00+00:00",
         "weekday": "Monday",
     }
 

@@ -17,8 +17,7 @@ from memory import (
     WorkingMemory,
 )
 from memory.reactions import BUTTON
-from tests.episodes import DM_SCOPE as DM
-from tests.episodes import T0
+from tests.episodes import DM, T0
 
 
 @pytest.fixture

@@ -25,8 +25,8 @@ from bot.simulator import FakeLLMServer
 from bot.simulator.slack_people import SlackPeople
 from bot.simulator.slack_web_api import FakeSlackWebAPI
 from memory import MemoryConfig, open_store
-from tests.oauth_support import install, oauth_settings, workspace_slack
 from tests.support.harness import ALICE, GENERAL, SignedSlack, dm_channel, start_bot
+from tests.support.oauth import install, oauth_settings, workspace_slack
 from tests.support.process import fakes_env, local_url, run_bot, wait_until_healthy
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

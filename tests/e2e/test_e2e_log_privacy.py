@@ -26,8 +26,8 @@ from bot.simulator import FakeLLMServer, ScriptedReply
 from bot.simulator.slack_people import SlackPeople
 from bot.simulator.slack_web_api import FakeMessage, FakeSlackWebAPI
 from memory import MemoryConfig, open_store
-from tests.oauth_support import install
 from tests.support.harness import ALICE, BOB, GENERAL, SIGNING_SECRET, dm_channel
+from tests.support.oauth import install
 from tests.support.process import fakes_env, local_url, run_bot, wait_until_healthy
 
 LLM_KEY = "sk-test-llm-key-never-logged"

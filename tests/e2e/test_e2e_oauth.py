@@ -18,7 +18,9 @@ from bot.server import HttpServer
 from bot.simulator import FakeLLMServer
 from bot.simulator.slack_web_api import FakeSlackWebAPI
 from memory import EpisodeStatus
-from tests.oauth_support import (
+from tests.stored import all_rows_as_text, disk_bytes
+from tests.support.harness import ALICE, BOB, SignedSlack, dm_channel, start_bot
+from tests.support.oauth import (
     ANSWERING_METHODS,
     SECRET,
     STATE_COOKIE,
@@ -27,8 +29,6 @@ from tests.oauth_support import (
     store_url,
     workspace_slack,
 )
-from tests.stored import all_rows_as_text, disk_bytes
-from tests.support.harness import ALICE, BOB, SignedSlack, dm_channel, start_bot
 
 CAROL = "U0000CAROL"
 

@@ -13,10 +13,10 @@ import pytest
 from bot.server import EVENTS_PATH
 from bot.simulator.slack_people import SlackPeople
 from bot.simulator.slack_web_api import FakeSlackWebAPI, FakeWorkspace
-from tests.oauth_support import ANSWERING_METHODS, SECRET, install
-from tests.replicas_support import Replica
 from tests.stored import all_rows_as_text
 from tests.support.harness import ALICE, BOB, dm_channel
+from tests.support.oauth import ANSWERING_METHODS, SECRET, install
+from tests.support.replicas import Replica
 
 
 @pytest.fixture

@@ -20,8 +20,8 @@ from bot.simulator import FakeLLMServer
 from bot.simulator.slack_people import SlackPeople
 from bot.simulator.slack_web_api import FakeMessage, FakeSlackWebAPI
 from memory import EpisodeStatus, MemoryConfig, MemoryStore, open_store
-from tests.replicas_support import REPLICAS, Replica
 from tests.support.harness import ALICE, BOB, dm_channel
+from tests.support.replicas import REPLICAS, Replica
 
 CONSOLIDATION_SECONDS = 1.5
 

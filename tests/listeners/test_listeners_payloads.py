@@ -11,8 +11,7 @@ from bot.listeners.commands.memory import conversation_scope, memory_message, me
 from bot.listeners.events.reactions import reaction_vote
 from memory import ConversationKind, Episode, EpisodeStatus, Scope, Vote, WisdomNote
 from memory.reactions import BUTTON
-from tests.episodes import DM_SCOPE as DM
-from tests.episodes import T0, make_episode
+from tests.episodes import DM, T0, make_episode
 from tests.support.block_kit import block_kit_problems
 
 

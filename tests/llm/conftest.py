@@ -1,4 +1,4 @@
-"""A running FakeLLMServer and a provider pointed at it, with retries too quick to notice."""
+"""An httpx client and a provider on the suite's FakeLLMServer, with retries too quick to notice."""
 
 from __future__ import annotations
 
@@ -18,14 +18,8 @@ API_KEY = "sk-test-do-not-log-0123456789"
 
 
 @pytest.fixture
-async def llm() -> AsyncIterator[FakeLLMServer]:
-    async with FakeLLMServer() as server:
-        yield server
-
-
-@pytest.fixture
-async def client(llm: FakeLLMServer) -> AsyncIterator[httpx.AsyncClient]:
-    async with build_llm_client(llm.base_url, API_KEY, timeout=5.0) as client:
+async def client(fake_llm: FakeLLMServer) -> AsyncIterator[httpx.AsyncClient]:
+    async with build_llm_client(fake_llm.base_url, API_KEY, timeout=5.0) as client:
         yield client
 
 

@@ -14,7 +14,7 @@ def ask(text: str) -> CompletionRequest:
 
 
 async def test_complete_returns_the_answer_and_usage(
-    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
     completion = await provider.complete(ask("where is the wiki"))
 
@@ -22,14 +22,14 @@ async def test_complete_returns_the_answer_and_usage(
     assert completion.tool_calls == []
     # The fake counts one token per word: "Be brief." + "where is the wiki", and the answer.
     assert (completion.input_tokens, completion.output_tokens) == (6, 5)
-    assert len(llm.requests) == 1
+    assert len(fake_llm.requests) == 1
 
 
 async def test_complete_returns_tool_calls_with_null_content(
-    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
     call = ToolCall(id="call_7", name="search_docs", arguments=json.dumps({"query": "wiki"}))
-    llm.script(ScriptedReply.calls(call))
+    fake_llm.script(ScriptedReply.calls(call))
 
     completion = await provider.complete(ask("where is the wiki"))
 
@@ -38,9 +38,9 @@ async def test_complete_returns_tool_calls_with_null_content(
 
 
 async def test_empty_reply_is_an_empty_completion_not_an_error(
-    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
-    llm.script(ScriptedReply.empty())
+    fake_llm.script(ScriptedReply.empty())
 
     completion = await provider.complete(ask("anything"))
 
@@ -49,20 +49,20 @@ async def test_empty_reply_is_an_empty_completion_not_an_error(
 
 
 async def test_scripted_replies_are_used_in_order_before_the_responder(
-    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
-    llm.script(ScriptedReply.answer("first"), ScriptedReply.answer("second"))
+    fake_llm.script(ScriptedReply.answer("first"), ScriptedReply.answer("second"))
 
     answers = [(await provider.complete(ask("q"))).content for _ in range(3)]
 
     assert answers == ["first", "second", "Answer: q"]
-    assert llm.pending_replies == 0
+    assert fake_llm.pending_replies == 0
 
 
 async def test_a_custom_responder_sees_the_request(
-    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
-    llm.responder = lambda body: ScriptedReply.answer(f"{len(body['messages'])} messages")
+    fake_llm.responder = lambda body: ScriptedReply.answer(f"{len(body['messages'])} messages")
 
     completion = await provider.complete(ask("q"))
 

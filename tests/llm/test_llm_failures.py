@@ -21,68 +21,68 @@ QUESTION = CompletionRequest(messages=[Message.user("is the build green")])
 
 
 async def test_429_with_retry_after_is_retried_then_answers(
-    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
-    llm.script(ScriptedReply.error(429, retry_after="0"))
+    fake_llm.script(ScriptedReply.error(429, retry_after="0"))
 
     completion = await provider.complete(QUESTION)
 
     assert completion.content == "Answer: is the build green"
-    assert len(llm.requests) == 2
+    assert len(fake_llm.requests) == 2
 
 
 async def test_retry_after_beyond_the_budget_gives_up_without_waiting(
-    llm: FakeLLMServer, client: httpx.AsyncClient
+    fake_llm: FakeLLMServer, client: httpx.AsyncClient
 ) -> None:
     """Backoff alone would retry within a hundredth of a second; Retry-After forbids it."""
     policy = RetryPolicy(max_attempts=5, total_budget_seconds=1.0, base_delay=0.01)
     provider = OpenAICompatibleProvider(client, model="m", retry=policy)
-    llm.script(ScriptedReply.error(429, retry_after="30"))
+    fake_llm.script(ScriptedReply.error(429, retry_after="30"))
 
     with pytest.raises(ModelUnavailable, match="budget"):
         await provider.complete(QUESTION)
 
-    assert len(llm.requests) == 1
+    assert len(fake_llm.requests) == 1
 
 
 async def test_persistent_503_ends_in_model_unavailable_after_max_attempts(
-    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
-    llm.down = True
+    fake_llm.down = True
 
     with pytest.raises(ModelUnavailable, match="503") as unavailable:
         await provider.complete(QUESTION)
 
     assert not isinstance(unavailable.value, ModelRequestRejected)
-    assert len(llm.requests) == 3
+    assert len(fake_llm.requests) == 3
 
 
 async def test_persistent_503_stops_when_the_budget_runs_out(
-    llm: FakeLLMServer, client: httpx.AsyncClient
+    fake_llm: FakeLLMServer, client: httpx.AsyncClient
 ) -> None:
     policy = RetryPolicy(max_attempts=1000, total_budget_seconds=0.2, base_delay=0.02)
     provider = OpenAICompatibleProvider(client, model="m", retry=policy)
-    llm.down = True
+    fake_llm.down = True
 
     with pytest.raises(ModelUnavailable, match="budget"):
         async for _ in provider.stream(QUESTION):
             pass
 
-    assert 1 < len(llm.requests) < 1000
+    assert 1 < len(fake_llm.requests) < 1000
 
 
-async def test_500_is_retried(llm: FakeLLMServer, provider: OpenAICompatibleProvider) -> None:
-    llm.script(ScriptedReply.error(500), ScriptedReply.error(502))
+async def test_500_is_retried(fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider) -> None:
+    fake_llm.script(ScriptedReply.error(500), ScriptedReply.error(502))
 
     assert (await provider.complete(QUESTION)).content == "Answer: is the build green"
-    assert len(llm.requests) == 3
+    assert len(fake_llm.requests) == 3
 
 
 async def test_400_is_rejected_at_once_with_its_status_and_error_type_never_its_message(
-    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
     quoting_the_prompt = f"prompt too long: {QUESTION.messages[-1].content}"
-    llm.script(ScriptedReply.error(400, message=quoting_the_prompt))
+    fake_llm.script(ScriptedReply.error(400, message=quoting_the_prompt))
 
     with pytest.raises(ModelRequestRejected) as rejected:
         await provider.complete(QUESTION)
@@ -91,13 +91,13 @@ async def test_400_is_rejected_at_once_with_its_status_and_error_type_never_its_
     assert str(rejected.value) == (
         "the model server rejected the request (HTTP 400): invalid_request_error"
     )
-    assert len(llm.requests) == 1
+    assert len(fake_llm.requests) == 1
 
 
 async def test_rejection_in_a_stream_is_raised_before_any_delta(
-    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
-    llm.script(ScriptedReply.error(404, message="model 'test-model' not found"))
+    fake_llm.script(ScriptedReply.error(404, message="model 'test-model' not found"))
 
     with pytest.raises(ModelRequestRejected) as rejected:
         await anext(provider.stream(QUESTION))
@@ -116,25 +116,25 @@ async def test_connection_refused_is_model_unavailable(quick_retries: RetryPolic
 
 
 async def test_a_server_slower_than_the_timeout_is_model_unavailable(
-    llm: FakeLLMServer, quick_retries: RetryPolicy
+    fake_llm: FakeLLMServer, quick_retries: RetryPolicy
 ) -> None:
-    llm.latency_seconds = 30.0
-    async with build_llm_client(llm.base_url, "key", timeout=0.1) as client:
+    fake_llm.latency_seconds = 30.0
+    async with build_llm_client(fake_llm.base_url, "key", timeout=0.1) as client:
         provider = OpenAICompatibleProvider(client, model="m", retry=quick_retries)
 
         with pytest.raises(ModelUnavailable, match="ReadTimeout"):
             await provider.complete(QUESTION)
 
-    assert len(llm.requests) == 3
+    assert len(fake_llm.requests) == 3
 
 
 async def test_the_api_key_appears_in_no_log_record_nor_error(
-    llm: FakeLLMServer, caplog: pytest.LogCaptureFixture
+    fake_llm: FakeLLMServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     secret = "sk-live-supersecret-000111"
-    llm.script(ScriptedReply.error(503), ScriptedReply.error(401, message=f"bad key {secret}"))
+    fake_llm.script(ScriptedReply.error(503), ScriptedReply.error(401, message=f"bad key {secret}"))
     caplog.set_level(logging.DEBUG)
-    async with build_llm_client(llm.base_url, secret, timeout=2.0) as client:
+    async with build_llm_client(fake_llm.base_url, secret, timeout=2.0) as client:
         provider = OpenAICompatibleProvider(client, model="m", retry=RetryPolicy(base_delay=0.01))
 
         with pytest.raises(ModelRequestRejected) as rejected:

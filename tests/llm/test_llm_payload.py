@@ -31,21 +31,21 @@ TOOL_ROUND_TRIP = [
 
 
 async def test_plain_request_has_model_and_messages_and_no_tools(
-    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
     await provider.complete(CompletionRequest(messages=[Message.user("hi")]))
 
-    assert llm.requests == [
+    assert fake_llm.requests == [
         {"model": "test-model", "messages": [{"role": "user", "content": "hi"}]}
     ]
 
 
 async def test_tools_are_sent_as_functions_when_given(
-    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
     await provider.complete(CompletionRequest(messages=[Message.user("hi")], tools=[SEARCH]))
 
-    assert llm.requests[0]["tools"] == [
+    assert fake_llm.requests[0]["tools"] == [
         {
             "type": "function",
             "function": {
@@ -58,11 +58,11 @@ async def test_tools_are_sent_as_functions_when_given(
 
 
 async def test_assistant_tool_calls_and_tool_results_use_openai_shapes(
-    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
     await provider.complete(CompletionRequest(messages=TOOL_ROUND_TRIP, tools=[SEARCH]))
 
-    assert llm.requests[0]["messages"] == [
+    assert fake_llm.requests[0]["messages"] == [
         {"role": "system", "content": "You help with IT questions."},
         {"role": "user", "content": "how do I set up the vpn"},
         {
@@ -81,18 +81,18 @@ async def test_assistant_tool_calls_and_tool_results_use_openai_shapes(
 
 
 async def test_sampling_options_are_sent_only_when_set(
-    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
     await provider.complete(
         CompletionRequest(messages=[Message.user("hi")], max_tokens=200, temperature=0.0)
     )
 
-    assert llm.requests[0]["max_tokens"] == 200
-    assert llm.requests[0]["temperature"] == 0.0
+    assert fake_llm.requests[0]["max_tokens"] == 200
+    assert fake_llm.requests[0]["temperature"] == 0.0
 
 
 async def test_the_fake_rejects_a_tool_result_that_answers_no_call(
-    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
     orphan = Message(role=Role.TOOL, tool_call_id="call_9", content="result")
 
@@ -101,7 +101,7 @@ async def test_the_fake_rejects_a_tool_result_that_answers_no_call(
 
     assert rejected.value.status == 400
     assert str(rejected.value).endswith("(HTTP 400): invalid_request_error")
-    assert len(llm.requests) == 1
+    assert len(fake_llm.requests) == 1
 
 
 async def test_the_fake_rejects_tool_calls_left_unanswered(
@@ -114,7 +114,7 @@ async def test_the_fake_rejects_tool_calls_left_unanswered(
 
 
 async def test_a_user_message_with_images_sends_a_text_part_then_data_url_image_parts(
-    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
     png, gif = b"\x89PNG\r\n\x1a\nscreenshot", b"GIF89a-animation"
     images = [MessageImage(mime="image/png", data=png), MessageImage(mime="image/gif", data=gif)]
@@ -125,7 +125,7 @@ async def test_a_user_message_with_images_sends_a_text_part_then_data_url_image_
     ):
         pass
 
-    assert llm.requests[0]["messages"] == [
+    assert fake_llm.requests[0]["messages"] == [
         {"role": "system", "content": "Be brief."},
         {
             "role": "user",
@@ -142,7 +142,7 @@ async def test_a_user_message_with_images_sends_a_text_part_then_data_url_image_
             ],
         },
     ]
-    assert [(image.mime, image.data) for image in llm.images] == [
+    assert [(image.mime, image.data) for image in fake_llm.images] == [
         ("image/png", png),
         ("image/gif", gif),
     ]

@@ -41,7 +41,7 @@ async def test_stream_yields_text_in_several_pieces_then_the_whole_completion(
 
 
 async def test_stream_assembles_tool_calls_from_fragments(
-    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
     calls = [
         ToolCall(
@@ -49,7 +49,7 @@ async def test_stream_assembles_tool_calls_from_fragments(
         ),
         ToolCall(id="call_b", name="user_info", arguments=json.dumps({"user_id": "U123"})),
     ]
-    llm.script(ScriptedReply.calls(*calls, text="Let me look.", piece_size=2))
+    fake_llm.script(ScriptedReply.calls(*calls, text="Let me look.", piece_size=2))
 
     deltas = await collect(provider)
 
@@ -60,9 +60,9 @@ async def test_stream_assembles_tool_calls_from_fragments(
 
 
 async def test_stream_of_an_empty_reply_yields_only_an_empty_final(
-    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
-    llm.script(ScriptedReply.empty())
+    fake_llm.script(ScriptedReply.empty())
 
     deltas = await collect(provider)
 
@@ -72,18 +72,18 @@ async def test_stream_of_an_empty_reply_yields_only_an_empty_final(
 
 
 async def test_stream_asks_for_usage_and_streaming(
-    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
     await collect(provider)
 
-    assert llm.requests[0]["stream"] is True
-    assert llm.requests[0]["stream_options"] == {"include_usage": True}
+    assert fake_llm.requests[0]["stream"] is True
+    assert fake_llm.requests[0]["stream_options"] == {"include_usage": True}
 
 
 async def test_a_stream_broken_after_its_first_bytes_is_not_retried(
-    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
-    llm.script(ScriptedReply.answer("a long answer that never ends", break_after_chunks=3))
+    fake_llm.script(ScriptedReply.answer("a long answer that never ends", break_after_chunks=3))
     received: list[str] = []
 
     with pytest.raises(ModelUnavailable):
@@ -91,26 +91,26 @@ async def test_a_stream_broken_after_its_first_bytes_is_not_retried(
             received.append(delta.content)
 
     assert "".join(received) == "a long"  # role chunk, then two pieces of three characters
-    assert len(llm.requests) == 1
+    assert len(fake_llm.requests) == 1
 
 
 async def test_a_failure_before_the_stream_starts_is_retried(
-    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
-    llm.script(ScriptedReply.error(503), ScriptedReply.answer("back again"))
+    fake_llm.script(ScriptedReply.error(503), ScriptedReply.answer("back again"))
 
     deltas = await collect(provider)
 
     assert final_of(deltas).content == "back again"
-    assert len(llm.requests) == 2
+    assert len(fake_llm.requests) == 2
 
 
 async def test_stopping_early_releases_the_connection(
-    llm: FakeLLMServer, quick_retries: RetryPolicy
+    fake_llm: FakeLLMServer, quick_retries: RetryPolicy
 ) -> None:
-    llm.script(ScriptedReply.answer("one two three four five six"))
+    fake_llm.script(ScriptedReply.answer("one two three four five six"))
     single_connection = httpx.AsyncClient(
-        base_url=llm.base_url,
+        base_url=fake_llm.base_url,
         limits=httpx.Limits(max_connections=1),
         timeout=httpx.Timeout(5.0, pool=0.5),
     )
@@ -128,11 +128,11 @@ async def test_stopping_early_releases_the_connection(
 
 
 async def test_streamed_calls_reuse_one_connection(
-    provider: OpenAICompatibleProvider, llm: FakeLLMServer
+    provider: OpenAICompatibleProvider, fake_llm: FakeLLMServer
 ) -> None:
     """Against a hosted model every new connection is a TLS handshake."""
     for _ in range(3):
         final_of(await collect(provider))
 
-    assert len(llm.client_ports) == 3
-    assert len(set(llm.client_ports)) == 1
+    assert len(fake_llm.client_ports) == 3
+    assert len(set(fake_llm.client_ports)) == 1

@@ -16,8 +16,8 @@ CHAT = {"model": "m", "messages": [{"role": "user", "content": "ping"}]}
 
 
 @pytest.fixture
-async def http(llm: FakeLLMServer) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(base_url=llm.base_url) as client:
+async def http(fake_llm: FakeLLMServer) -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(base_url=fake_llm.base_url) as client:
         yield client
 
 
@@ -25,9 +25,9 @@ async def sse_payloads(response: httpx.Response) -> list[str]:
     return [line.removeprefix("data: ") async for line in response.aiter_lines() if line]
 
 
-async def test_it_listens_on_loopback_only(llm: FakeLLMServer) -> None:
-    assert llm.base_url.startswith("http://127.0.0.1:")
-    assert llm.base_url.endswith("/v1")
+async def test_it_listens_on_loopback_only(fake_llm: FakeLLMServer) -> None:
+    assert fake_llm.base_url.startswith("http://127.0.0.1:")
+    assert fake_llm.base_url.endswith("/v1")
 
 
 async def test_models_lists_the_configured_model(http: httpx.AsyncClient) -> None:
@@ -50,10 +50,10 @@ async def test_a_plain_completion_has_openai_fields(http: httpx.AsyncClient) -> 
 
 
 async def test_a_stream_is_chunks_then_usage_then_done(
-    llm: FakeLLMServer, http: httpx.AsyncClient
+    fake_llm: FakeLLMServer, http: httpx.AsyncClient
 ) -> None:
     call = ToolCall(id="call_1", name="lookup", arguments='{"id": 42}')
-    llm.script(ScriptedReply.calls(call, text="ok", piece_size=4))
+    fake_llm.script(ScriptedReply.calls(call, text="ok", piece_size=4))
     streamed = {**CHAT, "stream": True, "stream_options": {"include_usage": True}}
 
     async with http.stream("POST", "chat/completions", json=streamed) as response:
@@ -83,20 +83,20 @@ async def test_a_stream_is_chunks_then_usage_then_done(
 
 
 async def test_every_chat_request_body_is_recorded(
-    llm: FakeLLMServer, http: httpx.AsyncClient
+    fake_llm: FakeLLMServer, http: httpx.AsyncClient
 ) -> None:
     await http.post("chat/completions", json=CHAT)
     await http.post("chat/completions", json={**CHAT, "temperature": 0.5})
 
-    assert llm.requests == [CHAT, {**CHAT, "temperature": 0.5}]
+    assert fake_llm.requests == [CHAT, {**CHAT, "temperature": 0.5}]
 
 
 async def test_down_answers_503_until_it_is_up_again(
-    llm: FakeLLMServer, http: httpx.AsyncClient
+    fake_llm: FakeLLMServer, http: httpx.AsyncClient
 ) -> None:
-    llm.down = True
+    fake_llm.down = True
     while_down = await http.post("chat/completions", json=CHAT)
-    llm.down = False
+    fake_llm.down = False
     after = await http.post("chat/completions", json=CHAT)
 
     assert while_down.status_code == 503
@@ -105,9 +105,9 @@ async def test_down_answers_503_until_it_is_up_again(
 
 
 async def test_scripted_errors_carry_retry_after(
-    llm: FakeLLMServer, http: httpx.AsyncClient
+    fake_llm: FakeLLMServer, http: httpx.AsyncClient
 ) -> None:
-    llm.script(ScriptedReply.error(429, retry_after="2"))
+    fake_llm.script(ScriptedReply.error(429, retry_after="2"))
 
     response = await http.post("chat/completions", json=CHAT)
 
@@ -138,13 +138,13 @@ async def test_requests_openai_would_refuse_get_a_400(
 
 
 async def test_wait_for_requests_returns_once_they_arrived(
-    llm: FakeLLMServer, http: httpx.AsyncClient
+    fake_llm: FakeLLMServer, http: httpx.AsyncClient
 ) -> None:
     sending = asyncio.create_task(http.post("chat/completions", json=CHAT))
 
-    await llm.wait_for_requests(1)
+    await fake_llm.wait_for_requests(1)
 
-    assert llm.requests == [CHAT]
+    assert fake_llm.requests == [CHAT]
     assert (await sending).status_code == 200
 
 

@@ -25,33 +25,33 @@ async def ask_twice(proxy: RecordingProxy, *, stream: bool) -> list[str]:
         return texts
 
 
-async def test_without_replies_every_request_reaches_the_model(llm: FakeLLMServer) -> None:
-    async with RecordingProxy(llm.base_url) as proxy:
+async def test_without_replies_every_request_reaches_the_model(fake_llm: FakeLLMServer) -> None:
+    async with RecordingProxy(fake_llm.base_url) as proxy:
         texts = await ask_twice(proxy, stream=False)
 
-    assert len(llm.requests) == 2
+    assert len(fake_llm.requests) == 2
     assert len(proxy.requests) == 2
     assert texts[0] == texts[1] != ""
 
 
 async def test_with_replies_a_repeated_request_is_answered_without_the_model(
-    llm: FakeLLMServer,
+    fake_llm: FakeLLMServer,
 ) -> None:
     replies: Replies = {}
     for stream in (False, True):
-        async with RecordingProxy(llm.base_url, replies=replies) as proxy:
+        async with RecordingProxy(fake_llm.base_url, replies=replies) as proxy:
             texts = await ask_twice(proxy, stream=stream)
 
         assert texts[0] == texts[1] != ""
         assert len(proxy.requests) == 2, "both are recorded"
-    assert len(llm.requests) == 2, "one streamed and one not: two different bodies"
+    assert len(fake_llm.requests) == 2, "one streamed and one not: two different bodies"
     assert len(replies) == 2
 
 
-async def test_a_failed_reply_is_not_kept(llm: FakeLLMServer) -> None:
+async def test_a_failed_reply_is_not_kept(fake_llm: FakeLLMServer) -> None:
     replies: Replies = {}
     async with (
-        RecordingProxy(llm.base_url, replies=replies) as proxy,
+        RecordingProxy(fake_llm.base_url, replies=replies) as proxy,
         httpx.AsyncClient(base_url=proxy.base_url) as client,
     ):
         response = await client.post("chat/completions", content=b"not json")

@@ -21,33 +21,33 @@ PNG = b"\x89PNG\r\n\x1a\n" + b"pixels" * 50
 VISION = VisionSettings(enabled=True, max_images=4, max_image_bytes=1000)
 
 
-def downloader(fake: FakeSlackWebAPI) -> SlackFileDownloader:
-    return SlackFileDownloader(api_url=fake.base_url, timeout_seconds=1.0)
+def downloader(fake_slack: FakeSlackWebAPI) -> SlackFileDownloader:
+    return SlackFileDownloader(api_url=fake_slack.base_url, timeout_seconds=1.0)
 
 
 def uploaded(
-    fake: FakeSlackWebAPI, name: str, data: bytes, mimetype: str = "image/png"
+    fake_slack: FakeSlackWebAPI, name: str, data: bytes, mimetype: str = "image/png"
 ) -> SlackFile:
-    return SlackFile.model_validate(fake.add_file(name, data, mimetype=mimetype))
+    return SlackFile.model_validate(fake_slack.add_file(name, data, mimetype=mimetype))
 
 
-async def test_an_image_is_downloaded_with_the_bot_token(fake: FakeSlackWebAPI) -> None:
-    file = uploaded(fake, "shot.png", PNG)
+async def test_an_image_is_downloaded_with_the_bot_token(fake_slack: FakeSlackWebAPI) -> None:
+    file = uploaded(fake_slack, "shot.png", PNG)
 
-    taken = await ImageIntake(VISION, downloader(fake)).take([file], token=fake.token)
+    taken = await ImageIntake(VISION, downloader(fake_slack)).take([file], token=fake_slack.token)
 
     assert [(image.mime, image.data) for image in taken.images] == [("image/png", PNG)]
     assert taken.note_for_person() == "" and taken.note_for_model() == ""
-    assert fake.file_downloads == [file.id]
+    assert fake_slack.file_downloads == [file.id]
 
 
 async def test_a_revoked_token_gets_the_sign_in_page_which_is_not_shown_as_an_image(
-    fake: FakeSlackWebAPI, caplog: pytest.LogCaptureFixture
+    fake_slack: FakeSlackWebAPI, caplog: pytest.LogCaptureFixture
 ) -> None:
-    file = uploaded(fake, "shot.png", PNG)
+    file = uploaded(fake_slack, "shot.png", PNG)
 
     with caplog.at_level(logging.INFO):
-        taken = await ImageIntake(VISION, downloader(fake)).take([file], token="xoxb-revoked")
+        taken = await ImageIntake(VISION, downloader(fake_slack)).take([file], token="xoxb-revoked")
 
     assert taken.images == []
     assert taken.skipped == [(file, "I could not download it from Slack")]
@@ -57,13 +57,16 @@ async def test_a_revoked_token_gets_the_sign_in_page_which_is_not_shown_as_an_im
 
 
 async def test_the_declared_type_does_not_decide_what_the_model_is_sent(
-    fake: FakeSlackWebAPI,
+    fake_slack: FakeSlackWebAPI,
 ) -> None:
     """A ``.png`` whose bytes are JPEG goes as JPEG; one whose bytes are no image, not at all."""
     jpeg = b"\xff\xd8\xff\xe0" + b"jfif" * 20
-    files = [uploaded(fake, "really.png", jpeg), uploaded(fake, "fake.png", b"<html>no</html>")]
+    files = [
+        uploaded(fake_slack, "really.png", jpeg),
+        uploaded(fake_slack, "fake.png", b"<html>no</html>"),
+    ]
 
-    taken = await ImageIntake(VISION, downloader(fake)).take(files, token=fake.token)
+    taken = await ImageIntake(VISION, downloader(fake_slack)).take(files, token=fake_slack.token)
 
     assert [(image.mime, image.data) for image in taken.images] == [("image/jpeg", jpeg)]
     assert taken.skipped == [(files[1], "I could not download it from Slack")]
@@ -100,12 +103,12 @@ async def test_the_bot_token_goes_to_slack_s_file_host_and_nowhere_else() -> Non
 
 
 async def test_a_download_is_cut_off_past_the_limit_whatever_the_file_claimed(
-    fake: FakeSlackWebAPI,
+    fake_slack: FakeSlackWebAPI,
 ) -> None:
-    entry = fake.add_file("big.png", PNG * 10, mimetype="image/png", size=10)
+    entry = fake_slack.add_file("big.png", PNG * 10, mimetype="image/png", size=10)
 
-    taken = await ImageIntake(VISION, downloader(fake)).take(
-        [SlackFile.model_validate(entry)], token=fake.token
+    taken = await ImageIntake(VISION, downloader(fake_slack)).take(
+        [SlackFile.model_validate(entry)], token=fake_slack.token
     )
 
     assert taken.images == []
@@ -115,17 +118,19 @@ async def test_a_download_is_cut_off_past_the_limit_whatever_the_file_claimed(
 
 
 async def test_a_missing_file_and_a_slow_one_are_told_as_not_downloaded(
-    fake: FakeSlackWebAPI,
+    fake_slack: FakeSlackWebAPI,
 ) -> None:
     gone = SlackFile.model_validate(
-        fake.add_file("gone.png", PNG, mimetype="image/png", status=404)
+        fake_slack.add_file("gone.png", PNG, mimetype="image/png", status=404)
     )
     slow = SlackFile.model_validate(
-        fake.add_file("slow.png", PNG, mimetype="image/png", delay_seconds=30)
+        fake_slack.add_file("slow.png", PNG, mimetype="image/png", delay_seconds=30)
     )
-    seen = uploaded(fake, "fine.png", PNG)
+    seen = uploaded(fake_slack, "fine.png", PNG)
 
-    taken = await ImageIntake(VISION, downloader(fake)).take([gone, slow, seen], token=fake.token)
+    taken = await ImageIntake(VISION, downloader(fake_slack)).take(
+        [gone, slow, seen], token=fake_slack.token
+    )
 
     assert [image.data for image in taken.images] == [PNG]
     assert taken.note_for_person() == (
@@ -135,15 +140,19 @@ async def test_a_missing_file_and_a_slow_one_are_told_as_not_downloaded(
     assert taken.note_for_model() == "\n[Attached, but not shown to you: gone.png, slow.png]"
 
 
-async def test_without_vision_or_a_downloader_nothing_is_fetched(fake: FakeSlackWebAPI) -> None:
-    file = uploaded(fake, "shot.png", PNG)
+async def test_without_vision_or_a_downloader_nothing_is_fetched(
+    fake_slack: FakeSlackWebAPI,
+) -> None:
+    file = uploaded(fake_slack, "shot.png", PNG)
 
-    off = await ImageIntake(VisionSettings(), downloader(fake)).take([file], token=fake.token)
-    unwired = await ImageIntake(VISION).take([file], token=fake.token)
+    off = await ImageIntake(VisionSettings(), downloader(fake_slack)).take(
+        [file], token=fake_slack.token
+    )
+    unwired = await ImageIntake(VISION).take([file], token=fake_slack.token)
 
     for taken in (off, unwired):
         assert taken.skipped == [(file, "this bot's model does not read images")]
-    assert fake.file_downloads == []
+    assert fake_slack.file_downloads == []
 
 
 def test_names_in_notes_are_shortened_and_cannot_notify_anyone() -> None:

@@ -21,9 +21,9 @@ CHANNEL = "C0000TEST"
 LIMIT = 200
 
 
-def target(fake: FakeSlackWebAPI, *, thread_ts: str | None) -> ReplyTarget:
+def target(fake_slack: FakeSlackWebAPI, *, thread_ts: str | None) -> ReplyTarget:
     return ReplyTarget(
-        channel_id=CHANNEL, thread_ts=thread_ts, team_id=fake.team_id, user_id="U0000ALICE"
+        channel_id=CHANNEL, thread_ts=thread_ts, team_id=fake_slack.team_id, user_id="U0000ALICE"
     )
 
 
@@ -33,36 +33,36 @@ async def write_in_pieces(reply: StreamingReply | PostedReply, text: str, size: 
 
 
 async def test_a_thread_reply_streams_and_returns_its_ts(
-    fake: FakeSlackWebAPI, client: AsyncWebClient
+    fake_slack: FakeSlackWebAPI, slack_client: AsyncWebClient
 ) -> None:
-    root = fake.add_user_message(CHANNEL, "question", user="U0000ALICE")
-    reply = StreamingReply(client, target(fake, thread_ts=root.ts), buffer_size=16)
+    root = fake_slack.add_user_message(CHANNEL, "question", user="U0000ALICE")
+    reply = StreamingReply(slack_client, target(fake_slack, thread_ts=root.ts), buffer_size=16)
 
     await reply.begin()
     await write_in_pieces(reply, "Hello there, this is a streamed answer.")
     [ts] = await reply.finish()
 
-    message = fake.find(CHANNEL, ts)
+    message = fake_slack.find(CHANNEL, ts)
     assert message is not None
     assert message.text == "Hello there, this is a streamed answer."
     assert message.thread_ts == root.ts
     assert not message.streaming
-    assert len(fake.calls_to("chat.appendStream")) >= 1
+    assert len(fake_slack.calls_to("chat.appendStream")) >= 1
 
 
 async def test_a_long_streamed_answer_becomes_several_messages_within_the_limit(
-    fake: FakeSlackWebAPI, client: AsyncWebClient
+    fake_slack: FakeSlackWebAPI, slack_client: AsyncWebClient
 ) -> None:
-    root = fake.add_user_message(CHANNEL, "question", user="U0000ALICE")
+    root = fake_slack.add_user_message(CHANNEL, "question", user="U0000ALICE")
     text = "Intro line.\n```js\n" + "\n".join(f"call({n});" for n in range(60)) + "\n```\nEnd."
     reply = StreamingReply(
-        client, target(fake, thread_ts=root.ts), part_limit=LIMIT, buffer_size=16
+        slack_client, target(fake_slack, thread_ts=root.ts), part_limit=LIMIT, buffer_size=16
     )
 
     await write_in_pieces(reply, text)
     timestamps = await reply.finish()
 
-    parts = [fake.find(CHANNEL, ts) for ts in timestamps]
+    parts = [fake_slack.find(CHANNEL, ts) for ts in timestamps]
     assert len(parts) > 2
     assert all(part is not None and len(part.text) <= LIMIT for part in parts)
     assert all(part is not None and part.text.count("```") % 2 == 0 for part in parts)
@@ -71,86 +71,88 @@ async def test_a_long_streamed_answer_becomes_several_messages_within_the_limit(
 
 
 async def test_refused_streaming_falls_back_to_a_placeholder_then_an_update(
-    fake: FakeSlackWebAPI, client: AsyncWebClient
+    fake_slack: FakeSlackWebAPI, slack_client: AsyncWebClient
 ) -> None:
-    fake.fail("chat.startStream", "not_allowed", times=None)
-    root = fake.add_user_message(CHANNEL, "question", user="U0000ALICE")
-    reply = StreamingReply(client, target(fake, thread_ts=root.ts), buffer_size=8)
+    fake_slack.fail("chat.startStream", "not_allowed", times=None)
+    root = fake_slack.add_user_message(CHANNEL, "question", user="U0000ALICE")
+    reply = StreamingReply(slack_client, target(fake_slack, thread_ts=root.ts), buffer_size=8)
 
     await write_in_pieces(reply, "Answer without streaming, in pieces.")
     [ts] = await reply.finish()
 
-    message = fake.find(CHANNEL, ts)
+    message = fake_slack.find(CHANNEL, ts)
     assert message is not None
     assert message.text == "Answer without streaming, in pieces."
     assert message.thread_ts == root.ts
-    assert fake.calls_to("chat.postMessage")[0].args["text"] == THINKING_PLACEHOLDER
+    assert fake_slack.calls_to("chat.postMessage")[0].args["text"] == THINKING_PLACEHOLDER
 
 
 async def test_a_stream_that_breaks_midway_is_completed_by_an_update(
-    fake: FakeSlackWebAPI, client: AsyncWebClient
+    fake_slack: FakeSlackWebAPI, slack_client: AsyncWebClient
 ) -> None:
-    root = fake.add_user_message(CHANNEL, "question", user="U0000ALICE")
-    reply = StreamingReply(client, target(fake, thread_ts=root.ts), buffer_size=8)
+    root = fake_slack.add_user_message(CHANNEL, "question", user="U0000ALICE")
+    reply = StreamingReply(slack_client, target(fake_slack, thread_ts=root.ts), buffer_size=8)
     await reply.write("The first half is streamed, ")
-    fake.fail("chat.appendStream", "message_not_in_streaming_state", times=None)
-    fake.fail("chat.stopStream", "message_not_in_streaming_state", times=None)
+    fake_slack.fail("chat.appendStream", "message_not_in_streaming_state", times=None)
+    fake_slack.fail("chat.stopStream", "message_not_in_streaming_state", times=None)
 
     await reply.write("and the second half is not.")
     [ts] = await reply.finish()
 
-    message = fake.find(CHANNEL, ts)
+    message = fake_slack.find(CHANNEL, ts)
     assert message is not None
     assert message.text == "The first half is streamed, and the second half is not."
 
 
 async def test_a_top_level_dm_reply_posts_a_placeholder_and_updates_it(
-    fake: FakeSlackWebAPI, client: AsyncWebClient
+    fake_slack: FakeSlackWebAPI, slack_client: AsyncWebClient
 ) -> None:
-    reply = open_reply(client, target(fake, thread_ts=None), part_limit=LIMIT)
+    reply = open_reply(slack_client, target(fake_slack, thread_ts=None), part_limit=LIMIT)
     assert isinstance(reply, PostedReply)
 
     await reply.begin()
-    placeholder = fake.bot_messages(CHANNEL)[0]
+    placeholder = fake_slack.bot_messages(CHANNEL)[0]
     assert placeholder.text == THINKING_PLACEHOLDER
     await write_in_pieces(reply, "word " * 100)
     timestamps = await reply.finish()
 
     assert timestamps[0] == placeholder.ts
-    parts = [fake.find(CHANNEL, ts) for ts in timestamps]
+    parts = [fake_slack.find(CHANNEL, ts) for ts in timestamps]
     assert len(parts) == 3
     assert all(part is not None and part.thread_ts is None for part in parts)
     assert " ".join(part.text for part in parts if part is not None).split() == ["word"] * 100
 
 
 async def test_progress_updates_are_throttled(
-    fake: FakeSlackWebAPI, client: AsyncWebClient
+    fake_slack: FakeSlackWebAPI, slack_client: AsyncWebClient
 ) -> None:
-    reply = PostedReply(client, target(fake, thread_ts=None), update_interval=3600)
+    reply = PostedReply(slack_client, target(fake_slack, thread_ts=None), update_interval=3600)
     await reply.begin()
 
     await write_in_pieces(reply, "many small pieces " * 10, size=3)
     await reply.finish()
 
-    assert len(fake.calls_to("chat.update")) == 1
+    assert len(fake_slack.calls_to("chat.update")) == 1
 
 
 async def test_fail_shows_the_notice_after_what_was_already_written(
-    fake: FakeSlackWebAPI, client: AsyncWebClient
+    fake_slack: FakeSlackWebAPI, slack_client: AsyncWebClient
 ) -> None:
-    reply = PostedReply(client, target(fake, thread_ts=None))
+    reply = PostedReply(slack_client, target(fake_slack, thread_ts=None))
     await reply.begin()
     await reply.write("Partial answer")
 
     await reply.fail("The model stopped; please ask again.")
 
-    [message] = fake.bot_messages(CHANNEL)
+    [message] = fake_slack.bot_messages(CHANNEL)
     assert message.text == "Partial answer\n\nThe model stopped; please ask again."
 
 
-def test_streaming_needs_a_thread(fake: FakeSlackWebAPI, client: AsyncWebClient) -> None:
+def test_streaming_needs_a_thread(
+    fake_slack: FakeSlackWebAPI, slack_client: AsyncWebClient
+) -> None:
     with pytest.raises(ValueError, match="thread"):
-        StreamingReply(client, target(fake, thread_ts=None))
+        StreamingReply(slack_client, target(fake_slack, thread_ts=None))
 
 
 def test_answer_blocks_never_split_a_code_block_across_sections() -> None:
@@ -169,48 +171,48 @@ def test_answer_blocks_never_split_a_code_block_across_sections() -> None:
 
 
 async def test_begin_titles_a_new_conversation_and_shows_loading_messages(
-    fake: FakeSlackWebAPI, client: AsyncWebClient
+    fake_slack: FakeSlackWebAPI, slack_client: AsyncWebClient
 ) -> None:
-    root = fake.add_user_message(CHANNEL, "question", user="U0000ALICE")
-    titled = target(fake, thread_ts=root.ts).model_copy(update={"title": "Ports"})
+    root = fake_slack.add_user_message(CHANNEL, "question", user="U0000ALICE")
+    titled = target(fake_slack, thread_ts=root.ts).model_copy(update={"title": "Ports"})
 
-    await StreamingReply(client, titled).begin()
+    await StreamingReply(slack_client, titled).begin()
 
-    assert fake.titles == {(CHANNEL, root.ts): "Ports"}
-    [status] = fake.calls_to("assistant.threads.setStatus")
+    assert fake_slack.titles == {(CHANNEL, root.ts): "Ports"}
+    [status] = fake_slack.calls_to("assistant.threads.setStatus")
     assert status.args["loading_messages"] == list(LOADING_MESSAGES)
 
 
 async def test_without_a_title_begin_sets_none_and_refusals_change_nothing(
-    fake: FakeSlackWebAPI, client: AsyncWebClient
+    fake_slack: FakeSlackWebAPI, slack_client: AsyncWebClient
 ) -> None:
-    root = fake.add_user_message(CHANNEL, "question", user="U0000ALICE")
-    fake.fail("assistant.threads.setStatus", "not_allowed", times=None)
-    reply = StreamingReply(client, target(fake, thread_ts=root.ts))
+    root = fake_slack.add_user_message(CHANNEL, "question", user="U0000ALICE")
+    fake_slack.fail("assistant.threads.setStatus", "not_allowed", times=None)
+    reply = StreamingReply(slack_client, target(fake_slack, thread_ts=root.ts))
 
     await reply.begin()
     await reply.write("still answered")
     [ts] = await reply.finish()
 
-    assert fake.calls_to("assistant.threads.setTitle") == []
-    assert fake.find(CHANNEL, ts) is not None
+    assert fake_slack.calls_to("assistant.threads.setTitle") == []
+    assert fake_slack.find(CHANNEL, ts) is not None
 
 
 async def test_task_updates_go_into_the_stream_before_and_between_the_text(
-    fake: FakeSlackWebAPI, client: AsyncWebClient
+    fake_slack: FakeSlackWebAPI, slack_client: AsyncWebClient
 ) -> None:
-    root = fake.add_user_message(CHANNEL, "question", user="U0000ALICE")
-    reply = StreamingReply(client, target(fake, thread_ts=root.ts), buffer_size=4)
+    root = fake_slack.add_user_message(CHANNEL, "question", user="U0000ALICE")
+    reply = StreamingReply(slack_client, target(fake_slack, thread_ts=root.ts), buffer_size=4)
 
     await reply.task(TaskUpdate(id="call_1", title="Lookup user", status="in_progress"))
     await reply.task(TaskUpdate(id="call_1", title="Lookup user", status="complete"))
     await write_in_pieces(reply, "Carol is in Oslo.")
     [ts] = await reply.finish()
 
-    [start] = fake.calls_to("chat.startStream")
+    [start] = fake_slack.calls_to("chat.startStream")
     assert start.args["task_display_mode"] == "timeline"
     assert start.args["chunks"][0]["status"] == "in_progress"
-    message = fake.find(CHANNEL, ts)
+    message = fake_slack.find(CHANNEL, ts)
     assert message is not None
     assert message.text == "Carol is in Oslo."
     assert message.tasks["call_1"]["status"] == "complete"
@@ -218,49 +220,53 @@ async def test_task_updates_go_into_the_stream_before_and_between_the_text(
 
 
 async def test_a_stream_expiring_at_a_task_update_is_completed_by_an_update(
-    fake: FakeSlackWebAPI, client: AsyncWebClient
+    fake_slack: FakeSlackWebAPI, slack_client: AsyncWebClient
 ) -> None:
-    root = fake.add_user_message(CHANNEL, "question", user="U0000ALICE")
-    reply = StreamingReply(client, target(fake, thread_ts=root.ts), buffer_size=4)
+    root = fake_slack.add_user_message(CHANNEL, "question", user="U0000ALICE")
+    reply = StreamingReply(slack_client, target(fake_slack, thread_ts=root.ts), buffer_size=4)
     await reply.write("Looking her up. ")
-    fake.expire_streams()
+    fake_slack.expire_streams()
 
     await reply.task(TaskUpdate(id="call_1", title="Lookup user", status="in_progress"))
     await reply.write("Carol is in Oslo.")
     [ts] = await reply.finish()
 
-    message = fake.find(CHANNEL, ts)
+    message = fake_slack.find(CHANNEL, ts)
     assert message is not None
     assert message.text == "Looking her up. Carol is in Oslo."
-    assert [call.args["ts"] for call in fake.calls_to("chat.update")][-1] == ts
-    assert len(fake.bot_messages(CHANNEL)) == 1
+    assert [call.args["ts"] for call in fake_slack.calls_to("chat.update")][-1] == ts
+    assert len(fake_slack.bot_messages(CHANNEL)) == 1
 
 
 async def test_a_posted_reply_ignores_task_updates(
-    fake: FakeSlackWebAPI, client: AsyncWebClient
+    fake_slack: FakeSlackWebAPI, slack_client: AsyncWebClient
 ) -> None:
-    reply = PostedReply(client, target(fake, thread_ts=None))
+    reply = PostedReply(slack_client, target(fake_slack, thread_ts=None))
     await reply.begin()
-    calls = len(fake.calls)
+    calls = len(fake_slack.calls)
 
     await reply.task(TaskUpdate(id="call_1", title="Lookup user", status="in_progress"))
 
-    assert len(fake.calls) == calls
+    assert len(fake_slack.calls) == calls
 
 
 async def test_each_part_is_reported_the_moment_slack_shows_it(
-    fake: FakeSlackWebAPI, client: AsyncWebClient
+    fake_slack: FakeSlackWebAPI, slack_client: AsyncWebClient
 ) -> None:
-    root = fake.add_user_message(CHANNEL, "question", user="U0000ALICE")
+    root = fake_slack.add_user_message(CHANNEL, "question", user="U0000ALICE")
     shown: list[tuple[str, bool]] = []
 
     async def on_shown(ts: str) -> None:
-        message = fake.find(CHANNEL, ts)
+        message = fake_slack.find(CHANNEL, ts)
         assert message is not None and message.text.strip(), "reported once it has text"
         shown.append((ts, message.streaming))
 
     reply = StreamingReply(
-        client, target(fake, thread_ts=root.ts), part_limit=1000, buffer_size=16, on_shown=on_shown
+        slack_client,
+        target(fake_slack, thread_ts=root.ts),
+        part_limit=1000,
+        buffer_size=16,
+        on_shown=on_shown,
     )
     await reply.begin()
     await write_in_pieces(reply, "A first sentence of the answer. " * 3)
@@ -273,14 +279,16 @@ async def test_each_part_is_reported_the_moment_slack_shows_it(
 
 
 async def test_a_posted_reply_reports_its_parts_as_they_appear(
-    fake: FakeSlackWebAPI, client: AsyncWebClient
+    fake_slack: FakeSlackWebAPI, slack_client: AsyncWebClient
 ) -> None:
     shown: list[str] = []
 
     async def on_shown(ts: str) -> None:
         shown.append(ts)
 
-    reply = PostedReply(client, target(fake, thread_ts=None), part_limit=LIMIT, on_shown=on_shown)
+    reply = PostedReply(
+        slack_client, target(fake_slack, thread_ts=None), part_limit=LIMIT, on_shown=on_shown
+    )
     await reply.begin()
     assert shown == [], "the thinking placeholder is not an answer yet"
     await write_in_pieces(reply, "Word after word of a posted answer. " * 12)

@@ -4,6 +4,8 @@
 * :class:`ScriptedProvider` plays a list of replies in order.
 * :class:`FakeMemory` and :class:`FakeSlack` stand in for the memory store and Slack lookups.
 * :func:`make_context` builds an :class:`AssistantContext` from them.
+* :class:`Recorder` records every callback hook, :class:`Collector` the streamed text;
+  :func:`ask` and :func:`recalled` are shorthand.
 """
 
 from __future__ import annotations
@@ -13,19 +15,27 @@ import json
 import re
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from itertools import count
 from typing import Any
 
+from bot.agent import (
+    Callback,
+    Conversation,
+    EvaluatorError,
+    Message,
+    ToolResult,
+    TurnContext,
+)
 from bot.agent.loop import Agent
 from bot.agent.messages import Completion, CompletionRequest, Delta, ToolCall
 from bot.agent.provider import Provider
+from bot.agent.result import AgentResult
 from bot.agent.tools.guard import GuardPolicy
 from bot.agent.tools.loop_detector import LoopMemory
 from bot.assistant.context import AssistantContext, SlackDirectory
 from memory import (
     AgentMemory,
-    ConversationKind,
     Episode,
     EpisodeStatus,
     RecalledEpisode,
@@ -34,15 +44,20 @@ from memory import (
     Visibility,
     WisdomNote,
 )
+from tests.episodes import DM, T0
 
 __all__ = [
+    "Collector",
     "FakeMemory",
     "FakeSlack",
     "FunctionProvider",
     "ModelFunction",
+    "Recorder",
     "ScriptedProvider",
+    "ask",
     "make_agent",
     "make_context",
+    "recalled",
     "reply",
     "tool_call",
 ]
@@ -58,6 +73,19 @@ def tool_call(
     """A tool call as a model would write it (``arguments`` as JSON text or a dict)."""
     raw = arguments if isinstance(arguments, str) else json.dumps(arguments or {})
     return ToolCall(id=id or f"call_{next(_ids)}", name=name, arguments=raw)
+
+
+def ask(question: str) -> Conversation:
+    """A conversation of one question."""
+    return Conversation(messages=[Message.user(question)])
+
+
+def recalled(*episodes: Episode) -> list[RecalledEpisode]:
+    """The episodes as recall returns them, all equally relevant."""
+    return [
+        RecalledEpisode(episode=item, score=1.0, relevance=1.0, recency=1.0, importance=0.5)
+        for item in episodes
+    ]
 
 
 def reply(content: str = "", *calls: ToolCall) -> Completion:
@@ -156,19 +184,64 @@ class FakeMemory:
 
     async def recall(self, request: RecallRequest) -> list[RecalledEpisode]:
         self.recall_requests.append(request)
-        return [
-            RecalledEpisode(episode=episode, score=1.0, relevance=1.0, recency=1.0, importance=0.5)
-            for episode in self.episodes
-            if episode.scope == request.scope
-            and episode.requester_id == request.requester_id
-            and episode.status is not EpisodeStatus.PENDING
-        ][: request.limit]
+        return recalled(
+            *(
+                episode
+                for episode in self.episodes
+                if episode.scope == request.scope
+                and episode.requester_id == request.requester_id
+                and episode.status is not EpisodeStatus.PENDING
+            )
+        )[: request.limit]
 
     async def wisdom(self, scope: Scope, user_id: str) -> list[WisdomNote]:
         return []
 
     async def count(self, counter: str, *, by: int = 1) -> None:
         self.counters[counter] += by
+
+
+class Collector:
+    """An ``on_text`` callback that keeps every piece of text the agent streams."""
+
+    def __init__(self) -> None:
+        self.pieces: list[str] = []
+
+    async def __call__(self, text: str) -> None:
+        self.pieces.append(text)
+
+    @property
+    def text(self) -> str:
+        return "".join(self.pieces)
+
+
+class Recorder(Callback):
+    """Records every hook call as a tuple, in order."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[Any, ...]] = []
+
+    async def before_loop(self, conversation: Conversation, context: TurnContext) -> None:
+        self.events.append(("before_loop", len(conversation.messages)))
+
+    async def after_loop(self, result: AgentResult, context: TurnContext) -> None:
+        self.events.append(("after_loop", result.stop_reason))
+
+    async def before_llm_call(self, request: CompletionRequest, context: TurnContext) -> None:
+        self.events.append(("before_llm_call", len(request.messages)))
+
+    async def after_llm_call(self, completion: Completion, context: TurnContext) -> None:
+        self.events.append(("after_llm_call", len(completion.tool_calls)))
+
+    async def before_tool_call(self, call: ToolCall, context: TurnContext) -> None:
+        self.events.append(("before_tool_call", call.name))
+
+    async def after_tool_call(self, result: ToolResult, context: TurnContext) -> None:
+        error = result.error.code if result.error else None
+        self.events.append(("after_tool_call", result.call.name, error))
+
+    async def on_evaluator_error(self, error: EvaluatorError, context: TurnContext) -> None:
+        self.events.append(("evaluator_error", error.evaluator))
 
 
 def make_agent(provider: Provider, **options: Any) -> Agent:
@@ -180,19 +253,18 @@ def make_agent(provider: Provider, **options: Any) -> Agent:
 
 def make_context(
     *,
-    requester_id: str = "U0REQUESTER",
-    scope: Scope | None = None,
+    requester_id: str = "U1",
+    scope: Scope = DM,
     thread_ts: str | None = None,
-    now: datetime | None = None,
+    now: datetime = T0,
     memory: AgentMemory | None = None,
     slack: SlackDirectory | None = None,
     recalled: Sequence[RecalledEpisode] = (),
 ) -> AssistantContext:
     """An AssistantContext for tests: a DM with fake memory and Slack unless told otherwise."""
-    scope = scope or Scope(team_id="T0TEAM", channel_id="D0DM", kind=ConversationKind.DM)
     return AssistantContext(
         thread=f"{scope.channel_id}:{thread_ts or 'top'}",
-        now=now or datetime(2026, 11, 23, 9, 30, tzinfo=UTC),
+        now=now,
         requester_id=requester_id,
         scope=scope,
         thread_ts=thread_ts,

@@ -7,8 +7,9 @@ from hypothesis import strategies as st
 
 from bot.views.app_home import FORGET_EVERYTHING_ACTION_ID, home_view
 from memory import ConversationKind, EpisodeStatus, Scope
+from tests.episodes import CHANNEL
 from tests.support.block_kit import block_kit_problems
-from tests.views.views_support import GENERAL, episode, note
+from tests.views.views_support import episode, note
 
 
 def all_text(view: dict) -> str:
@@ -29,15 +30,15 @@ def test_items_are_grouped_by_conversation() -> None:
     view = home_view(
         [
             episode(1, "dm question one"),
-            episode(2, "channel question", scope=GENERAL),
+            episode(2, "channel question", scope=CHANNEL),
             episode(3, "dm question two", status=EpisodeStatus.FAILURE, lesson="be brief"),
         ],
-        [note(5, "channel note", scope=GENERAL)],
+        [note(5, "channel note", scope=CHANNEL)],
     )
 
     sections = [b["text"]["text"] for b in view["blocks"] if b["type"] == "section"]
     dm_at = sections.index("*Our direct messages*")
-    channel_at = sections.index("*In <#C0GENERAL>*")
+    channel_at = sections.index(f"*In <#{CHANNEL.channel_id}>*")
     assert "dm question one" in sections[dm_at + 1]
     assert "dm question two" in sections[dm_at + 2]
     assert "channel note" in sections[channel_at + 1]

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from memory import ConversationKind, Episode, EpisodeStatus, Scope, WisdomNote
-from tests.episodes import T0, make_episode
-
-TEAM = "T1"
-DM = Scope(team_id=TEAM, channel_id="D0ALICE", kind=ConversationKind.DM)
-GENERAL = Scope(team_id=TEAM, channel_id="C0GENERAL", kind=ConversationKind.CHANNEL)
+from memory import Episode, EpisodeStatus, Scope, WisdomNote
+from tests.episodes import DM, T0, make_episode
 
 
 def episode(

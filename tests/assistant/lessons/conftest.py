@@ -1,4 +1,4 @@
-"""A running FakeLLMServer and a provider pointed at it that gives up at the first failure."""
+"""A provider on the suite's FakeLLMServer that gives up at the first failure."""
 
 from __future__ import annotations
 
@@ -11,14 +11,8 @@ from bot.simulator import FakeLLMServer
 
 
 @pytest.fixture
-async def llm() -> AsyncIterator[FakeLLMServer]:
-    async with FakeLLMServer() as server:
-        yield server
-
-
-@pytest.fixture
-async def provider(llm: FakeLLMServer) -> AsyncIterator[OpenAICompatibleProvider]:
-    async with build_llm_client(llm.base_url, "sk-test", timeout=5.0) as client:
+async def provider(fake_llm: FakeLLMServer) -> AsyncIterator[OpenAICompatibleProvider]:
+    async with build_llm_client(fake_llm.base_url, "sk-test", timeout=5.0) as client:
         yield OpenAICompatibleProvider(
             client, model="fake-model", retry=RetryPolicy(max_attempts=1)
         )

@@ -26,25 +26,25 @@ def episode(
     return make_episode(question, answer, status, id=number, scope=SCOPE, lesson=lesson)
 
 
-def prompt_of(llm: FakeLLMServer) -> tuple[str, str]:
+def prompt_of(fake_llm: FakeLLMServer) -> tuple[str, str]:
     """The system and user message of the one request the server received."""
-    [request] = llm.requests
+    [request] = fake_llm.requests
     system, user = request["messages"]
     assert (system["role"], user["role"]) == ("system", "user")
     return system["content"], user["content"]
 
 
 async def test_reflector_asks_about_the_rejected_answer(
-    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
-    llm.script(ScriptedReply.answer("Lesson: It guessed the port.\nAsk which service first."))
+    fake_llm.script(ScriptedReply.answer("Lesson: It guessed the port.\nAsk which service first."))
 
     lesson = await LLMFailureReflector(provider).reflect(
         "Which port does billing use?", "Port 8080."
     )
 
     assert lesson == "It guessed the port. Ask which service first."
-    system, user = prompt_of(llm)
+    system, user = prompt_of(fake_llm)
     assert "👎" in system and "Never suggest what the rejected answer suggested" in system
     assert "Which port does billing use?" in user and "Port 8080." in user
 
@@ -53,9 +53,9 @@ REJECTED = "Run `git reset --hard HEAD~1` to drop the last commit."
 
 
 async def test_a_lesson_naming_the_rejected_command_is_drafted_again_with_that_said(
-    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
-    llm.script(
+    fake_llm.script(
         ScriptedReply.answer("Do not suggest `git reset --hard HEAD~1` again."),
         ScriptedReply.answer("Suggest git revert, which keeps the history others pulled."),
     )
@@ -63,7 +63,7 @@ async def test_a_lesson_naming_the_rejected_command_is_drafted_again_with_that_s
     lesson = await LLMFailureReflector(provider).reflect("How do I undo a commit?", REJECTED)
 
     assert lesson == "Suggest git revert, which keeps the history others pulled."
-    first, second = llm.requests
+    first, second = fake_llm.requests
     redraft = second["messages"]
     assert redraft[:2] == first["messages"]
     assert redraft[2] == {
@@ -86,24 +86,24 @@ async def test_a_lesson_naming_the_rejected_command_is_drafted_again_with_that_s
     ],
 )
 async def test_a_lesson_that_keeps_repeating_the_rejected_answer_is_written_without_the_model(
-    llm: FakeLLMServer, provider: OpenAICompatibleProvider, reason: str | None, expected: str
+    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider, reason: str | None, expected: str
 ) -> None:
-    llm.script(*[ScriptedReply.answer(f"Just {REJECTED}")] * 3)
+    fake_llm.script(*[ScriptedReply.answer(f"Just {REJECTED}")] * 3)
 
     lesson = await LLMFailureReflector(provider).reflect(
         "How do I undo a commit?", REJECTED, reason=reason
     )
 
-    assert len(llm.requests) == 3, "two drafts again at most"
-    assert [request["temperature"] for request in llm.requests] == [0.2, 0.7, 0.7]
+    assert len(fake_llm.requests) == 3, "two drafts again at most"
+    assert [request["temperature"] for request in fake_llm.requests] == [0.2, 0.7, 0.7]
     assert lesson == expected
     assert "git reset" not in lesson
 
 
 async def test_reflector_gives_the_model_the_persons_reason(
-    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
-    llm.script(ScriptedReply.answer("Keep uncommitted work: use git stash first."))
+    fake_llm.script(ScriptedReply.answer("Keep uncommitted work: use git stash first."))
 
     await LLMFailureReflector(provider).reflect(
         "How do I undo my last commit?",
@@ -111,35 +111,35 @@ async def test_reflector_gives_the_model_the_persons_reason(
         reason="that wiped out my uncommitted changes",
     )
 
-    _, user = prompt_of(llm)
+    _, user = prompt_of(fake_llm)
     assert "What the person said went wrong:\nthat wiped out my uncommitted changes" in user
     assert "git reset --hard HEAD~1" in user
 
 
 async def test_reflector_shortens_long_input(
-    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
-    llm.script(ScriptedReply.answer("Be brief."))
+    fake_llm.script(ScriptedReply.answer("Be brief."))
 
     await LLMFailureReflector(provider, max_input_chars=100).reflect("why? " * 500, "a " * 5000)
 
-    _, user = prompt_of(llm)
+    _, user = prompt_of(fake_llm)
     assert len(user) < 400, "the question cut to 100 characters, the answer to its digest"
 
 
 async def test_reflector_raises_when_the_reply_is_empty(
-    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
-    llm.script(ScriptedReply.answer("  "))
+    fake_llm.script(ScriptedReply.answer("  "))
 
     with pytest.raises(UnusableReply):
         await LLMFailureReflector(provider).reflect("q", "a")
 
 
 async def test_reflector_raises_when_the_model_is_down(
-    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
-    llm.down = True
+    fake_llm.down = True
 
     with pytest.raises(ModelUnavailable):
         await LLMFailureReflector(provider).reflect("q", "a")
@@ -150,35 +150,35 @@ async def test_reflector_raises_when_the_model_is_down(
     [(EpisodeStatus.SUCCESS, "approved"), (EpisodeStatus.FAILURE, "rejected")],
 )
 async def test_scorer_parses_the_score_and_tells_the_verdict(
-    llm: FakeLLMServer,
+    fake_llm: FakeLLMServer,
     provider: OpenAICompatibleProvider,
     status: EpisodeStatus,
     verdict: str,
 ) -> None:
-    llm.script(ScriptedReply.answer("Score: 9/10"))
+    fake_llm.script(ScriptedReply.answer("Score: 9/10"))
 
     score = await LLMImportanceScorer(provider).score("Deploy billing?", "make deploy", status)
 
     assert score == 9
-    system, user = prompt_of(llm)
+    system, user = prompt_of(fake_llm)
     assert "1 to 10" in system
     assert verdict in user and "Deploy billing?" in user
 
 
 @pytest.mark.parametrize("reply", ["very important", "0", "15"])
 async def test_scorer_rejects_a_score_off_the_scale(
-    llm: FakeLLMServer, provider: OpenAICompatibleProvider, reply: str
+    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider, reply: str
 ) -> None:
-    llm.script(ScriptedReply.answer(reply))
+    fake_llm.script(ScriptedReply.answer(reply))
 
     with pytest.raises(UnusableReply):
         await LLMImportanceScorer(provider).score("q", "a", EpisodeStatus.SUCCESS)
 
 
 async def test_summarizer_describes_the_episodes_and_parses_the_notes(
-    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
-    llm.script(
+    fake_llm.script(
         ScriptedReply.answer('```json\n["Prefers runnable commands.", "Staging is blue."]\n```')
     )
     episodes = [
@@ -191,16 +191,16 @@ async def test_summarizer_describes_the_episodes_and_parses_the_notes(
     notes = await LLMEpisodeSummarizer(provider, max_notes=3).summarize(episodes)
 
     assert notes == ["Prefers runnable commands.", "Staging is blue."]
-    system, user = prompt_of(llm)
+    system, user = prompt_of(fake_llm)
     assert "at most 3" in system and "JSON array" in system
     assert "1. 👍\nQ: Deploy billing?\nA: make deploy-staging" in user
     assert "2. 👎\nQ: Restart search?\nA: Reboot the VM.\nLesson: Use kubectl." in user
 
 
 async def test_summarizer_raises_when_there_are_no_notes(
-    llm: FakeLLMServer, provider: OpenAICompatibleProvider
+    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
-    llm.script(ScriptedReply.answer("[]"))
+    fake_llm.script(ScriptedReply.answer("[]"))
 
     with pytest.raises(UnusableReply):
         await LLMEpisodeSummarizer(provider).summarize(

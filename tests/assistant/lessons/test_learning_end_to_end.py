@@ -22,8 +22,7 @@ from memory import (
     open_store,
 )
 from memory.reflection import ReflectionWorker
-from tests.episodes import DM_SCOPE as DM
-from tests.episodes import T0
+from tests.episodes import DM, T0
 
 
 async def rated(store: MemoryStore, question: str, ts: str, reaction: str) -> Episode:
@@ -62,7 +61,7 @@ async def store(db_file: Path) -> AsyncIterator[MemoryStore]:
 
 
 async def test_votes_become_lessons_and_scores_once_the_model_answers(
-    store: MemoryStore, llm: FakeLLMServer, provider: OpenAICompatibleProvider
+    store: MemoryStore, fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
     failed = await rated(store, "How do I deploy billing to staging?", "1.000100", "-1")
     worked = await rated(store, "How do I restart search?", "2.000100", "+1")
@@ -73,13 +72,13 @@ async def test_votes_become_lessons_and_scores_once_the_model_answers(
         retry_interval=timedelta(0),
     )
 
-    llm.down = True
+    fake_llm.down = True
     assert (await worker.run_once()).deferred == 1
     [still_failed] = await store.list_episodes("U1", statuses=frozenset({EpisodeStatus.FAILURE}))
     assert (still_failed.id, still_failed.lesson) == (failed.id, None)
 
-    llm.down = False
-    llm.script(
+    fake_llm.down = False
+    fake_llm.script(
         ScriptedReply.answer("It deployed to prod. Use make deploy-staging for staging."),
         ScriptedReply.answer("7"),
     )
@@ -89,4 +88,4 @@ async def test_votes_become_lessons_and_scores_once_the_model_answers(
     episodes = {episode.id: episode for episode in await store.list_episodes("U1")}
     assert episodes[failed.id].lesson == "It deployed to prod. Use make deploy-staging for staging."
     assert episodes[worked.id].importance == 7
-    assert "How do I deploy billing to staging?" in llm.requests[-2]["messages"][1]["content"]
+    assert "How do I deploy billing to staging?" in fake_llm.requests[-2]["messages"][1]["content"]
