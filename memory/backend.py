@@ -43,8 +43,8 @@ class BackendModules:
 
     counters: ModuleType
     episodes: ModuleType
-    erasure: ModuleType
-    fence: ModuleType
+    erasure: Verbs
+    fence: Verbs
     installations: Verbs
     questions: Verbs
     reasons: Verbs

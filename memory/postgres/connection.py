@@ -15,6 +15,7 @@ psycopg's errors become :class:`memory.errors.StoreError`, so the bot never sees
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -25,7 +26,6 @@ from psycopg_pool import AsyncConnectionPool, PoolClosed, PoolTimeout
 
 from memory.errors import StoreClosed, StoreError, StoreUnavailable
 from memory.postgres.diagnosis import connect_problem
-from memory.postgres.fence import load_secret
 from memory.postgres.migrations import apply_migrations
 from memory.postgres.session import Session
 
@@ -45,6 +45,8 @@ CONNECTION_WAIT = 5
 unreachable the pool has none to give, and the bot's callers retry or answer 503."""
 
 _RETRYABLE = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure)
+_SECRET_NAME = "digests"
+"""The row of ``secrets`` that holds the digest secret."""
 
 
 async def _configure(conn: AsyncConnection[DictRow]) -> None:
@@ -55,6 +57,19 @@ async def _configure(conn: AsyncConnection[DictRow]) -> None:
 def _failed(error: psycopg.Error) -> StoreError:
     # The class and SQLSTATE only: psycopg's message may quote a row, hence people's text.
     return StoreError(f"the database failed ({type(error).__name__}, SQLSTATE {error.sqlstate})")
+
+
+async def _load_secret(conn: AsyncConnection[DictRow]) -> bytes:
+    """This database's digest secret (:meth:`Session.digest`), created by the first process
+    that needs it."""
+    await conn.execute(
+        "INSERT INTO secrets (name, value) VALUES (%s, %s) ON CONFLICT (name) DO NOTHING",
+        [_SECRET_NAME, secrets.token_bytes(32)],
+    )
+    cursor = await conn.execute("SELECT value FROM secrets WHERE name = %s", [_SECRET_NAME])
+    row = await cursor.fetchone()
+    assert row is not None
+    return bytes(row["value"])
 
 
 class Database:
@@ -78,7 +93,7 @@ class Database:
             ) as conn:
                 await apply_migrations(conn)
                 async with conn.transaction():
-                    secret = await load_secret(conn)
+                    secret = await _load_secret(conn)
         except psycopg.Error as error:
             raise StoreUnavailable(connect_problem(error)) from error
         pool: AsyncConnectionPool[AsyncConnection[DictRow]] = AsyncConnectionPool(

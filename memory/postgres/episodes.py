@@ -9,10 +9,10 @@ from typing import Any
 from memory.config import MemoryConfig
 from memory.models import Episode, EpisodeStatus, ImportedEpisode, NewExchange, Scope
 from memory.postgres.codec import episode_from_row, scope_from_row
-from memory.postgres.fence import forgotten_since, lock_person
 from memory.postgres.fts import reindex_episode
 from memory.postgres.session import Session
 from memory.rows import IMPORTED_COLUMNS, imported_row, utc
+from memory.sql.fence import forgotten_since
 
 __all__ = [
     "REFLECTION_LEASE",
@@ -40,7 +40,7 @@ async def record_exchange(
 ) -> Episode | None:
     """Store a pending episode and its ledger rows; None when the asker was forgotten since
     the exchange began (the erasure fence: nothing that started before it writes after)."""
-    await lock_person(db, exchange.requester_id, exchange.scope.team_id)
+    await db.lock_person(exchange.requester_id, exchange.scope.team_id)
     if await forgotten_since(
         db, exchange.requester_id, exchange.created_at, exchange.scope.team_id
     ):
@@ -78,7 +78,7 @@ async def import_episodes(db: Session, episodes: Sequence[ImportedEpisode]) -> l
     ids (None for one whose asker was forgotten after it was created)."""
     ids: list[int | None] = []
     for person, team in sorted({(item.requester_id, item.scope.team_id) for item in episodes}):
-        await lock_person(db, person, team)
+        await db.lock_person(person, team)
     for item in episodes:
         if await forgotten_since(db, item.requester_id, item.created_at, item.scope.team_id):
             ids.append(None)

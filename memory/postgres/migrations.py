@@ -66,7 +66,7 @@ CREATE TABLE votes (
 );
 CREATE INDEX votes_voter ON votes (voter_id);
 
--- Keyed hashes (see fence.py): messages already handled, people forgotten and when.
+-- Keyed hashes (see memory/sql/fence.py): messages already handled, people forgotten and when.
 CREATE TABLE secrets (name text PRIMARY KEY, value bytea NOT NULL);
 CREATE TABLE claims (digest text PRIMARY KEY, at timestamptz NOT NULL);
 CREATE INDEX claims_at ON claims (at);
@@ -155,7 +155,7 @@ ALTER TABLE episodes ADD COLUMN reason text;
 
 M007_WORKSPACE_CLAIMS = """
 -- Each dedupe claim keeps its workspace's keyed hash, so a workspace that uninstalls the
--- app takes its claims along (erasure.py, forget_workspace).
+-- app takes its claims along (memory/sql/erasure.py, forget_workspace).
 ALTER TABLE claims ADD COLUMN workspace text;
 CREATE INDEX claims_workspace ON claims (workspace) WHERE workspace IS NOT NULL;
 """

@@ -3,8 +3,8 @@
 :class:`Session` is to this backend what sqlite-utils' ``Database`` is to the SQLite one:
 every module of :mod:`memory.postgres` takes one and runs its SQL through it, and it is
 PostgreSQL's :class:`memory.sql.session.Session` for the verbs written once. It also
-carries the database's digest secret (see :mod:`memory.postgres.fence`), read once when
-the store opens.
+carries the database's digest secret (see :mod:`memory.sql.fence`), read once when the
+store opens, and takes the fence's advisory locks: several processes share the database.
 """
 
 from __future__ import annotations
@@ -20,9 +20,17 @@ from typing import Any
 from psycopg import AsyncConnection
 from psycopg.rows import DictRow
 
+from memory.config import MemoryConfig
+from memory.models import EpisodeStatus
 from memory.sql.session import Params
+from memory.subjects import workspace_subject
 
 __all__ = ["Params", "Session"]
+
+_PERSON_LOCKS = 0x6D656D6F
+"""The first key of every person's advisory lock (``memo``), apart from other locks."""
+_WORKSPACE_LOCKS = 0x7465616D
+"""The first key of every workspace's advisory lock (``team``)."""
 
 
 @dataclass(frozen=True)
@@ -60,22 +68,28 @@ class Session:
         """Nothing to begin: the session is one transaction (:meth:`Database.run`)."""
         yield
 
+    def _lock_key(self, subject: str) -> int:
+        return int.from_bytes(bytes.fromhex(self.digest(subject))[:4], "big", signed=True)
+
     async def lock_person(self, user_id: str, team_id: str | None = None) -> None:
-        from memory.postgres.fence import lock_person  # the fence runs its SQL on a Session
-
-        await lock_person(self, user_id, team_id)
-
-    async def forgotten_since(
-        self, user_id: str, started_at: datetime, team_id: str | None = None
-    ) -> bool:
-        from memory.postgres.fence import forgotten_since
-
-        return await forgotten_since(self, user_id, started_at, team_id)
+        """Hold the person's advisory lock until the transaction ends (the erasure fence:
+        :mod:`memory.sql.fence`); with ``team_id``, their workspace's too, shared: writes
+        in one workspace do not wait for each other, and an erasure of the workspace
+        (:meth:`lock_workspace`) waits for them."""
+        person = self._lock_key(user_id)
+        if not team_id:
+            await self.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_PERSON_LOCKS, person])
+            return
+        await self.execute(
+            "SELECT pg_advisory_xact_lock(%s, %s), pg_advisory_xact_lock_shared(%s, %s)",
+            [_PERSON_LOCKS, person, _WORKSPACE_LOCKS, self._lock_key(workspace_subject(team_id))],
+        )
 
     async def lock_workspace(self, team_id: str) -> None:
-        from memory.postgres.fence import lock_workspace
-
-        await lock_workspace(self, team_id)
+        """Hold the workspace's lock alone until the transaction ends: every write about one
+        of its people that began before has committed, and none begins until this ends."""
+        key = self._lock_key(workspace_subject(team_id))
+        await self.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_WORKSPACE_LOCKS, key])
 
     @asynccontextmanager
     async def refiling(self, episode_ids: Sequence[int]) -> AsyncIterator[None]:
@@ -85,13 +99,21 @@ class Session:
         for episode_id in episode_ids:
             await reindex_episode(self, episode_id)
 
+    async def unindex(self, episode_ids: Sequence[int]) -> None:
+        """Nothing to do: an episode's full-text and vector rows go with it (cascade)."""
+
     async def scrub(self) -> None:
         """Nothing to do: a deleted row's space is reused by PostgreSQL's own vacuum."""
 
-    def one_of(self, values: Sequence[int]) -> tuple[str, Any]:
+    def one_of(self, values: Sequence[int] | Sequence[str]) -> tuple[str, Any]:
         return "= ANY(%s)", list(values)
 
     async def claim(self, keys: Sequence[str], at: datetime, team_id: str | None) -> bool:
         from memory.postgres.counters import claim
 
         return await claim(self, keys, at, team_id)
+
+    async def settle_status(self, episode_id: int, config: MemoryConfig) -> EpisodeStatus:
+        from memory.postgres.votes import settle_status
+
+        return await settle_status(self, episode_id, config)

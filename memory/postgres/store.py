@@ -16,15 +16,13 @@ from memory.models import Episode
 from memory.postgres import (
     counters,
     episodes,
-    erasure,
-    fence,
     jobs,
     recall,
     votes,
 )
 from memory.postgres.connection import Database
 from memory.postgres.session import Session
-from memory.sql import installations, questions, reasons, wisdom
+from memory.sql import erasure, fence, installations, questions, reasons, wisdom
 
 __all__ = ["PostgresMemoryStore"]
 

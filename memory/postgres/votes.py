@@ -13,10 +13,10 @@ from typing import Any
 from memory.config import MemoryConfig
 from memory.models import EpisodeStatus, Vote, VoteEvent, VoteOutcome
 from memory.postgres.codec import episode_from_row, utc
-from memory.postgres.fence import forgotten_since, lock_person
 from memory.postgres.fts import reindex
 from memory.postgres.session import Session
 from memory.reactions import BUTTON, Ballot, ballot_for, counted, refusal, status_for, untracked
+from memory.sql.fence import forgotten_since
 
 __all__ = ["apply_vote", "settle_status"]
 
@@ -102,7 +102,7 @@ async def apply_vote(db: Session, event: VoteEvent, config: MemoryConfig) -> Vot
     event = event.model_copy(update={"at": utc(event.at)})
     if ballot is None:
         return VoteOutcome(applied=False, reason="not a feedback reaction")
-    await lock_person(db, event.voter_id)
+    await db.lock_person(event.voter_id)
     episode = await db.row(
         "SELECT episodes.id, episodes.requester_id, episodes.status, ledger.expires_at"
         " FROM ledger JOIN episodes ON episodes.id = ledger.episode_id"

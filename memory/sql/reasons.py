@@ -12,6 +12,7 @@ from datetime import datetime
 
 from memory import rows
 from memory.models import Episode
+from memory.sql.fence import forgotten_since
 from memory.sql.session import Session
 
 __all__ = ["ask_reason_once", "awaiting_reason", "first_parts", "give_reason"]
@@ -59,7 +60,7 @@ async def give_reason(
         theirs = await db.row(
             f"SELECT 1 FROM episodes WHERE {_THEIR_FAILURE}", [episode_id, user_id]
         )
-        if theirs is None or await db.forgotten_since(user_id, at):
+        if theirs is None or await forgotten_since(db, user_id, at):
             return None
         async with db.refiling([episode_id]):
             await db.execute(

@@ -12,6 +12,9 @@ from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from typing import Any, Protocol
 
+from memory.config import MemoryConfig
+from memory.models import EpisodeStatus
+
 __all__ = ["Params", "Session"]
 
 Params = Sequence[Any] | Mapping[str, Any]
@@ -52,13 +55,6 @@ class Session(Protocol):
         """Hold off an erasure of the person (or their workspace) until this work ends."""
         ...
 
-    async def forgotten_since(
-        self, user_id: str, started_at: datetime, team_id: str | None = None
-    ) -> bool:
-        """Whether the person (or their workspace) was forgotten at or after
-        ``started_at``: work that began then must not write about them."""
-        ...
-
     async def lock_workspace(self, team_id: str) -> None:
         """Hold off every write about the workspace's people until this work ends."""
         ...
@@ -67,12 +63,17 @@ class Session(Protocol):
         """Re-file these episodes in the full-text index around a change of their keys."""
         ...
 
+    async def unindex(self, episode_ids: Sequence[int]) -> None:
+        """Take these episodes out of the indexes before their rows are deleted
+        (PostgreSQL's index rows go with them)."""
+        ...
+
     async def scrub(self) -> None:
         """Leave nothing erased in what the database keeps besides its tables (SQLite's
         write-ahead log)."""
         ...
 
-    def one_of(self, values: Sequence[int]) -> tuple[str, Any]:
+    def one_of(self, values: Sequence[int] | Sequence[str]) -> tuple[str, Any]:
         """The condition that a column is one of ``values`` (to follow the column), and its
         one parameter."""
         ...
@@ -80,4 +81,8 @@ class Session(Protocol):
     async def claim(self, keys: Sequence[str], at: datetime, team_id: str | None) -> bool:
         """Claim every key at once; True when none had been claimed before (as keyed
         hashes; the workspace ``team_id`` lets its claims go when it uninstalls the app)."""
+        ...
+
+    async def settle_status(self, episode_id: int, config: MemoryConfig) -> EpisodeStatus:
+        """Derive the episode's status from its votes, and store it if it changed."""
         ...

@@ -6,6 +6,7 @@ from datetime import datetime
 
 from memory import rows
 from memory.models import Scope, WisdomNote
+from memory.sql.fence import forgotten_since
 from memory.sql.session import Session
 
 __all__ = ["list_wisdom", "replace_wisdom", "wisdom_for"]
@@ -39,7 +40,7 @@ async def replace_wisdom(
     at ``at``; nothing is written (and [] returned) when they were forgotten since."""
     async with db.transaction():
         await db.lock_person(user_id, scope.team_id)
-        if await db.forgotten_since(user_id, at, scope.team_id):
+        if await forgotten_since(db, user_id, at, scope.team_id):
             return []
         await db.execute(f"DELETE FROM wisdom WHERE {_SCOPE_AND_USER}", _params(scope, user_id))
         for text in notes:

@@ -1,5 +1,5 @@
 """Operational counters and exactly-once claims (kept as keyed hashes, see
-:mod:`memory.sqlite.fence`, so they hold no personal data and outlive ``/forget``)."""
+:mod:`memory.sql.fence`, so they hold no personal data and outlive ``/forget``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from sqlite_utils import Database
 
 from memory.models import EpisodeStatus, StoreStats
 from memory.sqlite.codec import to_db_time
-from memory.sqlite.fence import digest
+from memory.sqlite.digests import digest
 from memory.sqlite.transactions import transaction
 from memory.subjects import workspace_subject
 

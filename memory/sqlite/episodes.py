@@ -11,9 +11,10 @@ from sqlite_utils import Database
 from memory.config import MemoryConfig
 from memory.models import Episode, EpisodeStatus, ImportedEpisode, NewExchange, Scope
 from memory.rows import IMPORTED_COLUMNS, imported_row, scope_from_row
+from memory.sql import fence
 from memory.sqlite.codec import episode_from_row, from_db_time, to_db_time
-from memory.sqlite.fence import forgotten_since
 from memory.sqlite.fts import reindexing
+from memory.sqlite.session import shared
 from memory.sqlite.transactions import transaction
 
 __all__ = [
@@ -30,6 +31,9 @@ __all__ = [
     "set_importance",
     "set_lesson",
 ]
+
+_fence = shared(fence)
+"""The erasure fence's verbs, as this database thread runs them."""
 
 _VALIDATED = (EpisodeStatus.SUCCESS.value, EpisodeStatus.FAILURE.value)
 
@@ -66,7 +70,9 @@ def record_exchange(db: Database, exchange: NewExchange, config: MemoryConfig) -
     the exchange began (the erasure fence: nothing that started before it writes after)."""
     expires_at = to_db_time(exchange.created_at + config.ledger_ttl)
     with transaction(db):
-        if forgotten_since(db, exchange.requester_id, exchange.created_at, exchange.scope.team_id):
+        if _fence.forgotten_since(
+            db, exchange.requester_id, exchange.created_at, exchange.scope.team_id
+        ):
             return None
         episode_id = _next_episode_id(db)
         db.execute(
@@ -97,7 +103,7 @@ def import_episodes(db: Database, episodes: Sequence[ImportedEpisode]) -> list[i
     ids: list[int | None] = []
     with transaction(db):
         for item in episodes:
-            if forgotten_since(db, item.requester_id, item.created_at, item.scope.team_id):
+            if _fence.forgotten_since(db, item.requester_id, item.created_at, item.scope.team_id):
                 ids.append(None)
                 continue
             episode_id = _next_episode_id(db)

@@ -6,7 +6,7 @@ from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
 from memory.sqlite.codec import episode_from_row, from_db_time, to_db_time
-from memory.sqlite.fence import create_secret, digest
+from memory.sqlite.digests import create_secret, digest
 from memory.sqlite.fts import (
     CREATE_INDEX_QUEUE,
     TOKENIZE,
@@ -118,7 +118,7 @@ def m002_partitioned_index(db: Database) -> None:
 @migrations()
 def m004_erasure_fence(db: Database) -> None:
     """Who was forgotten when, and the dedupe claims, as keyed hashes that hold no personal
-    data and outlive ``/forget`` (see :mod:`memory.sqlite.fence`). Numbered 4: 3 is the
+    data and outlive ``/forget`` (see :mod:`memory.sql.fence`). Numbered 4: 3 is the
     recall vectors' migration."""
     db.executescript(
         """
@@ -155,7 +155,7 @@ def m005_erase_in_place(db: Database) -> None:
 @migrations()
 def m006_erased_replies(db: Database) -> None:
     """The bot's replies to people later forgotten, as keyed hashes of ``channel:ts``, so
-    history read back from Slack leaves them out (see :mod:`memory.sqlite.fence`)."""
+    history read back from Slack leaves them out (see :mod:`memory.sql.fence`)."""
     db.execute("CREATE TABLE erased_replies (digest TEXT PRIMARY KEY)")
 
 
@@ -321,7 +321,7 @@ def m017_reasons(db: Database) -> None:
 @migrations()
 def m018_workspace_claims(db: Database) -> None:
     """Each dedupe claim keeps its workspace's keyed hash, so a workspace that uninstalls
-    the app takes its claims along (:func:`memory.sqlite.erasure.forget_workspace`); the
+    the app takes its claims along (:func:`memory.sql.erasure.forget_workspace`); the
     claims before hold none, and stay until the ledger's upkeep drops them."""
     db.executescript(
         """

@@ -10,6 +10,7 @@ transaction holds the whole file), nor to skip rows another one locked.
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -20,15 +21,20 @@ from typing import Any, TypeVar
 
 from sqlite_utils import Database
 
+from memory.config import MemoryConfig
+from memory.models import EpisodeStatus
 from memory.sql.session import Params
-from memory.sqlite import counters, fence
+from memory.sqlite import counters
 from memory.sqlite.codec import from_db_time, to_db_time
+from memory.sqlite.digests import digest
 from memory.sqlite.fts import file_episodes, unindex_episodes
 from memory.sqlite.transactions import transaction
 
 __all__ = ["SQLiteSession", "run_to_end", "shared"]
 
 T = TypeVar("T")
+
+logger = logging.getLogger(__name__)
 
 
 _NAMED = re.compile(r"%\((\w+)\)s")
@@ -71,7 +77,7 @@ class SQLiteSession:
         return self.db.execute(_markers(sql), _params(params)).rowcount
 
     def digest(self, text: str) -> str:
-        return fence.digest(self.db, text)
+        return digest(self.db, text)
 
     def read_time(self, value: Any) -> datetime:
         return from_db_time(value)
@@ -84,11 +90,6 @@ class SQLiteSession:
     async def lock_person(self, user_id: str, team_id: str | None = None) -> None:
         """Nothing to hold: the write transaction already holds the whole file."""
 
-    async def forgotten_since(
-        self, user_id: str, started_at: datetime, team_id: str | None = None
-    ) -> bool:
-        return fence.forgotten_since(self.db, user_id, started_at, team_id)
-
     async def lock_workspace(self, team_id: str) -> None:
         """Nothing to hold: the write transaction already holds the whole file."""
 
@@ -98,16 +99,30 @@ class SQLiteSession:
         yield
         file_episodes(self.db, episode_ids)
 
-    def one_of(self, values: Sequence[int]) -> tuple[str, Any]:
-        return "IN (SELECT value FROM json_each(%s))", json.dumps([int(value) for value in values])
+    async def unindex(self, episode_ids: Sequence[int]) -> None:
+        """The full-text index keeps no copy of an episode's words: they are taken out
+        while the row still holds them (see :mod:`memory.sqlite.fts`)."""
+        unindex_episodes(self.db, episode_ids)
+
+    def one_of(self, values: Sequence[int] | Sequence[str]) -> tuple[str, Any]:
+        return "IN (SELECT value FROM json_each(%s))", json.dumps(list(values))
 
     async def claim(self, keys: Sequence[str], at: datetime, team_id: str | None) -> bool:
         return counters.claim(self.db, keys, at, team_id)
 
-    async def scrub(self) -> None:
-        from memory.sqlite.erasure import scrub  # erasure runs shared verbs through here
+    async def settle_status(self, episode_id: int, config: MemoryConfig) -> EpisodeStatus:
+        from memory.sqlite.votes import settle_status  # votes run the fence through here
 
-        scrub(self.db)
+        return settle_status(self.db, episode_id, config)
+
+    async def scrub(self) -> None:
+        """Empty the write-ahead log into the file, whose freed pages ``secure_delete``
+        (set on connect) zeroed: deleted rows leave no bytes behind in either."""
+        busy, _, _ = self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if busy:
+            # Another connection (say, a CLI next to the running bot) is mid-read; the
+            # rows are gone, and the old pages leave the log at the next full checkpoint.
+            logger.warning("erased rows; the write-ahead log could not be emptied yet")
 
 
 def run_to_end(work: Coroutine[Any, Any, T]) -> T:

@@ -15,12 +15,10 @@ from sqlite_utils import Database
 from memory.backend import BackendModules, BackendStore
 from memory.config import MemoryConfig
 from memory.models import VoteEvent, VoteOutcome
-from memory.sql import installations, questions, reasons, wisdom
+from memory.sql import erasure, fence, installations, questions, reasons, wisdom
 from memory.sqlite import (
     counters,
     episodes,
-    erasure,
-    fence,
     fts,
     recall,
     votes,
@@ -35,8 +33,8 @@ __all__ = ["SQLiteMemoryStore"]
 _MODULES = BackendModules(
     counters,
     episodes,
-    erasure,
-    fence,
+    shared(erasure),
+    shared(fence),
     shared(installations),
     shared(questions),
     shared(reasons),

@@ -14,13 +14,17 @@ from sqlite_utils import Database
 from memory.config import MemoryConfig
 from memory.models import EpisodeStatus, Vote, VoteEvent, VoteOutcome
 from memory.reactions import BUTTON, Ballot, ballot_for, counted, refusal, status_for, untracked
+from memory.sql import fence
 from memory.sqlite.codec import to_db_time
 from memory.sqlite.episodes import queue_for_score
-from memory.sqlite.fence import forgotten_since
 from memory.sqlite.fts import reindexing
+from memory.sqlite.session import shared
 from memory.sqlite.transactions import transaction
 
 __all__ = ["apply_vote", "settle_status"]
+
+_fence = shared(fence)
+"""The erasure fence's verbs, as this database thread runs them."""
 
 
 def _first(db: Database, sql: str, params: list[Any]) -> tuple[Any, ...] | None:
@@ -123,7 +127,7 @@ def apply_vote(db: Database, event: VoteEvent, config: MemoryConfig) -> VoteOutc
         )
         if refused is not None:
             return refused
-        if forgotten_since(db, event.voter_id, event.at):
+        if _fence.forgotten_since(db, event.voter_id, event.at):
             return VoteOutcome(
                 applied=False, reason="the voter was forgotten since", episode_id=episode_id
             )

@@ -15,13 +15,16 @@ from sqlite_utils import Database
 from test_forget import disk_bytes, traces
 
 from memory import MemoryConfig, NewExchange, RecallRequest, Scope, VoteEvent, open_store
+from memory.sql import erasure as shared_erasure
 from memory.sqlite.connection import connect
 from memory.sqlite.episodes import record_exchange
-from memory.sqlite.erasure import forget_user
 from memory.sqlite.fts import align_channel_partitions, file_waiting
 from memory.sqlite.recall import recall
+from memory.sqlite.session import shared
 from memory.sqlite.store import SQLiteMemoryStore
 from memory.sqlite.vote_queue import FILING_BATCH, FILING_PAUSE_SECONDS, apply_votes
+
+erasure = shared(shared_erasure)
 
 pytestmark = pytest.mark.sqlite_only
 
@@ -141,12 +144,12 @@ def test_nothing_waiting_outlives_forget(db_path: Path) -> None:
         assert len(_waiting(db)) == 2
         assert traces(disk_bytes(db_path), ["Vorticon", "Quasimodo"]) == ["Vorticon", "Quasimodo"]
 
-        forget_user(db, "UFORGET", T0 + timedelta(hours=1), config)
+        erasure.forget_user(db, "UFORGET", T0 + timedelta(hours=1), config)
         assert _waiting(db) == {kept}, "the erased episode's id left the queue with it"
         assert file_waiting(db) == 1
         assert _filed(db) == {kept}
 
-        forget_user(db, "UKEEP", T0 + timedelta(hours=1), config)
+        erasure.forget_user(db, "UKEEP", T0 + timedelta(hours=1), config)
         assert _waiting(db) == set() and _filed(db) == set()
     assert traces(disk_bytes(db_path), ["Vorticon", "Quasimodo", "UFORGET", "UKEEP"]) == []
 

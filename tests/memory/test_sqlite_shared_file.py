@@ -15,8 +15,12 @@ from memory_helpers import CHANNEL, DM, T0, Memory, thumbs_up
 from sqlite_utils import Database
 
 from memory import MemoryConfig, NewExchange, Scope, Vote, open_store
-from memory.sqlite import episodes, erasure, fts, votes
+from memory.sql import erasure as shared_erasure
+from memory.sqlite import episodes, fts, votes
 from memory.sqlite.connection import connect
+from memory.sqlite.session import shared
+
+erasure = shared(shared_erasure)
 
 ROUNDS = 40
 

@@ -1,0 +1,212 @@
+"""Showing a person everything kept about them, and erasing it.
+
+Erasure deletes every row holding the person's data in one transaction, takes their
+episodes out of the indexes (:meth:`Session.unindex`: SQLite's full-text index keeps no
+copy it could find them by afterwards; PostgreSQL's index rows go with them), fences them
+off (:mod:`memory.sql.fence`), and ends with :meth:`Session.scrub`.
+
+What a database keeps of a deleted row differs. SQLite's ``secure_delete`` (set on
+connect) zeroes what a delete frees, FTS5's ``secure-delete`` removes a row's postings in
+place, and the scrub empties the write-ahead log into the zeroed file. PostgreSQL cannot
+overwrite what it deleted: the old row versions stay in their pages until ``VACUUM``
+marks the space reusable and a later write reuses it, and the write-ahead log keeps them
+until it is recycled. The README says exactly what that does and does not promise.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from memory import rows
+from memory.config import MemoryConfig
+from memory.models import ExportedVote, ForgetReport, UserExport, WorkspaceReport
+from memory.sql.fence import erase_replies, record_forgetting
+from memory.sql.questions import forget_questions
+from memory.sql.session import Session
+from memory.sql.wisdom import list_wisdom
+from memory.subjects import workspace_subject
+
+__all__ = [
+    "export_user",
+    "forget_episode",
+    "forget_user",
+    "forget_wisdom",
+    "forget_workspace",
+    "withdraw_exchange",
+]
+
+
+async def _count(db: Session, sql: str, params: list[Any]) -> int:
+    row = await db.row(f"SELECT count(*) AS n FROM ({sql}) AS counted", params)
+    assert row is not None
+    return int(row["n"])
+
+
+async def _unfile_episodes(db: Session, own_filter: str, owner: str) -> dict[str, int]:
+    """Ready the episodes ``own_filter`` selects (the ids of ``owner``'s) to be deleted:
+    out of the indexes, the bot's replies in them fenced off. How many there are, and
+    their ledger rows."""
+    own = [row["id"] for row in await db.rows(own_filter, [owner])]
+    ledger = await db.rows(
+        f"SELECT channel_id, message_ts FROM ledger WHERE episode_id IN ({own_filter})", [owner]
+    )
+    for row in ledger:
+        await erase_replies(db, row["channel_id"], [row["message_ts"]])
+    await db.unindex(own)
+    return {"episodes": len(own), "ledger": len(ledger)}
+
+
+async def forget_user(
+    db: Session, user_id: str, at: datetime, config: MemoryConfig
+) -> ForgetReport:
+    """Delete every row holding the person's data; return how many of each kind.
+
+    Their episodes take their ledger rows and everyone's votes on them along (cascade).
+    Their questions not answered yet go too. What stays is the erasure fence (a keyed
+    hash of the person's id, and ``at``) and the dedupe claims (keyed hashes of event
+    ids), neither holding anything they said.
+    """
+    own_filter = "SELECT id FROM episodes WHERE requester_id = %s"
+    async with db.transaction():
+        await db.lock_person(user_id)
+        counts = {
+            **await _unfile_episodes(db, own_filter, user_id),
+            "votes": await _count(
+                db,
+                f"SELECT 1 FROM votes WHERE episode_id IN ({own_filter}) OR voter_id = %s",
+                [user_id, user_id],
+            ),
+            "wisdom": await _count(db, "SELECT 1 FROM wisdom WHERE user_id = %s", [user_id]),
+        }
+        # Votes they cast on other people's exchanges decided those statuses too (in
+        # order: PostgreSQL locks each episode's row).
+        others_voted = [
+            row["episode_id"]
+            for row in await db.rows(
+                "SELECT DISTINCT votes.episode_id FROM votes JOIN episodes"
+                " ON episodes.id = votes.episode_id"
+                " WHERE votes.voter_id = %s AND episodes.requester_id != %s"
+                " ORDER BY votes.episode_id",
+                [user_id, user_id],
+            )
+        ]
+        await db.execute("DELETE FROM episodes WHERE requester_id = %s", [user_id])
+        await db.execute("DELETE FROM votes WHERE voter_id = %s", [user_id])
+        await db.execute("DELETE FROM wisdom WHERE user_id = %s", [user_id])
+        counts["questions"] = await forget_questions(db, user_id=user_id)
+        for episode_id in others_voted:
+            await db.settle_status(episode_id, config)
+        await record_forgetting(db, user_id, at)
+    await db.scrub()
+    return ForgetReport(user_id=user_id, counts=counts)
+
+
+async def forget_workspace(db: Session, team_id: str, at: datetime) -> WorkspaceReport:
+    """Delete everything kept of a workspace that uninstalled the app: its episodes (with
+    their ledger rows, votes, index entries and vectors), notes, questions not answered
+    yet, dedupe claims and installations; and fence it off as :func:`forget_user` fences a
+    person. The workspace's lock waits for every write about one of its people that began
+    before."""
+    workspace = db.digest(workspace_subject(team_id))
+    own_filter = "SELECT id FROM episodes WHERE team_id = %s"
+    async with db.transaction():
+        await db.lock_workspace(team_id)
+        counts = {
+            **await _unfile_episodes(db, own_filter, team_id),
+            "votes": await _count(
+                db, f"SELECT 1 FROM votes WHERE episode_id IN ({own_filter})", [team_id]
+            ),
+            "wisdom": await _count(db, "SELECT 1 FROM wisdom WHERE team_id = %s", [team_id]),
+            "claims": await _count(db, "SELECT 1 FROM claims WHERE workspace = %s", [workspace]),
+            "installations": await _count(
+                db, "SELECT 1 FROM installations WHERE team_id = %s", [team_id]
+            ),
+        }
+        await db.execute("DELETE FROM episodes WHERE team_id = %s", [team_id])
+        await db.execute("DELETE FROM wisdom WHERE team_id = %s", [team_id])
+        await db.execute("DELETE FROM claims WHERE workspace = %s", [workspace])
+        await db.execute("DELETE FROM installations WHERE team_id = %s", [team_id])
+        counts["questions"] = await forget_questions(db, team_id=team_id)
+        await record_forgetting(db, workspace_subject(team_id), at)
+    await db.scrub()
+    return WorkspaceReport(team_id=team_id, counts=counts)
+
+
+async def forget_episode(db: Session, user_id: str, episode_id: int) -> bool:
+    """Erase one of the person's own episodes (with its votes, ledger and index entries)."""
+    async with db.transaction():
+        owned = await db.row(
+            "SELECT 1 FROM episodes WHERE id = %s AND requester_id = %s", [episode_id, user_id]
+        )
+        if owned is not None:
+            await db.unindex([episode_id])
+            await db.execute("DELETE FROM episodes WHERE id = %s", [episode_id])
+    if owned is not None:
+        await db.scrub()
+    return owned is not None
+
+
+async def withdraw_exchange(db: Session, episode_id: int) -> bool:
+    """Delete an exchange that turned out not to be an answer (a notice), with its ledger
+    rows, index entries and any votes cast on it meanwhile; True when there was one."""
+    async with db.transaction():
+        await db.unindex([episode_id])
+        deleted = await db.row("DELETE FROM episodes WHERE id = %s RETURNING status", [episode_id])
+    if deleted is not None and deleted["status"] != "pending":
+        await db.scrub()  # a pending exchange was never indexed
+    return deleted is not None
+
+
+async def forget_wisdom(db: Session, user_id: str, note_id: int) -> bool:
+    deleted = await db.execute(
+        "DELETE FROM wisdom WHERE id = %s AND user_id = %s", [note_id, user_id]
+    )
+    if deleted:
+        await db.scrub()
+    return bool(deleted)
+
+
+def _in_workspace(where: str, params: list[str], team_id: str | None) -> tuple[str, list[str]]:
+    """``where`` narrowed to the episodes of workspace ``team_id``, when given."""
+    if team_id is None:
+        return where, params
+    return f"{where} AND episodes.team_id = %s", [*params, team_id]
+
+
+async def export_user(db: Session, user_id: str, team_id: str | None = None) -> UserExport:
+    """Everything kept about the person (in workspace ``team_id``, when given)."""
+    where, params = _in_workspace("episodes.requester_id = %s", [user_id], team_id)
+    episodes = [
+        rows.episode_from_row(row, db.read_time)
+        for row in await db.rows(
+            f"SELECT * FROM episodes WHERE {where} ORDER BY created_at, id", params
+        )
+    ]
+    ledger_entries = await _count(
+        db,
+        f"SELECT 1 FROM ledger JOIN episodes ON episodes.id = ledger.episode_id WHERE {where}",
+        params,
+    )
+    voted, voted_params = _in_workspace("votes.voter_id = %s", [user_id], team_id)
+    votes = [
+        ExportedVote(
+            episode_id=row["episode_id"],
+            reaction=row["reaction"],
+            vote=row["vote"],
+            at=db.read_time(row["at"]),
+        )
+        for row in await db.rows(
+            "SELECT votes.episode_id, reaction, vote, at FROM votes"
+            " JOIN episodes ON episodes.id = votes.episode_id"
+            f" WHERE {voted} ORDER BY at, votes.id",
+            voted_params,
+        )
+    ]
+    return UserExport(
+        user_id=user_id,
+        episodes=episodes,
+        wisdom=await list_wisdom(db, user_id, team_id),
+        ledger_entries=ledger_entries,
+        votes=votes,
+    )

@@ -1,0 +1,100 @@
+"""The erasure fence, and the keyed hashes that let records outlive ``/forget``.
+
+Forgetting a person deletes everything about them, but some facts must outlive it:
+
+- *that* they were forgotten, and when, so work that started before (an answer being
+  written, a consolidation) cannot write about them afterwards, and so conversation
+  history read back from Slack can leave out what they said before;
+- which of the bot's messages answered them, so history read back from Slack leaves those
+  out too (whoever asks next in the thread, whenever the reply was posted).
+
+Both are kept as HMAC-SHA256 digests under a secret generated for the database
+(:meth:`Session.digest`): it holds no user id in the clear, and a digest cannot be matched
+against a list of ids without the secret.
+
+Where several processes share the database (PostgreSQL), the fence also needs a lock: a
+transaction that writes about a person and one that forgets them take the same lock first
+(:meth:`Session.lock_person`), so the writer either commits before the erasure starts
+(and is erased with the rest) or sees it (and writes nothing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from memory.sql.session import Session
+from memory.subjects import fence_subjects, latest_erasures
+
+__all__ = [
+    "erase_replies",
+    "erased_replies",
+    "forgotten_at",
+    "forgotten_since",
+    "record_forgetting",
+]
+
+
+async def record_forgetting(db: Session, subject: str, at: datetime) -> None:
+    """Record that the subject (a person, or a workspace: :mod:`memory.subjects`) was
+    forgotten at ``at`` (the latest time wins)."""
+    await db.execute(
+        "INSERT INTO forgotten (person, at) VALUES (%s, %s)"
+        " ON CONFLICT (person) DO UPDATE SET at = excluded.at WHERE excluded.at > forgotten.at",
+        [db.digest(subject), at],
+    )
+
+
+def _message_key(channel_id: str, ts: str) -> str:
+    return f"{channel_id}:{ts}"
+
+
+async def erase_replies(db: Session, channel_id: str, message_ts: Iterable[str]) -> None:
+    """Record that these messages of the bot answered someone since forgotten."""
+    for ts in message_ts:
+        await db.execute(
+            "INSERT INTO erased_replies (digest) VALUES (%s) ON CONFLICT (digest) DO NOTHING",
+            [db.digest(_message_key(channel_id, ts))],
+        )
+
+
+async def erased_replies(db: Session, channel_id: str, message_ts: Iterable[str]) -> set[str]:
+    """Which of these messages of the bot answered someone since forgotten."""
+    by_digest = {db.digest(_message_key(channel_id, ts)): ts for ts in set(message_ts)}
+    if not by_digest:
+        return set()
+    member, digests = db.one_of(list(by_digest))
+    rows = await db.rows(f"SELECT digest FROM erased_replies WHERE digest {member}", [digests])
+    return {by_digest[row["digest"]] for row in rows}
+
+
+async def forgotten_since(
+    db: Session, user_id: str, started_at: datetime, team_id: str | None = None
+) -> bool:
+    """Whether the person (or their workspace ``team_id``) was forgotten at or after
+    ``started_at``: work that began then must not write about them."""
+    digests = [db.digest(subject) for subject in fence_subjects(user_id, team_id)]
+    marks = ", ".join("%s" for _ in digests)  # one or two: no list parameter needed
+    row = await db.row(
+        f"SELECT 1 FROM forgotten WHERE person IN ({marks}) AND at >= %s", [*digests, started_at]
+    )
+    return row is not None
+
+
+async def forgotten_at(
+    db: Session, user_ids: Iterable[str], team_id: str | None = None
+) -> dict[str, datetime]:
+    """When each of these people was last forgotten, or their workspace ``team_id`` was
+    (absent: never)."""
+    people = set(user_ids)
+    by_digest = {
+        db.digest(subject): subject
+        for user_id in people
+        for subject in fence_subjects(user_id, team_id)
+    }
+    if not by_digest:
+        return {}
+    member, digests = db.one_of(list(by_digest))
+    rows = await db.rows(f"SELECT person, at FROM forgotten WHERE person {member}", [digests])
+    erased = {by_digest[row["person"]]: db.read_time(row["at"]) for row in rows}
+    return latest_erasures(people, team_id, erased)
