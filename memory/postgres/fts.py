@@ -1,12 +1,17 @@
-"""The full-text index of validated episodes: the only place full-text recall looks.
+"""The recall index of validated episodes: the only place recall looks.
 
-As in the SQLite backend (:mod:`memory.sqlite.fts`), a validated episode has one row per
-partition it is recalled from (its asker's; a channel success, its channel's too), and
-every word in it is written ``<partition>_<stem>`` (:mod:`memory.partitions`), so
-a query, which names its partitions the same way, reads only the GIN index entries of the
-asker's own partitions. Words are stemmed by PostgreSQL's Snowball English stemmer, in the
-``memory_stem`` function of the first migration; the question's words weigh ``A``, the
-answer's ``B`` and the lesson's ``C``. Pending episodes have no row.
+A validated episode has one row in ``episode_recall`` (the ninth migration): the keys of
+the partitions it is recalled from (its asker's; a channel success, its channel's too:
+:mod:`memory.partitions`), its words as a ``tsvector`` and its vector
+(:mod:`memory.postgres.vectors`). A recall reads its partitions' rows through the GIN index
+of ``partitions`` and matches their words there, so it costs what the partition holds, not
+what the store holds, as the vectors' search does, and exactly. Words are stemmed by
+PostgreSQL's Snowball English stemmer (``memory_stem``, first migration); the question's
+words weigh ``A``, the answer's ``B`` and the lesson's ``C``. Pending episodes have no row.
+
+Unlike SQLite's FTS5 index, the words carry no partition key: a GIN index of one entry per
+partition and word took half the store's size, and a recall needs no index of words to
+match a partition's few hundred rows.
 """
 
 from __future__ import annotations
@@ -18,14 +23,14 @@ from memory.models import Episode, EpisodeStatus
 from memory.partitions import channel_key, personal_key
 from memory.postgres.codec import episode_from_row
 from memory.postgres.session import Session
-from memory.postgres.vectors import index_vectors
 from memory.privacy import Visibility
 from memory.recall_query import date_words, indexed_words
+from memory.vectors import episode_vector
 
 __all__ = [
     "RANK_WEIGHTS",
     "folded_words",
-    "index_words",
+    "index_episode",
     "partitions",
     "reindex",
     "reindex_episode",
@@ -57,39 +62,40 @@ def partitions(episode: Episode) -> list[str]:
 
 
 async def unindex_episodes(db: Session, episode_ids: Sequence[int]) -> None:
-    """Take the episodes out of recall: the full-text index and the vectors."""
-    await db.execute("DELETE FROM episode_terms WHERE episode_id = ANY(%s)", [list(episode_ids)])
-    await db.execute("DELETE FROM episode_vectors WHERE episode_id = ANY(%s)", [list(episode_ids)])
+    """Take the episodes out of recall."""
+    await db.execute("DELETE FROM episode_recall WHERE episode_id = ANY(%s)", [list(episode_ids)])
 
 
-async def index_words(db: Session, episode: Episode) -> None:
-    """Add the validated episode's words to each partition it is recalled from."""
-    for key in partitions(episode):
-        await db.execute(
-            "INSERT INTO episode_terms (episode_id, partition, doc) VALUES (%(id)s, %(key)s,"
-            " memory_words(%(key)s, %(question)s, 'A') || memory_words(%(key)s, %(answer)s, 'B')"
-            " || memory_words(%(key)s, %(lesson)s, 'C'))",
-            {
-                "id": episode.id,
-                "key": key,
-                "question": folded_words(
-                    indexed_words(f"{episode.question} {date_words(episode.created_at)}")
-                ),
-                "answer": folded_words(indexed_words(episode.answer)),
-                "lesson": folded_words(indexed_words(episode.lesson or "")),
-            },
-        )
+async def index_episode(db: Session, episode: Episode) -> None:
+    """Write the validated episode's row: its partitions, words and vector (none without a
+    model: recall is then full-text only)."""
+    await db.execute(
+        "INSERT INTO episode_recall (episode_id, partitions, doc, vector) VALUES (%(id)s,"
+        " %(keys)s, memory_doc(%(question)s, 'A') || memory_doc(%(answer)s, 'B')"
+        " || memory_doc(%(lesson)s, 'C'), %(vector)s)"
+        " ON CONFLICT (episode_id) DO UPDATE SET partitions = excluded.partitions,"
+        " doc = excluded.doc, vector = excluded.vector",
+        {
+            "id": episode.id,
+            "keys": partitions(episode),
+            "question": folded_words(
+                indexed_words(f"{episode.question} {date_words(episode.created_at)}")
+            ),
+            "answer": folded_words(indexed_words(episode.answer)),
+            "lesson": folded_words(indexed_words(episode.lesson or "")),
+            "vector": episode_vector(episode),
+        },
+    )
 
 
 async def reindex(db: Session, episode: Episode, *, indexed: bool = True) -> None:
-    """Make the index and the vectors agree with the episode as it is now: there exactly
-    while it is validated. ``indexed`` False says it was pending until now, so the index
-    holds nothing of it to take out."""
-    if indexed:
-        await unindex_episodes(db, [episode.id])
+    """Make the index agree with the episode as it is now: there exactly while it is
+    validated. ``indexed`` False says it was pending until now, so the index holds nothing
+    of it to take out."""
     if episode.status is not EpisodeStatus.PENDING:
-        await index_words(db, episode)
-        await index_vectors(db, episode, partitions(episode))
+        await index_episode(db, episode)
+    elif indexed:
+        await unindex_episodes(db, [episode.id])
 
 
 async def reindex_episode(db: Session, episode_id: int) -> None:

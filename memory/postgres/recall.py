@@ -3,9 +3,9 @@ ranked within a budget.
 
 The same searches as the SQLite backend's (:mod:`memory.sqlite.recall`): the question's
 content words (:func:`memory.recall_query.search_terms`), joined by OR, long ones as
-prefixes, each written in the asker's partitions, ``ts_rank`` standing in for BM25; and
-the vectors of the same partitions. Every candidate is checked against the episode's own
-columns and :class:`memory.Visibility` before it is ranked.
+prefixes, matched in the rows of the asker's partitions (:mod:`memory.postgres.fts`),
+``ts_rank`` standing in for BM25; and the vectors of the same rows. Every candidate is
+checked against the episode's own columns and :class:`memory.Visibility` before it is ranked.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ __all__ = ["recall"]
 
 # The tsquery is built in the database, so the question's words are stemmed by the same
 # function as the indexed ones. The scope is enforced twice, as in SQLite: by the
-# partition keys in every lexeme, and by the episode's own columns.
+# partition keys of the rows read, and by the episode's own columns.
 _IN_SCOPE = """
   episodes.enterprise_id = %(enterprise_id)s
   AND episodes.team_id = %(team_id)s
@@ -50,15 +50,14 @@ _IN_SCOPE = """
 
 _CANDIDATES_SQL = f"""
 WITH hits AS (
-  SELECT episode_id AS id, max(ts_rank(%(weights)s::float4[], doc, query)) AS rank
-  FROM episode_terms, (
+  SELECT episode_id AS id, ts_rank(%(weights)s::float4[], doc, query) AS rank
+  FROM episode_recall, (
     SELECT string_agg(
-      quote_literal(k || '_' || memory_stem(w)) || CASE WHEN p THEN ':*' ELSE '' END, ' | '
+      quote_literal(memory_stem(w)) || CASE WHEN p THEN ':*' ELSE '' END, ' | '
     )::tsquery AS query
-    FROM unnest(%(keys)s::text[]) AS k, unnest(%(words)s::text[], %(prefix)s::bool[]) AS t (w, p)
+    FROM unnest(%(words)s::text[], %(prefix)s::bool[]) AS t (w, p)
   ) AS q
-  WHERE doc @@ query AND partition = ANY(%(keys)s)
-  GROUP BY episode_id
+  WHERE partitions && %(keys)s::text[] AND doc @@ query
 )
 SELECT episodes.*, hits.rank
 FROM hits JOIN episodes ON episodes.id = hits.id
