@@ -114,7 +114,10 @@ async def consolidate_once(settings: AdminSettings) -> ConsolidationReport:
     Raises :class:`CommandFailed` when a model request failed (the conversations it was
     for keep their previous notes)."""
     endpoint = describe_endpoint(str(settings.llm_base_url))
-    async with open_model(settings) as (client, provider), opened_store(settings) as store:
+    async with (
+        open_model(settings) as (client, provider, requests),
+        opened_store(settings) as store,
+    ):
         status = await probe_model(client, settings.llm_model)
         if not status.ok:
             raise CommandFailed(
@@ -122,9 +125,9 @@ async def consolidate_once(settings: AdminSettings) -> ConsolidationReport:
             )
         consolidator = build_consolidator(store, provider, settings)
         report = await consolidator.consolidate(now=datetime.now(UTC))
-    if provider.last_error is not None:
+    if requests.last_error is not None:
         raise CommandFailed(
-            f"the model {settings.llm_model} at {endpoint} failed ({provider.last_error}); "
+            f"the model {settings.llm_model} at {endpoint} failed ({requests.last_error}); "
             f"{report.skipped} conversation(s) kept their previous notes"
         )
     return report

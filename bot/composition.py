@@ -32,8 +32,7 @@ from bot.llm import (
     build_llm_client,
     probe_model,
 )
-from bot.llm.concurrency import BoundedProvider
-from bot.observability import BotMetrics, MeasuredProvider, Observer
+from bot.observability import BotMetrics, ModelRequests, Observer
 from bot.scheduler import Job, JobRun, Scheduler
 from bot.slack.directory import WebApiDirectory
 from bot.slack.files import SlackFileDownloader
@@ -177,11 +176,13 @@ async def open_model(
     *,
     llm_retry: RetryPolicy | None = None,
     metrics: BotMetrics | None = None,
-) -> AsyncIterator[tuple[httpx.AsyncClient, MeasuredProvider]]:
-    """The LLM client for ``LLM_BASE_URL`` and the provider over it, each request measured;
-    the client is closed on exit. ``llm_retry`` defaults to retrying within
-    ``LLM_RETRY_BUDGET_SECONDS``."""
+    limit: int | None = None,
+) -> AsyncIterator[tuple[httpx.AsyncClient, OpenAICompatibleProvider, ModelRequests]]:
+    """The LLM client for ``LLM_BASE_URL``, the provider over it (at most ``limit`` requests
+    at once) and the measure of its requests; the client is closed on exit. ``llm_retry``
+    defaults to retrying within ``LLM_RETRY_BUDGET_SECONDS``."""
     retry = llm_retry or RetryPolicy(total_budget_seconds=settings.llm_retry_budget_seconds)
+    requests = ModelRequests(metrics)
     async with open_llm_client(settings) as client:
         provider = OpenAICompatibleProvider(
             client,
@@ -189,8 +190,10 @@ async def open_model(
             retry=retry,
             temperature=settings.llm_temperature,
             seed=settings.llm_seed,
+            limit=limit,
+            measure=requests.measured,
         )
-        yield client, MeasuredProvider(provider, metrics)
+        yield client, provider, requests
 
 
 @asynccontextmanager
@@ -210,9 +213,13 @@ async def open_components(
     observer = observer or Observer()
     async with (
         open_database(settings) as store,
-        open_model(settings, llm_retry=llm_retry, metrics=observer.metrics) as (_, measured),
+        open_model(
+            settings,
+            llm_retry=llm_retry,
+            metrics=observer.metrics,
+            limit=settings.max_concurrent_llm_calls,
+        ) as (_, provider, _),
     ):
-        provider = BoundedProvider(measured, settings.max_concurrent_llm_calls)
         working_memory = build_working_memory()
         consolidator = build_consolidator(store, provider, settings)
         worker = ReflectionWorker(

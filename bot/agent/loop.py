@@ -244,7 +244,18 @@ class Agent:
             )
             await self.callbacks.before_llm_call(request, turn.context)
             turn.llm_calls += 1
-            completion = await self._complete(request, turn)
+            if turn.stream:
+                streamed: list[str] = []
+                final: Completion | None = None
+                async for delta in self.provider.stream(request):
+                    if delta.content:
+                        streamed.append(delta.content)
+                        await turn.sink.delta(delta.content)
+                    if delta.final is not None:
+                        final = delta.final
+                completion = final or Completion(content="".join(streamed))
+            else:
+                completion = await self.provider.complete(request)
             turn.input_tokens += completion.input_tokens
             turn.output_tokens += completion.output_tokens
             await self.callbacks.after_llm_call(completion, turn.context)
@@ -252,19 +263,6 @@ class Agent:
                 return completion
             turn.sink.end_reply()
         return None
-
-    async def _complete(self, request: CompletionRequest, turn: _Turn) -> Completion:
-        if not turn.stream:
-            return await self.provider.complete(request)
-        streamed: list[str] = []
-        final: Completion | None = None
-        async for delta in self.provider.stream(request):
-            if delta.content:
-                streamed.append(delta.content)
-                await turn.sink.delta(delta.content)
-            if delta.final is not None:
-                final = delta.final
-        return final or Completion(content="".join(streamed))
 
     async def _send_back(self, turn: _Turn, draft: str) -> bool:
         """Whether evaluators rejected the draft and it goes back to the model with their

@@ -1,12 +1,14 @@
-"""The :class:`Provider` for any server speaking OpenAI's ``/chat/completions`` API."""
+"""The :class:`Provider` for any server speaking OpenAI's ``/chat/completions`` API: each
+request bounded, measured, retried, and sent over httpx, all in this one class, so that a
+reader follows a message to its HTTP request without passing through wrappers."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import re
-from collections.abc import AsyncIterator
-from contextlib import aclosing
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, AbstractContextManager, aclosing, nullcontext
 from typing import Any
 
 import httpx
@@ -15,7 +17,7 @@ from pydantic import ValidationError
 from bot.agent.messages import Completion, CompletionRequest, Delta
 from bot.agent.provider import ModelUnavailable
 from bot.llm.errors import ModelRequestRejected
-from bot.llm.retry import RetryableFailure, RetryPolicy, retry_after_seconds, run_with_retries
+from bot.llm.retry import Retries, RetryableFailure, RetryPolicy, retry_after_seconds
 from bot.llm.sse import iter_sse_data
 from bot.llm.stream_assembler import StreamAssembler
 from bot.llm.wire import ChatCompletion, ChatCompletionChunk, encode_request
@@ -37,7 +39,12 @@ class OpenAICompatibleProvider:
     """Talks to OpenAI, Ollama, vLLM, llama.cpp and the like through an injected client.
 
     The client carries the base URL and credentials (see :func:`build_llm_client`), so tests
-    can point it at :class:`FakeLLMServer` and production at the real thing."""
+    can point it at :class:`FakeLLMServer` and production at the real thing. At most
+    ``limit`` requests are in flight at once (a stream holds its slot until it ends): answers,
+    reflection and consolidation share one model, and without a bound their requests pile up
+    in httpx's connection pool, the overflow failing as "model unavailable". Each request
+    runs inside ``measure()`` (how :mod:`bot.observability` times it and counts its failure),
+    retries included, the wait for a slot not."""
 
     def __init__(
         self,
@@ -47,34 +54,46 @@ class OpenAICompatibleProvider:
         retry: RetryPolicy | None = None,
         temperature: float | None = None,
         seed: int | None = None,
+        limit: int | None = None,
+        measure: Callable[[], AbstractContextManager[object]] = nullcontext,
     ) -> None:
+        if limit is not None and limit < 1:
+            raise ValueError("limit must be at least 1")
         self._client = client
         self._model = model
         self._retry = retry or RetryPolicy()
         self._sampling = {"temperature": temperature, "seed": seed}
         """``LLM_TEMPERATURE`` (for requests that set none) and ``LLM_SEED``, when set."""
+        self._slots: AbstractAsyncContextManager[object] = (
+            nullcontext() if limit is None else asyncio.Semaphore(limit)
+        )
+        self._measure = measure
 
     async def complete(self, request: CompletionRequest) -> Completion:
         body = encode_request(request, model=self._model, stream=False, **self._sampling)
-        response = await run_with_retries(self._retry, lambda: self._send(body, stream=False))
-        try:
-            return ChatCompletion.model_validate_json(response.content).to_completion()
-        except ValidationError as error:
-            raise ModelUnavailable("the model server sent a malformed response") from error
+        async with self._slots:
+            with self._measure():
+                response = await self._send(body, stream=False)
+                try:
+                    return ChatCompletion.model_validate_json(response.content).to_completion()
+                except ValidationError as error:
+                    raise ModelUnavailable("the model server sent a malformed response") from error
 
     async def stream(self, request: CompletionRequest) -> AsyncIterator[Delta]:
         body = encode_request(request, model=self._model, stream=True, **self._sampling)
-        # Retries happen only here, before any of the body was read: once text has been
-        # yielded, starting over would show the person a garbled answer.
-        response = await run_with_retries(self._retry, lambda: self._send(body, stream=True))
-        try:
-            assembler = StreamAssembler()
-            async with aclosing(self._stream_texts(response, assembler)) as texts:
-                async for text in texts:
-                    yield Delta(content=text)
-            yield Delta(final=assembler.completion())
-        finally:
-            await response.aclose()
+        async with self._slots:
+            with self._measure():
+                # Retries happen only here, before any of the body was read: once text has
+                # been yielded, starting over would show the person a garbled answer.
+                response = await self._send(body, stream=True)
+                try:
+                    assembler = StreamAssembler()
+                    async with aclosing(self._stream_texts(response, assembler)) as texts:
+                        async for text in texts:
+                            yield Delta(content=text)
+                    yield Delta(final=assembler.completion())
+                finally:
+                    await response.aclose()
 
     async def _stream_texts(
         self, response: httpx.Response, assembler: StreamAssembler
@@ -104,29 +123,43 @@ class OpenAICompatibleProvider:
             raise ModelUnavailable("the model's stream ended before the answer did")
 
     async def _send(self, body: dict[str, Any], *, stream: bool) -> httpx.Response:
-        """One attempt: a response with a 2xx status (body unread when streaming), or an error."""
-        request = self._client.build_request("POST", _CHAT_COMPLETIONS, json=body)
-        try:
-            response = await self._client.send(request, stream=stream)
-        except _RETRYABLE_TRANSPORT_ERRORS as error:
-            unreachable = isinstance(error, httpx.ConnectError | httpx.ConnectTimeout)
-            problem = "could not reach the model server" if unreachable else "no answer in time"
-            raise RetryableFailure(f"{problem} ({type(error).__name__})") from error
-        if response.is_success:
-            return response
-        try:
-            await response.aread()
-        except httpx.HTTPError:
-            pass  # the status alone says enough
-        finally:
-            await response.aclose()
-        status = response.status_code
-        if status == 429 or status >= 500:
-            raise RetryableFailure(
-                f"the model server answered HTTP {status}",
-                retry_after=retry_after_seconds(response.headers.get("Retry-After")),
-            )
-        raise ModelRequestRejected(status, _rejection_reason(response))
+        """A response with a 2xx status (body unread when streaming), after as many attempts
+        as the retry policy allows; :class:`ModelUnavailable` when none got one."""
+        retries = Retries(self._retry)
+        while True:
+            request = self._client.build_request("POST", _CHAT_COMPLETIONS, json=body)
+            try:
+                response = await self._client.send(request, stream=stream)
+            except _RETRYABLE_TRANSPORT_ERRORS as error:
+                await retries.after(_transport_failure(error))
+                continue
+            if response.is_success:
+                return response
+            await retries.after(await _server_failure(response))
+
+
+def _transport_failure(error: httpx.HTTPError) -> RetryableFailure:
+    unreachable = isinstance(error, httpx.ConnectError | httpx.ConnectTimeout)
+    problem = "could not reach the model server" if unreachable else "no answer in time"
+    return RetryableFailure(f"{problem} ({type(error).__name__})", cause=error)
+
+
+async def _server_failure(response: httpx.Response) -> RetryableFailure:
+    """What an answer that is no success says, once read: a failure another attempt may fix
+    (429, 5xx); :class:`ModelRequestRejected` is raised for any other."""
+    try:
+        await response.aread()
+    except httpx.HTTPError:
+        pass  # the status alone says enough
+    finally:
+        await response.aclose()
+    status = response.status_code
+    if status == 429 or status >= 500:
+        return RetryableFailure(
+            f"the model server answered HTTP {status}",
+            retry_after=retry_after_seconds(response.headers.get("Retry-After")),
+        )
+    raise ModelRequestRejected(status, _rejection_reason(response))
 
 
 def _error_code(error: object) -> str:

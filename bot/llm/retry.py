@@ -8,25 +8,23 @@ import math
 import random
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from bot.agent.provider import ModelUnavailable
 
 __all__ = [
+    "Retries",
     "RetryPolicy",
     "RetryableFailure",
     "backoff_delay",
     "retry_after_seconds",
-    "run_with_retries",
 ]
 
 logger = logging.getLogger(__name__)
-
-T = TypeVar("T")
 
 
 class RetryPolicy(BaseModel):
@@ -45,12 +43,16 @@ class RetryPolicy(BaseModel):
 
 
 class RetryableFailure(Exception):
-    """One attempt failed in a way another attempt may fix (429, 5xx, connection trouble)."""
+    """One attempt failed in a way another attempt may fix (429, 5xx, connection trouble);
+    ``cause`` is the transport's error, if one was raised."""
 
-    def __init__(self, reason: str, *, retry_after: float | None = None) -> None:
+    def __init__(
+        self, reason: str, *, retry_after: float | None = None, cause: BaseException | None = None
+    ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.retry_after = retry_after
+        self.__cause__ = cause
 
 
 def retry_after_seconds(value: str | None, *, now: datetime | None = None) -> float | None:
@@ -81,36 +83,37 @@ def backoff_delay(policy: RetryPolicy, retry_number: int, *, jitter: float) -> f
     return step / 2 + step / 2 * jitter
 
 
-async def run_with_retries(
-    policy: RetryPolicy,
-    attempt: Callable[[], Awaitable[T]],
-    *,
-    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-    clock: Callable[[], float] = time.monotonic,
-    jitter: Callable[[], float] = random.random,
-) -> T:
-    """Await ``attempt()`` until it stops raising :class:`RetryableFailure`.
+@dataclass
+class Retries:
+    """The attempts at one request: after each failure that another attempt may fix, wait
+    the backoff (or the server's ``Retry-After``, whichever is longer), or give up with
+    :class:`ModelUnavailable` once ``max_attempts`` have failed, or as soon as the next wait
+    would end past the budget."""
 
-    Gives up with :class:`ModelUnavailable` once ``max_attempts`` have failed, or as soon as the
-    next wait (backoff or ``Retry-After``, whichever is longer) would end past the budget."""
-    started = clock()
-    attempt_number = 1
-    while True:
-        try:
-            return await attempt()
-        except RetryableFailure as failure:
-            if attempt_number >= policy.max_attempts:
-                raise ModelUnavailable(
-                    f"{failure.reason}; gave up after {attempt_number} attempts"
-                ) from failure
-            delay = max(
-                backoff_delay(policy, attempt_number, jitter=jitter()),
-                failure.retry_after or 0.0,
-            )
-            if clock() - started + delay > policy.total_budget_seconds:
-                raise ModelUnavailable(
-                    f"{failure.reason}; retry budget of {policy.total_budget_seconds:g}s exhausted"
-                ) from failure
-            logger.warning("LLM request failed (%s); retrying in %.2fs", failure.reason, delay)
-            await sleep(delay)
-            attempt_number += 1
+    policy: RetryPolicy
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    clock: Callable[[], float] = time.monotonic
+    jitter: Callable[[], float] = random.random
+    _failed: int = field(default=0, init=False)
+    _started: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._started = self.clock()
+
+    async def after(self, failure: RetryableFailure) -> None:
+        """Wait before the next attempt, or raise :class:`ModelUnavailable` if none is left."""
+        self._failed += 1
+        if self._failed >= self.policy.max_attempts:
+            raise ModelUnavailable(
+                f"{failure.reason}; gave up after {self._failed} attempts"
+            ) from failure
+        delay = max(
+            backoff_delay(self.policy, self._failed, jitter=self.jitter()),
+            failure.retry_after or 0.0,
+        )
+        if self.clock() - self._started + delay > self.policy.total_budget_seconds:
+            raise ModelUnavailable(
+                f"{failure.reason}; retry budget of {self.policy.total_budget_seconds:g}s exhausted"
+            ) from failure
+        logger.warning("LLM request failed (%s); retrying in %.2fs", failure.reason, delay)
+        await self.sleep(delay)

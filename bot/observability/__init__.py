@@ -2,14 +2,14 @@
 
 from bot.observability.events import EVENT_LOGGER, EventRecord, Observer, current_event, timed
 from bot.observability.metrics import BotMetrics
-from bot.observability.provider import MeasuredProvider, model_error_kind
+from bot.observability.model_requests import ModelRequests, model_error_kind
 from bot.observability.slack_calls import slack_call_tracing
 
 __all__ = [
     "EVENT_LOGGER",
     "BotMetrics",
     "EventRecord",
-    "MeasuredProvider",
+    "ModelRequests",
     "Observer",
     "current_event",
     "model_error_kind",

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import httpx
 import pytest
@@ -136,3 +139,30 @@ async def test_streamed_calls_reuse_one_connection(
 
     assert len(fake_llm.client_ports) == 3
     assert len(set(fake_llm.client_ports)) == 1
+
+
+async def test_past_the_limit_a_request_waits_for_a_slot_which_a_stream_holds_to_its_end(
+    fake_llm: FakeLLMServer, client: httpx.AsyncClient
+) -> None:
+    measured: list[int] = []
+    in_flight = 0
+
+    @contextmanager
+    def measure() -> Iterator[None]:
+        nonlocal in_flight
+        in_flight += 1
+        measured.append(in_flight)
+        try:
+            yield
+        finally:
+            in_flight -= 1
+
+    fake_llm.script(*[ScriptedReply.answer("a slow answer", delay_seconds=0.05)] * 4)
+    provider = OpenAICompatibleProvider(client, model="m", limit=2, measure=measure)
+
+    await asyncio.gather(
+        collect(provider), collect(provider), provider.complete(QUESTION), collect(provider)
+    )
+
+    assert len(measured) == 4, "every request is measured"
+    assert max(measured) == 2

@@ -1,18 +1,17 @@
-"""A :class:`Provider` wrapper that times each model request and counts its failures."""
+"""Timing each model request and counting its failures, by kind."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import aclosing, contextmanager
+from collections.abc import Iterator
+from contextlib import contextmanager
 
-from bot.agent.messages import Completion, CompletionRequest, Delta
-from bot.agent.provider import ModelUnavailable, Provider
+from bot.agent.provider import ModelUnavailable
 from bot.llm import ModelRequestRejected
 from bot.observability.events import current_event
 from bot.observability.metrics import BotMetrics
 
-__all__ = ["MeasuredProvider", "model_error_kind"]
+__all__ = ["ModelRequests", "model_error_kind"]
 
 
 def model_error_kind(error: ModelUnavailable) -> str:
@@ -25,27 +24,17 @@ def model_error_kind(error: ModelUnavailable) -> str:
     return "not_found" if error.status == 404 else "rejected"
 
 
-class MeasuredProvider:
-    """Passes requests to ``provider``; records each one's duration (in the metrics and the
-    current event) and each failure's kind. ``last_error`` is the latest failure."""
+class ModelRequests:
+    """Measures model requests: each one's duration (in the metrics and the current event)
+    and each failure's kind; ``last_error`` is the latest failure. The provider runs each
+    request inside :meth:`measured`."""
 
-    def __init__(self, provider: Provider, metrics: BotMetrics | None = None) -> None:
-        self._provider = provider
+    def __init__(self, metrics: BotMetrics | None = None) -> None:
         self._metrics = metrics or BotMetrics()
         self.last_error: ModelUnavailable | None = None
 
-    async def complete(self, request: CompletionRequest) -> Completion:
-        with self._measured():
-            return await self._provider.complete(request)
-
-    async def stream(self, request: CompletionRequest) -> AsyncIterator[Delta]:
-        with self._measured():
-            async with aclosing(self._provider.stream(request)) as deltas:
-                async for delta in deltas:
-                    yield delta
-
     @contextmanager
-    def _measured(self) -> Iterator[None]:
+    def measured(self) -> Iterator[None]:
         started = time.perf_counter()
         try:
             yield
