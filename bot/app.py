@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import logging
 from contextlib import AsyncExitStack
+from datetime import timedelta
+from functools import partial
 
 import aiohttp
 from slack_bolt.async_app import AsyncApp
@@ -18,6 +20,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.agent import GuardPolicy
 from bot.answering import BotIdentity, InFlight, WaitingLine
+from bot.answering.kept_questions import KeptQuestions, QuestionPolicy
 from bot.composition import (
     PURGE_INTERVAL_SECONDS,
     Components,
@@ -26,6 +29,7 @@ from bot.composition import (
 )
 from bot.config import Settings
 from bot.listeners import Services, register
+from bot.listeners.workspace import answering_for_kept
 from bot.llm import RetryPolicy, describe_endpoint
 from bot.oauth import StoreHandle, build_oauth_settings
 from bot.oauth.revocations import RevokedTokens
@@ -62,16 +66,19 @@ class Bot:
         self._installations = StoreHandle()
         """The store installations are kept in (OAuth mode), once it is open."""
         token = None if settings.oauth_mode else settings.slack_bot_token
+        oauth = (
+            build_oauth_settings(settings, self._installations, _api_client(settings))
+            if settings.oauth_mode
+            else None
+        )
+        self._authorize = None if oauth is None else oauth.authorize
+        """Finds a workspace's bot token (OAuth mode), for the questions kept of it."""
         self.app = AsyncApp(
             # OAuth mode: each workspace's token, from its installation (a SLACK_BOT_TOKEN
             # also set is not used).
             token=None if token is None else token.get_secret_value(),
             signing_secret=settings.slack_signing_secret.get_secret_value(),
-            oauth_settings=(
-                build_oauth_settings(settings, self._installations, _api_client(settings))
-                if settings.oauth_mode
-                else None
-            ),
+            oauth_settings=oauth,
             process_before_response=False,
             # A request no listener takes goes to bot.listeners.errors (one line, 404)
             # instead of Bolt's warning, which quotes the payload.
@@ -127,6 +134,15 @@ class Bot:
             await self._resources.aclose()
             raise
         self._installations.store = components.store
+        kept = KeptQuestions(
+            components.store,
+            QuestionPolicy(
+                lease=timedelta(seconds=self.settings.question_lease_seconds),
+                max_attempts=self.settings.question_max_attempts,
+                answer_within=timedelta(minutes=self.settings.question_answer_within_minutes),
+            ),
+            store_patience_seconds=self.settings.store_retry_seconds,
+        )
         services = Services(
             answering=components.answering(
                 self.client,
@@ -144,6 +160,7 @@ class Bot:
             reasons=components.reasons,
             forgetting=components.forgetting,
             inflight=InFlight(),
+            kept=kept,
             observer=self.observer,
             revoked=RevokedTokens(),
         )
@@ -152,6 +169,13 @@ class Bot:
             "model-check",
             self.model_health.refresh,
             every_seconds=self._model_check_seconds,
+            at_start=True,
+        )
+        answering_for = partial(answering_for_kept, services, self._authorize, self.client)
+        components.scheduler.add(
+            "kept-questions",
+            lambda: kept.tend(answering_for, services.inflight.start),
+            every_seconds=kept.policy.every_seconds,
             at_start=True,
         )
         components.scheduler.start()
@@ -170,10 +194,14 @@ class Bot:
         )
 
     async def stop(self, grace_seconds: float = 10.0) -> None:
-        """Finish (or abandon after ``grace_seconds``) answers in flight, then close."""
+        """Finish (or abandon after ``grace_seconds``) answers in flight, let go of the
+        questions left unanswered (another replica, or the next start, takes them up),
+        then close."""
         services, self.services = self.services, None
         if services is not None:
+            services.kept.stop_taking()
             await services.inflight.drain(grace_seconds)
+            await services.kept.let_go()
         self.components = None
         await self._resources.aclose()
 

@@ -224,6 +224,9 @@ class Settings(AdminSettings):
     answer_queue_limit: int = Field(default=1000, ge=0)
     answer_wait_seconds: float = Field(default=600.0, gt=0)
     store_retry_seconds: float = Field(default=60.0, ge=0)
+    question_lease_seconds: float = Field(default=30.0, gt=0)
+    question_max_attempts: int = Field(default=3, ge=1)
+    question_answer_within_minutes: float = Field(default=10.0, gt=0)
 
     _required_secrets = field_validator("slack_bot_token", "slack_signing_secret", mode="before")(
         _not_empty

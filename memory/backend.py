@@ -101,9 +101,14 @@ class BackendStore(MemoryStore):
             others_abandoned=self.one_process,
         )
 
-    async def renew_questions(self, *, now: datetime, lease: timedelta) -> int:
+    async def renew_questions(
+        self, question_ids: Iterable[int], *, now: datetime, lease: timedelta
+    ) -> int:
         return await self._call(
-            self._modules.questions.renew_questions, holder=self._holder, lease_until=now + lease
+            self._modules.questions.renew_questions,
+            holder=self._holder,
+            question_ids=list(question_ids),
+            lease_until=now + lease,
         )
 
     async def finish_question(self, question_id: int) -> bool:

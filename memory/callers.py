@@ -156,8 +156,11 @@ class Questions(Protocol):
         or let them go. Each take counts an attempt."""
 
     @abstractmethod
-    async def renew_questions(self, *, now: datetime, lease: timedelta) -> int:
-        """Extend the lease of every question this process holds to ``now + lease``."""
+    async def renew_questions(
+        self, question_ids: Iterable[int], *, now: datetime, lease: timedelta
+    ) -> int:
+        """Extend this process's leases of these questions, which it is answering, to
+        ``now + lease``; how many it still held."""
 
     @abstractmethod
     async def finish_question(self, question_id: int) -> bool:

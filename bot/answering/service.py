@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import logging
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Protocol, TypeVar
@@ -30,7 +31,7 @@ from bot.answering.waiting_line import Declined, WaitingLine
 from bot.answering.working_notes import has_notes, note_turn, thread_key, working_notes
 from bot.assistant.context import AssistantContext, SlackDirectory
 from bot.assistant.reasons import Reasons, asks_question
-from bot.observability import Observer, timed
+from bot.observability import EventRecord, Observer, timed
 from bot.slack.splitting import PART_LIMIT
 from bot.slack.streaming import TITLE_LIMIT, Reply, ReplyTarget, open_reply
 from bot.slack.unreachable import SLACK_TRANSPORT_ERRORS, slack_unreachable
@@ -40,6 +41,7 @@ from memory import (
     Advice,
     Episode,
     MemoryStore,
+    PendingQuestion,
     PlanAdvisor,
     RecalledEpisode,
     RecallRequest,
@@ -132,6 +134,12 @@ class AnswerOutcome(StrEnum):
     """Declined by the waiting line: too many waiting, or waited too long."""
     STORE_UNAVAILABLE = "store_unavailable"
     """The database stayed out of reach for longer than the bot waits for it."""
+    SLACK_UNREACHABLE = "slack_unreachable"
+    """Slack could not be reached, so nobody could be told anything: a kept question is
+    tried again later (see :mod:`bot.answering.kept_questions`)."""
+    ABANDONED = "abandoned"
+    """A kept question not answered after all (taken up too late, or too many times): its
+    asker was told to ask again."""
     NO_ANSWER = "no_answer"
     """The agent ended with a notice (no answer, out of steps...): shown, never recorded."""
     REASON = "reason"
@@ -198,37 +206,74 @@ class AnswerService:
         other._client, other.identity, other._directory = client, identity, directory
         return other
 
-    async def answer(self, message: IncomingMessage) -> AnswerOutcome:
-        """Answer once, logged as one ``answer`` event line (ids and timings, no text)."""
-        async with self._observer.event(
+    async def answer(
+        self, message: IncomingMessage, *, kept: PendingQuestion | None = None
+    ) -> AnswerOutcome:
+        """Answer once, logged as one ``answer`` event line (ids and timings, no text).
+
+        A ``kept`` question (see :mod:`bot.answering.kept_questions`) had its message
+        claimed when it was kept, and is answered as of when it was received."""
+        async with self._logged(message) as event:
+            outcome = await self._answer_once(message, kept)
+            event.outcome = outcome.value
+            return outcome
+
+    async def abandon(self, message: IncomingMessage, notice: str) -> AnswerOutcome:
+        """Tell the asker, in ``notice``, that their question will not be answered, logged
+        as its ``answer`` event line (outcome ``abandoned``)."""
+        async with self._logged(message) as event:
+            try:
+                await open_reply(self._client, self._target(message)).fail(notice)
+                outcome = AnswerOutcome.ABANDONED
+            except SLACK_TRANSPORT_ERRORS as error:
+                log.error("could not tell the person: %s", slack_unreachable(error))
+                outcome = AnswerOutcome.SLACK_UNREACHABLE
+            except SlackApiError as error:  # refused for good: telling again changes nothing
+                log.error("could not tell the person: %s", error.response.get("error"))
+                outcome = AnswerOutcome.ABANDONED
+            event.outcome = outcome.value
+            return outcome
+
+    async def redelivered(self, message: IncomingMessage) -> AnswerOutcome:
+        """Log a message handled before (Slack's retry of it), as its ``answer`` line."""
+        async with self._logged(message) as event:
+            event.outcome = AnswerOutcome.DUPLICATE.value
+        return AnswerOutcome.DUPLICATE
+
+    def _logged(self, message: IncomingMessage) -> AbstractAsyncContextManager[EventRecord]:
+        return self._observer.event(
             "answer",
             event_id=message.event_id,
             team=message.team_id,
             channel=message.channel_id,
             user=message.user_id,
-        ) as event:
-            outcome = await self._answer_once(message)
-            event.outcome = outcome.value
-            return outcome
+        )
 
-    async def _answer_once(self, message: IncomingMessage) -> AnswerOutcome:
-        now = self._clock()
-        target = ReplyTarget(
+    def _target(self, message: IncomingMessage) -> ReplyTarget:
+        """Where the answer to ``message`` goes."""
+        return ReplyTarget(
             channel_id=message.channel_id,
             thread_ts=message.reply_thread_ts,
             team_id=message.team_id,
             user_id=message.user_id,
             title=self._title(message),
         )
+
+    async def _answer_once(
+        self, message: IncomingMessage, kept: PendingQuestion | None
+    ) -> AnswerOutcome:
+        now = self._clock() if kept is None else kept.received_at
         question, truncated = self._question(message)
         ledger = AnswerLedger(self._memory, message, question, started_at=now)
 
         async def shown(ts: str) -> None:
             await ledger.shown(ts, answer=reply.text)
 
-        reply = open_reply(self._client, target, part_limit=self._part_limit, on_shown=shown)
+        reply = open_reply(
+            self._client, self._target(message), part_limit=self._part_limit, on_shown=shown
+        )
         try:
-            if not await self._patiently(
+            if kept is None and not await self._patiently(
                 lambda: self._memory.claim(*message.dedupe_keys, at=now, team_id=message.team_id)
             ):
                 log.debug("already handled %s", message.event_id)
@@ -256,7 +301,7 @@ class AnswerService:
                 message.event_id,
                 slack_unreachable(error, timeout=self._client.timeout),
             )
-            return AnswerOutcome.FAILED
+            return AnswerOutcome.SLACK_UNREACHABLE
         except ModelUnavailable as error:
             if error.permanent:
                 log.error("the model endpoint refuses the bot's configuration: %s", error)

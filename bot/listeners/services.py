@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.answering import AnswerService, BotIdentity, InFlight
+from bot.answering.kept_questions import KeptQuestions
 from bot.assistant.forgetting import Forgetting
 from bot.assistant.reasons import Reasons
 from bot.assistant.voting import Votes
@@ -26,6 +27,8 @@ class Services:
     reasons: Reasons
     forgetting: Forgetting
     inflight: InFlight
+    kept: KeptQuestions
+    """Questions kept until answered: keeping one before its acknowledgement, finishing it."""
     observer: Observer
     revoked: RevokedTokens
     """Tokens Slack revoked: no Web API call goes out with them (OAuth mode)."""

@@ -5,13 +5,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from slack_bolt.authorization.async_authorize import AsyncAuthorize
 from slack_bolt.context.async_context import AsyncBoltContext
+from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.answering import AnswerService, BotIdentity
+from bot.answering import AnswerService, BotIdentity, IncomingMessage
 from bot.listeners.services import Services
+from bot.oauth.revocations import RevocableWebClient
 from bot.slack.directory import WebApiDirectory
 
-__all__ = ["answering_in", "identity_in", "listed_workspace", "payload_team", "scope_org"]
+__all__ = [
+    "answering_for_kept",
+    "answering_in",
+    "identity_in",
+    "listed_workspace",
+    "payload_team",
+    "scope_org",
+]
 
 
 def identity_in(services: Services, context: AsyncBoltContext) -> BotIdentity:
@@ -34,6 +44,36 @@ def answering_in(services: Services, context: AsyncBoltContext) -> AnswerService
     return services.answering.for_workspace(
         client, identity_in(services, context), WebApiDirectory(client)
     )
+
+
+async def answering_for_kept(
+    services: Services,
+    authorize: AsyncAuthorize | None,
+    client: AsyncWebClient,
+    message: IncomingMessage,
+) -> AnswerService:
+    """The answering service of a kept question's workspace, outside any request: the one
+    workspace's, or (OAuth mode, ``authorize`` being Bolt's) the workspace's bot, with a
+    copy of ``client`` holding its token as Bolt finds it (refreshed when it rotates)."""
+    if services.identity is not None or authorize is None:
+        return services.answering
+    found = await authorize(
+        context=AsyncBoltContext(),
+        enterprise_id=message.enterprise_id or None,
+        team_id=message.team_id or None,
+        user_id=None,
+    )
+    if found is None or not found.bot_token:
+        raise LookupError("the workspace of a kept question has no installation")
+    client = RevocableWebClient.copy_of(client, services.revoked)
+    client.token = found.bot_token
+    identity = BotIdentity(
+        user_id=found.bot_user_id or "",
+        bot_id=found.bot_id,
+        team_id=message.team_id or message.enterprise_id,
+        enterprise_id=message.enterprise_id,
+    )
+    return services.answering.for_workspace(client, identity, WebApiDirectory(client))
 
 
 def listed_workspace(services: Services, team_id: str | None) -> str | None:

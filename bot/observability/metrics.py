@@ -33,6 +33,8 @@ ANSWER_OUTCOMES = (
     "model_unavailable",
     "misconfigured",
     "failed",
+    "slack_unreachable",
+    "abandoned",
 )
 VOTE_OUTCOMES = ("success", "failure", "pending", "ignored")
 MODEL_ERROR_KINDS = ("unavailable", "auth", "not_found", "rejected")

@@ -95,10 +95,17 @@ async def take_questions(
     return sorted((_question(row, db) for row in rows), key=lambda q: (q.received_at, q.id))
 
 
-async def renew_questions(db: Session, holder: str, lease_until: datetime) -> int:
-    """Extend every lease ``holder`` has (it is still answering those); how many."""
+async def renew_questions(
+    db: Session, holder: str, question_ids: Sequence[int], lease_until: datetime
+) -> int:
+    """Extend ``holder``'s leases of these questions (it is still answering them); how many.
+
+    Only those it names: a question it was handed but is not answering (say, kept by a
+    write whose acknowledgement it stopped waiting for) is left to run out and be taken."""
+    member, ids = db.one_of(question_ids)
     return await db.execute(
-        "UPDATE questions SET lease_until = %s WHERE holder = %s", [lease_until, holder]
+        f"UPDATE questions SET lease_until = %s WHERE holder = %s AND id {member}",
+        [lease_until, holder, ids],
     )
 
 

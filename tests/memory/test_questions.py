@@ -67,6 +67,15 @@ async def test_a_process_does_not_take_back_what_it_is_answering(first: MemorySt
     assert await first.take_questions(now=T0 + LEASE / 2, lease=LEASE, limit=5) == []
 
 
+async def test_only_the_leases_named_are_renewed(first: MemoryStore) -> None:
+    answering = await receive(first, 1)
+    await receive(first, 2)  # kept, but the process stopped waiting for it
+
+    assert await first.renew_questions([answering.id], now=T0 + LEASE, lease=LEASE) == 1
+    [left] = await first.take_questions(now=T0 + LEASE * 1.5, lease=LEASE, limit=5)
+    assert left.payload == "q2"
+
+
 @pytest.mark.postgres_only
 async def test_another_replica_takes_a_question_once_its_lease_runs_out(
     first: MemoryStore, url: str
@@ -101,10 +110,10 @@ async def test_a_restarted_process_takes_at_once_what_the_one_before_held(
 async def test_a_renewed_lease_keeps_the_question_from_other_replicas(
     first: MemoryStore, url: str
 ) -> None:
-    await receive(first, 1)
+    question = await receive(first, 1)
     second = await open_store(url, MemoryConfig())
     try:
-        assert await first.renew_questions(now=T0 + LEASE, lease=LEASE) == 1
+        assert await first.renew_questions([question.id], now=T0 + LEASE, lease=LEASE) == 1
         assert await second.take_questions(now=T0 + LEASE * 1.5, lease=LEASE, limit=5) == []
         assert len(await second.take_questions(now=T0 + LEASE * 3, lease=LEASE, limit=5)) == 1
     finally:
@@ -160,7 +169,8 @@ async def test_a_released_question_is_taken_again_from_its_retry_time(first: Mem
     assert await first.take_questions(now=retry_at, lease=LEASE, limit=5) == []
     [taken] = await first.take_questions(now=retry_at + timedelta(seconds=1), lease=LEASE, limit=5)
     assert (taken.id, taken.attempts) == (released.id, 2)
-    assert await first.renew_questions(now=retry_at, lease=LEASE) == 2, "held again"
+    held = [kept.id, released.id]
+    assert await first.renew_questions(held, now=retry_at, lease=LEASE) == 2, "held again"
     assert await first.release_questions(retry_at=retry_at) == 2, "every one, at a stop"
     later = await first.take_questions(now=retry_at + timedelta(seconds=1), lease=LEASE, limit=5)
     assert {question.id for question in later} == {kept.id, released.id}

@@ -7,18 +7,30 @@ from typing import Any
 
 from slack_bolt.context.async_context import AsyncBoltContext
 
-from bot.listeners.events.hand_off import answer_or_ignore
+from bot.answering import BotIdentity, IncomingMessage
+from bot.listeners.events.hand_off import answer_or_ignore, received_in
 from bot.listeners.services import Services
-from bot.listeners.translate import from_app_mention
+from bot.listeners.translate import Ignored, from_app_mention
 from bot.listeners.workspace import identity_in
+from memory import MemoryStore
 
-__all__ = ["app_mention_callback"]
+__all__ = ["app_mention_callback", "translate_mention"]
+
+
+async def translate_mention(
+    body: dict[str, Any], identity: BotIdentity, memory: MemoryStore
+) -> IncomingMessage | Ignored:
+    """:func:`from_app_mention` as a :data:`bot.listeners.keep_before_ack.Translate`."""
+    return from_app_mention(body, identity)
 
 
 def app_mention_callback(
     services: Services,
 ) -> Callable[[dict[str, Any], AsyncBoltContext], Awaitable[None]]:
     async def on_app_mention(body: dict[str, Any], context: AsyncBoltContext) -> None:
+        if (kept := received_in(context)) is not None:
+            answer_or_ignore(services, context, "mention", body, kept.translated, kept=kept)
+            return
         translated = from_app_mention(body, identity_in(services, context))
         answer_or_ignore(services, context, "mention", body, translated)
 

@@ -1,5 +1,5 @@
-"""What ``message`` and ``app_mention`` listeners do with a translated event: start its
-answer (logged by the answering service), or log it as deliberately ignored."""
+"""What ``message`` and ``app_mention`` listeners do with an event: start its answer (logged
+by the answering service), or log it as deliberately ignored."""
 
 from __future__ import annotations
 
@@ -8,15 +8,23 @@ from typing import Any
 from slack_bolt.context.async_context import AsyncBoltContext
 
 from bot.answering import IncomingMessage
+from bot.listeners.keep_before_ack import RECEIVED, Received
 from bot.listeners.services import Services
 from bot.listeners.translate import Ignored, ignored_reason
 from bot.listeners.workspace import answering_in
 
-__all__ = ["answer_or_ignore"]
+__all__ = ["answer_or_ignore", "received_in"]
 
 
 def _slack_id(value: object) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def received_in(context: AsyncBoltContext) -> Received | None:
+    """What :func:`bot.listeners.keep_before_ack.keep_before_ack` kept of the event, if it
+    could keep it."""
+    received = context.get(RECEIVED)
+    return received if isinstance(received, Received) else None
 
 
 def answer_or_ignore(
@@ -25,11 +33,21 @@ def answer_or_ignore(
     kind: str,
     body: dict[str, Any],
     translated: IncomingMessage | Ignored,
+    *,
+    kept: Received | None = None,
 ) -> None:
     """Answer in the background (as the bot of the event's workspace), or log one
-    ``kind`` line with outcome ``ignored``."""
+    ``kind`` line with outcome ``ignored``. A question ``kept`` before the acknowledgement
+    is answered as kept (then finished), a re-delivery logged as one; any other is claimed
+    and answered by this process alone."""
     if isinstance(translated, IncomingMessage):
-        services.inflight.start(answering_in(services, context).answer(translated))
+        service = answering_in(services, context)
+        if kept is None:
+            services.inflight.start(service.answer(translated))
+        elif kept.question is None:
+            services.inflight.start(service.redelivered(translated))
+        else:
+            services.inflight.start(services.kept.answer(service, translated, kept.question))
         return
     event = body.get("event") or {}
     services.observer.ignored(

@@ -1,0 +1,241 @@
+"""A question Slack got its 200 for is answered even when the process answering it is
+killed with SIGKILL mid-answer: once, by the restarted process (SQLite) or by another
+replica (PostgreSQL); and ``/forget`` erases a question not answered yet, so it is never
+answered after all."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import httpx
+import pytest
+
+from bot.answering import IncomingMessage
+from bot.answering.kept_questions import GAVE_UP, TOO_LATE
+from bot.config import Settings
+from bot.server import EVENTS_PATH
+from bot.simulator import FakeLLMServer
+from bot.simulator.model import ScriptedReply
+from bot.simulator.slack_people import SlackPeople
+from bot.simulator.slack_web_api import FakeMessage, FakeSlackWebAPI
+from memory import MemoryConfig, NewQuestion, open_store
+from tests.stored import disk_bytes
+from tests.support.harness import ALICE, dm_channel, start_bot
+from tests.support.process import fakes_env, local_url, run_bot, wait_until_healthy
+from tests.support.replicas import running_replicas
+
+HELD = ScriptedReply.answer("never shown", delay_seconds=300)
+"""The model's answer to the first question, held until the test ends."""
+LEASE_SECONDS = 2
+
+
+class Bot:
+    """``python -m bot`` on one database, started, killed and started again."""
+
+    def __init__(
+        self, env: dict[str, str], tmp_path: Path, fake: FakeSlackWebAPI, http: httpx.AsyncClient
+    ) -> None:
+        self.env = env
+        self.tmp_path = tmp_path
+        self.log = tmp_path / "bot.log"
+        self.process: asyncio.subprocess.Process | None = None
+        self.people = SlackPeople(f"{local_url(env)}{EVENTS_PATH}", fake, http)
+
+    async def start(self) -> SlackPeople:
+        self.process = await run_bot(env=self.env, cwd=self.tmp_path, log_file=self.log)
+        await wait_until_healthy(local_url(self.env), self.process, within=60)
+        return self.people
+
+    async def kill(self) -> None:
+        assert self.process is not None
+        self.process.kill()  # SIGKILL: nothing runs after it
+        await self.process.wait()
+
+    async def stop(self) -> None:
+        if self.process is not None and self.process.returncode is None:
+            self.process.send_signal(signal.SIGTERM)
+            await asyncio.wait_for(self.process.wait(), 30)
+
+
+@pytest.fixture
+async def bot(
+    tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer, http: httpx.AsyncClient
+) -> AsyncIterator[Bot]:
+    env = fakes_env(fake_slack, fake_llm, db=tmp_path / "bot.db")
+    started = Bot(env, tmp_path, fake_slack, http)
+    try:
+        yield started
+    finally:
+        if started.process is not None and started.process.returncode is None:
+            started.process.kill()
+            await started.process.wait()
+
+
+def asked(fake_llm: FakeLLMServer, question: str) -> int:
+    """How many times the model was asked ``question`` (by any process)."""
+    return sum(1 for request in fake_llm.requests if question in str(request["messages"][-1]))
+
+
+async def one_answer(fake_slack: FakeSlackWebAPI, channel: str, *, settle: float) -> FakeMessage:
+    """The one answer in ``channel``, once it is there and ``settle`` seconds more showed
+    no second one."""
+    await fake_slack.wait_for_final_messages(1, channel=channel, within=60)
+    await asyncio.sleep(settle)
+    [answer] = fake_slack.final_messages(channel)
+    return answer
+
+
+async def test_a_question_killed_mid_answer_is_answered_once_by_the_restarted_process(
+    bot: Bot, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    question = "where is the quokka deploy runbook?"
+    people = await bot.start()
+    fake_llm.script(HELD)
+    await people.dm(question)  # its 200: Slack will not send it again
+    await fake_llm.wait_for_requests(1)
+
+    await bot.kill()
+    assert fake_slack.final_messages(dm_channel(ALICE)) == []
+    await bot.start()
+
+    answer = await one_answer(fake_slack, dm_channel(ALICE), settle=2.0)
+    assert answer.text == f"Answer: {question}"
+    assert answer.thread_ts is not None, "answered in the thread under the question"
+    assert asked(fake_llm, question) == 2, "asked once by each process"
+    await bot.stop()
+    store = await open_store(str(tmp_path / "bot.db"), MemoryConfig())
+    try:
+        tomorrow = datetime.now(UTC) + timedelta(days=1)
+        left = await store.take_questions(now=tomorrow, lease=timedelta(minutes=1), limit=9)
+    finally:
+        await store.close()
+    assert left == [], "the answered question is finished"
+    assert "quokka" not in bot.log.read_text(), "a question's text is never logged"
+
+
+async def test_forget_erases_a_question_not_answered_yet_so_it_is_never_answered(
+    bot: Bot, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    people = await bot.start()
+    fake_llm.script(HELD)
+    await people.dm("is the wombat vault key rotated yet?")
+    await fake_llm.wait_for_requests(1)
+
+    response = await people.command("/forget", user=ALICE, channel=dm_channel(ALICE))
+    assert response.status_code == 200
+    assert "1 unanswered question" in response.text
+    assert b"wombat" not in disk_bytes(tmp_path / "bot.db"), "no trace of it on disk"
+    await bot.kill()
+    await bot.start()
+
+    await asyncio.sleep(3.0)  # the restarted process takes up what it finds at once
+    assert fake_slack.final_messages(dm_channel(ALICE)) == []
+    assert len(fake_llm.requests) == 1
+
+
+async def test_a_replica_killed_mid_answer_leaves_its_question_to_another_answering_it_once(
+    database_url: str,
+    tmp_path: Path,
+    fake_slack: FakeSlackWebAPI,
+    fake_llm: FakeLLMServer,
+    http: httpx.AsyncClient,
+) -> None:
+    question = "how do I restart the numbat queue?"
+
+    def env() -> dict[str, str]:
+        return fakes_env(
+            fake_slack,
+            fake_llm,
+            BOT_DB_URL=database_url,
+            QUESTION_LEASE_SECONDS=str(LEASE_SECONDS),
+        )
+
+    async with running_replicas(2, tmp_path, http, env) as (first, second):
+        people = SlackPeople(f"{first.url}{EVENTS_PATH}", fake_slack, http)
+        fake_llm.script(HELD)
+        await people.dm(question)
+        await fake_llm.wait_for_requests(1)
+        await asyncio.sleep(2 * LEASE_SECONDS)  # the first replica renews its lease meanwhile
+        assert asked(fake_llm, question) == 1, "no other replica took it while it was held"
+
+        first.process.kill()
+        await first.process.wait()
+
+        answer = await one_answer(fake_slack, dm_channel(ALICE), settle=2 * LEASE_SECONDS)
+        assert answer.text == f"Answer: {question}"
+        assert asked(fake_llm, question) == 2
+        assert second.process.returncode is None, second.log.read_text()
+        assert "taking up question" in second.log.read_text()
+
+
+async def keep_before_the_bot_starts(
+    db_file: Path, fake_slack: FakeSlackWebAPI, text: str, *, asked_ago: timedelta, takes: int
+) -> None:
+    """Alice's DM ``text``, kept ``asked_ago`` by a process that died, then taken up (and
+    abandoned by their processes too) ``takes`` more times."""
+    message = fake_slack.add_user_message(dm_channel(ALICE), text, user=ALICE)
+    incoming = IncomingMessage(
+        event_id="Ev0KEPT",
+        team_id=fake_slack.team_id,
+        channel_id=message.channel,
+        user_id=ALICE,
+        text=text,
+        ts=message.ts,
+        is_dm=True,
+        reply_in_thread=True,
+    )
+    received = datetime.now(UTC) - asked_ago
+    kept = NewQuestion(
+        team_id=incoming.team_id,
+        user_id=ALICE,
+        received_at=received,
+        payload=incoming.model_dump_json(),
+    )
+    store = await open_store(str(db_file), MemoryConfig())
+    try:
+        assert await store.receive_question(kept, *incoming.dedupe_keys, lease=timedelta(0))
+        for _ in range(takes):
+            later = datetime.now(UTC) + timedelta(seconds=1)
+            assert await store.take_questions(now=later, lease=timedelta(0), limit=1)
+    finally:
+        await store.close()
+
+
+@pytest.mark.parametrize(
+    ("asked_ago", "takes", "notice"),
+    [
+        (timedelta(hours=1), 0, TOO_LATE),
+        (timedelta(seconds=5), 3, GAVE_UP),
+    ],
+    ids=["too_late", "too_many_attempts"],
+)
+async def test_a_question_taken_up_too_late_or_too_often_is_not_answered_and_its_asker_told(
+    settings: Settings,
+    db_file: Path,
+    fake_slack: FakeSlackWebAPI,
+    fake_llm: FakeLLMServer,
+    asked_ago: timedelta,
+    takes: int,
+    notice: str,
+) -> None:
+    await keep_before_the_bot_starts(
+        db_file, fake_slack, "what was the capybara release date?", asked_ago=asked_ago, takes=takes
+    )
+    server = await start_bot(settings)
+    try:
+        [told] = await fake_slack.wait_for_final_messages(1, channel=dm_channel(ALICE), within=30)
+    finally:
+        await server.stop()
+
+    assert told.text == notice
+    assert fake_llm.requests == []
+    store = await open_store(str(db_file), MemoryConfig())
+    try:
+        tomorrow = datetime.now(UTC) + timedelta(days=1)
+        assert await store.take_questions(now=tomorrow, lease=timedelta(0), limit=1) == []
+    finally:
+        await store.close()
