@@ -36,6 +36,7 @@ __all__ = [
     "JsonFormatter",
     "LogHygiene",
     "RedactingFormatter",
+    "causes",
     "configure_logging",
     "exception_trace",
     "redact",
@@ -74,16 +75,19 @@ def exception_trace(error: BaseException) -> str:
     members): each exception's class and every frame's file, line and function; never a
     message, a note, a local or a line of source (which can hold a literal message), as
     any of them can quote what people wrote or a secret."""
-    parts: list[str] = []
-    seen: set[int] = set()
+    return " | which caused | ".join(_frames(cause) for cause in reversed(causes(error)))
+
+
+def causes(error: BaseException) -> list[BaseException]:
+    """``error``, then what it was raised from or while handling, down to the operating
+    system's error: httpx's error wraps httpcore's, which hides (``from None``) anyio's
+    "all connection attempts failed", which wraps the refusal."""
+    chain: list[BaseException] = []
     current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        parts.append(_frames(current))
-        current = current.__cause__ or (
-            None if current.__suppress_context__ else current.__context__
-        )
-    return " | which caused | ".join(reversed(parts))
+    while current is not None and all(current is not seen for seen in chain):
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain
 
 
 def _frames(error: BaseException) -> str:

@@ -7,6 +7,8 @@ import socket
 import httpx
 from pydantic import BaseModel
 
+from bot.logging_setup import causes
+
 __all__ = ["ModelStatus", "describe_endpoint", "probe_model"]
 
 PROBE_TIMEOUT_SECONDS = 5.0
@@ -34,29 +36,17 @@ def describe_endpoint(url: str) -> str:
 
 def _unreachable(error: httpx.HTTPError) -> str:
     """``unreachable``, with the cause an operator acts on when it is a common one."""
-    causes = _causes(error)
-    if any(isinstance(cause, ConnectionRefusedError) for cause in causes):
+    chain = causes(error)
+    if any(isinstance(cause, ConnectionRefusedError) for cause in chain):
         return (
             "is unreachable: it refused the connection (is the model server running, and "
             "listening on that address? In a container, localhost is the container itself)"
         )
-    if any(isinstance(cause, socket.gaierror) for cause in causes):
+    if any(isinstance(cause, socket.gaierror) for cause in chain):
         return "is unreachable: its host name does not resolve (check LLM_BASE_URL)"
     if isinstance(error, httpx.TimeoutException):
         return f"is unreachable: no answer within {PROBE_TIMEOUT_SECONDS:g} s"
     return f"is unreachable ({type(error).__name__})"
-
-
-def _causes(error: BaseException) -> list[BaseException]:
-    """``error`` and what it was raised from, down to the operating system's error (httpx
-    wraps httpcore's, which wraps anyio's "all connection attempts failed", which wraps
-    the refusal)."""
-    chain: list[BaseException] = []
-    seen: BaseException | None = error
-    while seen is not None and seen not in chain:
-        chain.append(seen)
-        seen = seen.__cause__ or seen.__context__
-    return chain
 
 
 def _lists(ids: list[str], model: str) -> bool:
