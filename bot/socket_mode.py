@@ -18,7 +18,7 @@ from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_sdk.errors import SlackApiError
 
 from bot.config import ConfigurationError
-from bot.slack.unreachable import unreachable_cause
+from bot.slack.unreachable import not_connected, unreachable_cause
 
 __all__ = ["SOCKET_TRIES", "connect_socket_mode"]
 
@@ -83,12 +83,10 @@ async def _refusal(url: str) -> str | None:
     try:
         async with asyncio.timeout(TRY_TIMEOUT_SECONDS):
             _, writer = await asyncio.open_connection(host, port)
-    except ConnectionRefusedError:
-        return f"{where} refused the connection"
     except TimeoutError:
         return f"{where} did not answer (timeout)"
     except OSError as error:
-        return f"{where} could not be reached ({error.strerror or type(error).__name__})"
+        return not_connected(where, error)
     writer.close()
     with contextlib.suppress(OSError):
         await writer.wait_closed()

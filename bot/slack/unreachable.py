@@ -12,7 +12,13 @@ from __future__ import annotations
 
 import aiohttp
 
-__all__ = ["CHECK", "SLACK_TRANSPORT_ERRORS", "slack_unreachable", "unreachable_cause"]
+__all__ = [
+    "CHECK",
+    "SLACK_TRANSPORT_ERRORS",
+    "not_connected",
+    "slack_unreachable",
+    "unreachable_cause",
+]
 
 SLACK_TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
     aiohttp.ClientConnectionError,
@@ -28,17 +34,21 @@ def unreachable_cause(error: BaseException, *, timeout: float | None = None) -> 
     """Why a Slack call failed without an answer; None for any other error. ``timeout``
     is the client's, named when the call ran out of it."""
     if isinstance(error, aiohttp.ClientConnectorError):
-        where = f"{error.host}:{error.port}"
-        if isinstance(error.os_error, ConnectionRefusedError):
-            return f"Slack's Web API at {where} refused the connection"
-        reason = error.os_error.strerror or type(error.os_error).__name__
-        return f"Slack's Web API at {where} could not be reached ({reason})"
+        return not_connected(f"Slack's Web API at {error.host}:{error.port}", error.os_error)
     if isinstance(error, TimeoutError):
         within = f" within {timeout:g} s" if timeout is not None else ""
         return f"Slack's Web API did not answer{within} (timeout)"
     if isinstance(error, SLACK_TRANSPORT_ERRORS):
         return f"the connection to Slack's Web API failed ({type(error).__name__})"
     return None
+
+
+def not_connected(where: str, error: OSError) -> str:
+    """Why ``where`` took no connection: it refused it, or the operating system says why it
+    could not be reached."""
+    if isinstance(error, ConnectionRefusedError):
+        return f"{where} refused the connection"
+    return f"{where} could not be reached ({error.strerror or type(error).__name__})"
 
 
 def slack_unreachable(error: BaseException, *, timeout: float | None = None) -> str | None:
