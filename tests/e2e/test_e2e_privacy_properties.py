@@ -251,7 +251,7 @@ async def shared_slack(
         ("ask", 1, "channel", 0, False),
     ]
 )
-@example(  # issue 11's reproduction: Alice's recalled memories, then Bob in her thread
+@example(  # an answer drawing on Alice's memories, then others asking in its thread
     plan=[
         ("ask", 0, "channel", 0, False),
         ("vote", 1, 0, "-1", True, True),
