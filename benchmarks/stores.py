@@ -8,7 +8,7 @@ The measured person (:data:`MEASURED_USER`) keeps all of theirs in their DM, wit
 same text at every store size, so a size changes only how much *other* people's data
 the store holds.
 
-Building goes through memory's own SQL (:func:`memory.sqlite.episodes.record_exchange`
+Building goes through memory's own SQL (:func:`memory.sql.episodes.record_exchange`
 and :func:`memory.sqlite.votes.apply_vote`, the functions behind the public verbs, then
 :func:`memory.sqlite.fts.file_waiting` as the vote queue does) on
 the connection :func:`memory.sqlite.connection.connect` opens. The last
@@ -36,9 +36,11 @@ from sqlite_utils import Database
 from benchmarks.corpus import Corpus
 from benchmarks.harness import BENCH_DIR
 from memory import ConversationKind, MemoryConfig, NewExchange, Scope, VoteEvent
-from memory.sqlite import episodes, fts, votes
+from memory.sql import episodes
+from memory.sqlite import fts, votes
 from memory.sqlite.connection import connect
 from memory.sqlite.fts import align_channel_partitions
+from memory.sqlite.session import shared
 from memory.sqlite.transactions import transaction
 
 __all__ = [
@@ -77,8 +79,9 @@ WRITE_PATH = (
     "embedding_model/tokens.npy",
     "partitions.py",
     "recall_query.py",
+    "sql/episodes.py",
     "sqlite/codec.py",
-    "sqlite/episodes.py",
+    "sqlite/counters.py",
     "sqlite/fts.py",
     "sqlite/migrations.py",
     "sqlite/vectors.py",
@@ -87,6 +90,9 @@ WRITE_PATH = (
 )
 """The modules of :mod:`memory` that decide what a store holds (the index's words
 included): a cached store is reused only while they are unchanged."""
+
+_EPISODES = shared(episodes)
+"""The verbs of :mod:`memory.sql.episodes` as the database thread runs them."""
 
 MEASURED_SEED = 7
 OTHERS_SEED = 11
@@ -168,7 +174,7 @@ def scalar(path: Path, sql: str) -> int:
 def upkeep(db: Database, now: datetime, config: MemoryConfig) -> None:
     """What the bot's hourly upkeep does (``bot.composition``): purge the expired ledger,
     then tidy the full-text index step by step."""
-    episodes.purge_expired(db, now, config)
+    _EPISODES.purge_expired(db, now, config)
     while fts.tidy_index(db):
         pass
 
@@ -185,7 +191,7 @@ def load(path: Path, total: int, config: MemoryConfig) -> None:
         for start in range(0, bulk, BATCH):
             with transaction(db):
                 for exchange, vote in islice(pending, min(BATCH, bulk - start)):
-                    episodes.record_exchange(db, exchange, config)
+                    _EPISODES.record_exchange(db, exchange, config)
                     votes.apply_vote(db, vote, config)
                 fts.file_waiting(db)
             upkeep(db, exchange.created_at, config)
@@ -196,7 +202,7 @@ def load(path: Path, total: int, config: MemoryConfig) -> None:
             elif exchange.created_at >= next_upkeep:
                 upkeep(db, exchange.created_at, config)
                 next_upkeep += UPKEEP_EVERY
-            episodes.record_exchange(db, exchange, config)
+            _EPISODES.record_exchange(db, exchange, config)
             votes.apply_vote(db, vote, config)
             fts.file_waiting(db)  # as the vote queue does once no other vote waits
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -41,8 +41,8 @@ class BackendModules:
     """A backend's modules, one per concern, each with the same functions as the other
     backend's (same names, same keyword arguments, the database handle first)."""
 
-    counters: ModuleType
-    episodes: ModuleType
+    counters: Verbs
+    episodes: Verbs
     erasure: Verbs
     fence: Verbs
     installations: Verbs
@@ -65,8 +65,8 @@ class BackendStore(MemoryStore):
         self._modules = modules
         self._config = config
         self._holder = uuid.uuid4().hex
-        """Names this process when it leases questions (and, on PostgreSQL, episodes to
-        reflect on)."""
+        """Names this process when it leases questions and episodes to reflect on (SQLite's
+        one process leases only questions)."""
 
     async def _call(self, function: Callable[..., Any], /, **arguments: Any) -> Any:
         return await self._runner.run(partial(function, **arguments))
@@ -157,6 +157,7 @@ class BackendStore(MemoryStore):
             self._modules.episodes.awaiting_reflection,
             limit=limit,
             with_successes=self._scores_wanted(with_successes),
+            holder=self._holder,
         )
 
     def _scores_wanted(self, with_successes: bool) -> bool:

@@ -10,13 +10,11 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from memory.models import ConversationKind, Episode, ImportedEpisode, Scope, WisdomNote
+from memory.models import ConversationKind, Episode, Scope, WisdomNote
 
 __all__ = [
-    "IMPORTED_COLUMNS",
     "TimeReader",
     "episode_from_row",
-    "imported_row",
     "scope_from_row",
     "utc",
     "wisdom_from_row",
@@ -25,44 +23,6 @@ __all__ = [
 Row = TypeVar("Row", Episode, WisdomNote)
 TimeReader = Callable[[Any], datetime]
 """Turns a time as the database returns it into a datetime."""
-
-
-IMPORTED_COLUMNS = ", ".join(
-    (
-        "enterprise_id",
-        "team_id",
-        "channel_id",
-        "kind",
-        "requester_id",
-        "thread_ts",
-        "question",
-        "answer",
-        "status",
-        "lesson",
-        "created_at",
-        "validated_at",
-    )
-)
-"""The ``episodes`` columns an imported episode fills, in :func:`imported_row`'s order."""
-
-
-def imported_row(item: ImportedEpisode, write_time: Callable[[datetime], Any]) -> list[Any]:
-    """The values of :data:`IMPORTED_COLUMNS` for an imported episode; each backend passes
-    how it writes a time."""
-    return [
-        item.scope.enterprise_id,
-        item.scope.team_id,
-        item.scope.channel_id,
-        item.scope.kind.value,
-        item.requester_id,
-        item.thread_ts,
-        item.question,
-        item.answer,
-        item.status.value,
-        item.lesson,
-        write_time(item.created_at),
-        write_time(item.validated_at),
-    ]
 
 
 def utc(moment: datetime) -> datetime:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -21,8 +21,8 @@ from psycopg import AsyncConnection
 from psycopg.rows import DictRow
 
 from memory.config import MemoryConfig
-from memory.models import EpisodeStatus
-from memory.sql.session import Params
+from memory.models import Episode, EpisodeStatus
+from memory.sql.session import Params, placeholders
 from memory.subjects import workspace_subject
 
 __all__ = ["Params", "Session"]
@@ -108,12 +108,42 @@ class Session:
     def one_of(self, values: Sequence[int] | Sequence[str]) -> tuple[str, Any]:
         return "= ANY(%s)", list(values)
 
-    async def claim(self, keys: Sequence[str], at: datetime, team_id: str | None) -> bool:
-        from memory.postgres.counters import claim
-
-        return await claim(self, keys, at, team_id)
+    async def insert_episode(self, values: Mapping[str, Any]) -> int:
+        """Numbered by the identity column, whose sequence never goes back."""
+        row = await self.row(
+            f"INSERT INTO episodes ({', '.join(values)}) VALUES ({placeholders(len(values))})"
+            " RETURNING id",
+            list(values.values()),
+        )
+        assert row is not None
+        return int(row["id"])
 
     async def settle_status(self, episode_id: int, config: MemoryConfig) -> EpisodeStatus:
         from memory.postgres.votes import settle_status
 
         return await settle_status(self, episode_id, config)
+
+    async def file_new(self, episode: Episode) -> None:
+        from memory.postgres.fts import index_episode
+
+        await index_episode(self, episode)
+
+    async def awaiting_reflection(
+        self, limit: int, with_successes: bool, holder: str
+    ) -> list[Episode]:
+        from memory.postgres.reflection_queue import awaiting_reflection
+
+        return await awaiting_reflection(self, limit, with_successes, holder)
+
+    async def scored(self, episode_id: int) -> None:
+        """Nothing left to do: scoring it cleared its lease (:attr:`lease_cleared`)."""
+
+    async def increment(self, name: str, by: int) -> None:
+        from memory.postgres.counters import increment
+
+        await increment(self, name, by)
+
+    async def counts(self) -> dict[str, int]:
+        from memory.postgres.counters import counts
+
+        return await counts(self)

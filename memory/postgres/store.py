@@ -12,17 +12,23 @@ from datetime import timedelta
 
 from memory.backend import BackendModules, BackendStore
 from memory.config import MemoryConfig
-from memory.models import Episode
 from memory.postgres import (
-    counters,
-    episodes,
     jobs,
     recall,
     votes,
 )
 from memory.postgres.connection import Database
 from memory.postgres.session import Session
-from memory.sql import erasure, fence, installations, questions, reasons, wisdom
+from memory.sql import (
+    counters,
+    episodes,
+    erasure,
+    fence,
+    installations,
+    questions,
+    reasons,
+    wisdom,
+)
 
 __all__ = ["PostgresMemoryStore"]
 
@@ -52,17 +58,6 @@ class PostgresMemoryStore(BackendStore):
 
     async def ping(self) -> None:
         await self._db.run(_ping)
-
-    async def episodes_awaiting_reflection(
-        self, *, limit: int, with_successes: bool = True
-    ) -> list[Episode]:
-        """Leased to this process, so another replica does not reflect on them too."""
-        return await self._call(
-            episodes.awaiting_reflection,
-            limit=limit,
-            holder=self._holder,
-            with_successes=self._scores_wanted(with_successes),
-        )
 
     async def take_turn(self, job: str, *, every: timedelta) -> bool:
         return await self._call(jobs.take_turn, job=job, every=every)

@@ -2,12 +2,13 @@
 
 Slack sends an acknowledged event only once, so a question that lived only in a process
 killed while answering it would never be answered. Each question is therefore written
-down, in the transaction that claims its message (:meth:`Session.claim`), before Slack
-gets its 200, leased to the process that answers it; that process renews its leases while
-it works, and deletes the question once its asker has the answer, or was told why there
-is none. A question whose lease ran out (its process died) is taken by the next process
-that looks: ``SKIP LOCKED`` on PostgreSQL lets replicas looking at once take different
-ones, and each take counts an attempt, so the bot can give up on one that keeps failing.
+down, in the transaction that claims its message (:func:`memory.sql.counters.claim`),
+before Slack gets its 200, leased to the process that answers it; that process renews its
+leases while it works, and deletes the question once its asker has the answer, or was
+told why there is none. A question whose lease ran out (its process died) is taken by the
+next process that looks: ``SKIP LOCKED`` on PostgreSQL lets replicas looking at once take
+different ones, and each take counts an attempt, so the bot can give up on one that keeps
+failing.
 
 Times are the caller's clock, as elsewhere in memory; a lease is a time, not a duration.
 """
@@ -19,6 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from memory.models import NewQuestion, PendingQuestion
+from memory.sql.counters import claim
 from memory.sql.session import Session
 
 __all__ = [
@@ -48,7 +50,7 @@ async def receive_question(
     """Claim the message's ``keys`` and keep the question, leased to ``holder``, in one
     transaction; None (and nothing kept) when any key was claimed before (a re-delivery)."""
     async with db.transaction():
-        if not await db.claim(keys, question.received_at, question.team_id or None):
+        if not await claim(db, keys, question.received_at, question.team_id or None):
             return None
         row = await db.row(
             "INSERT INTO questions (team_id, user_id, received_at, payload, holder, lease_until,"

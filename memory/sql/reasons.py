@@ -1,8 +1,8 @@
 """Why a person 👎'd an answer of theirs: asking once, and keeping what they said.
 
-That a person was asked about an answer is a claim (:meth:`Session.claim`) of a key naming
-the answer: a keyed hash, kept as long as the answer can be voted on, and no lock on the
-episode's row, which PostgreSQL's reflection queue takes with ``SKIP LOCKED`` (a 👎's
+That a person was asked about an answer is a claim (:func:`memory.sql.counters.claim`) of
+a key naming the answer: a keyed hash, kept as long as the answer can be voted on, and no
+lock on the episode's row, which PostgreSQL's reflection queue takes with ``SKIP LOCKED`` (a 👎's
 lesson would otherwise wait for the next poll)."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from datetime import datetime
 
 from memory import rows
 from memory.models import Episode
+from memory.sql.counters import claim
 from memory.sql.fence import forgotten_since
 from memory.sql.session import Session
 
@@ -31,7 +32,7 @@ async def ask_reason_once(
         if row is None:
             return None
         episode = rows.episode_from_row(row, db.read_time)
-        first = await db.claim([claim_key], at, episode.scope.team_id)
+        first = await claim(db, [claim_key], at, episode.scope.team_id)
         return episode if first else None
 
 

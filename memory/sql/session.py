@@ -13,11 +13,16 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from memory.config import MemoryConfig
-from memory.models import EpisodeStatus
+from memory.models import Episode, EpisodeStatus
 
-__all__ = ["Params", "Session"]
+__all__ = ["Params", "Session", "placeholders"]
 
 Params = Sequence[Any] | Mapping[str, Any]
+
+
+def placeholders(count: int) -> str:
+    """``count`` parameter markers in a row: ``%s, %s, %s``."""
+    return ", ".join(["%s"] * count)
 
 
 class Session(Protocol):
@@ -78,9 +83,33 @@ class Session(Protocol):
         one parameter."""
         ...
 
-    async def claim(self, keys: Sequence[str], at: datetime, team_id: str | None) -> bool:
-        """Claim every key at once; True when none had been claimed before (as keyed
-        hashes; the workspace ``team_id`` lets its claims go when it uninstalls the app)."""
+    async def insert_episode(self, values: Mapping[str, Any]) -> int:
+        """Insert an episode of these column values under a new id, one no episode ever
+        had (so a lesson or score drafted for an erased episode never lands on a newer
+        one); the id."""
+        ...
+
+    async def file_new(self, episode: Episode) -> None:
+        """File a new validated episode in the full-text index and its vectors."""
+        ...
+
+    async def awaiting_reflection(
+        self, limit: int, with_successes: bool, holder: str
+    ) -> list[Episode]:
+        """Failures without a lesson and (``with_successes``) successes without a score,
+        oldest vote first (PostgreSQL leases them to the process ``holder``)."""
+        ...
+
+    async def scored(self, episode_id: int) -> None:
+        """Take a success just scored off the queue of those awaiting a score."""
+        ...
+
+    async def increment(self, name: str, by: int) -> None:
+        """Add ``by`` to the counter ``name``."""
+        ...
+
+    async def counts(self) -> dict[str, int]:
+        """Every counter's value by name."""
         ...
 
     async def settle_status(self, episode_id: int, config: MemoryConfig) -> EpisodeStatus:

@@ -22,9 +22,9 @@ from typing import Any, TypeVar
 from sqlite_utils import Database
 
 from memory.config import MemoryConfig
-from memory.models import EpisodeStatus
-from memory.sql.session import Params
-from memory.sqlite import counters
+from memory.models import Episode, EpisodeStatus
+from memory.sql.session import Params, placeholders
+from memory.sqlite import counters, reflection_queue
 from memory.sqlite.codec import from_db_time, to_db_time
 from memory.sqlite.digests import digest
 from memory.sqlite.fts import file_episodes, unindex_episodes
@@ -67,7 +67,21 @@ class SQLiteSession:
         self.db = db
 
     async def rows(self, sql: str, params: Params = ()) -> list[dict[str, Any]]:
-        return list(self.db.query(_markers(sql), _params(params)))
+        """On the connection itself: sqlite-utils' ``query`` wraps each statement in a
+        savepoint of its own, two more statements for each one. A write outside a
+        transaction (one with ``RETURNING``) commits at once, as ``execute``'s does."""
+        lone = not self.db.conn.in_transaction
+        try:
+            cursor = self.db.conn.execute(_markers(sql), _params(params))
+            columns = [column[0] for column in cursor.description or ()]
+            found = [dict(zip(columns, row, strict=True)) for row in cursor]
+        except BaseException:
+            if lone and self.db.conn.in_transaction:
+                self.db.conn.rollback()
+            raise
+        if lone and self.db.conn.in_transaction:
+            self.db.conn.commit()
+        return found
 
     async def row(self, sql: str, params: Params = ()) -> dict[str, Any] | None:
         found = await self.rows(sql, params)  # to the end: a RETURNING statement finishes
@@ -107,8 +121,35 @@ class SQLiteSession:
     def one_of(self, values: Sequence[int] | Sequence[str]) -> tuple[str, Any]:
         return "IN (SELECT value FROM json_each(%s))", json.dumps(list(values))
 
-    async def claim(self, keys: Sequence[str], at: datetime, team_id: str | None) -> bool:
-        return counters.claim(self.db, keys, at, team_id)
+    async def insert_episode(self, values: Mapping[str, Any]) -> int:
+        """Numbered from the store's count of ids issued (SQLite would reuse the largest
+        rowid once it is deleted), so known before the insert, which needs no ``RETURNING``:
+        SQLite takes longer for an insert with one than for the insert and a read back."""
+        episode_id = counters.next_episode_id(self.db)
+        row = {"id": episode_id, **values}
+        await self.execute(
+            f"INSERT INTO episodes ({', '.join(row)}) VALUES ({placeholders(len(row))})",
+            list(row.values()),
+        )
+        return episode_id
+
+    async def file_new(self, episode: Episode) -> None:
+        file_episodes(self.db, [episode.id])
+
+    async def awaiting_reflection(
+        self, limit: int, with_successes: bool, holder: str
+    ) -> list[Episode]:
+        """Unleased: one process reflects on them."""
+        return reflection_queue.awaiting_reflection(self.db, limit, with_successes)
+
+    async def scored(self, episode_id: int) -> None:
+        reflection_queue.scored(self.db, episode_id)
+
+    async def increment(self, name: str, by: int) -> None:
+        counters.increment(self.db, name, by)
+
+    async def counts(self) -> dict[str, int]:
+        return counters.counts(self.db)
 
     async def settle_status(self, episode_id: int, config: MemoryConfig) -> EpisodeStatus:
         from memory.sqlite.votes import settle_status  # votes run the fence through here

@@ -15,10 +15,17 @@ from sqlite_utils import Database
 from memory.backend import BackendModules, BackendStore
 from memory.config import MemoryConfig
 from memory.models import VoteEvent, VoteOutcome
-from memory.sql import erasure, fence, installations, questions, reasons, wisdom
-from memory.sqlite import (
+from memory.sql import (
     counters,
     episodes,
+    erasure,
+    fence,
+    installations,
+    questions,
+    reasons,
+    wisdom,
+)
+from memory.sqlite import (
     fts,
     recall,
     votes,
@@ -31,8 +38,8 @@ from memory.sqlite.vote_queue import VoteQueue
 __all__ = ["SQLiteMemoryStore"]
 
 _MODULES = BackendModules(
-    counters,
-    episodes,
+    shared(counters),
+    shared(episodes),
     shared(erasure),
     shared(fence),
     shared(installations),

@@ -16,8 +16,8 @@ from memory.models import EpisodeStatus, Vote, VoteEvent, VoteOutcome
 from memory.reactions import BUTTON, Ballot, ballot_for, counted, refusal, status_for, untracked
 from memory.sql import fence
 from memory.sqlite.codec import to_db_time
-from memory.sqlite.episodes import queue_for_score
 from memory.sqlite.fts import reindexing
+from memory.sqlite.reflection_queue import queue_for_score
 from memory.sqlite.session import shared
 from memory.sqlite.transactions import transaction
 

@@ -15,15 +15,16 @@ from sqlite_utils import Database
 from test_forget import disk_bytes, traces
 
 from memory import MemoryConfig, NewExchange, RecallRequest, Scope, VoteEvent, open_store
+from memory.sql import episodes as shared_episodes
 from memory.sql import erasure as shared_erasure
 from memory.sqlite.connection import connect
-from memory.sqlite.episodes import record_exchange
 from memory.sqlite.fts import align_channel_partitions, file_waiting
 from memory.sqlite.recall import recall
 from memory.sqlite.session import shared
 from memory.sqlite.store import SQLiteMemoryStore
 from memory.sqlite.vote_queue import FILING_BATCH, FILING_PAUSE_SECONDS, apply_votes
 
+episodes = shared(shared_episodes)
 erasure = shared(shared_erasure)
 
 pytestmark = pytest.mark.sqlite_only
@@ -35,7 +36,7 @@ ANSWER = "Loosen the Quasimodo bracket, then rerun the flux wizard."
 def _voted(db: Database, config: MemoryConfig, *, user: str, scope: Scope, index: int) -> int:
     """An exchange and its asker's 👍, committed the way the vote queue commits votes."""
     ts = f"1700000000.{index:06d}"
-    episode = record_exchange(
+    episode = episodes.record_exchange(
         db,
         NewExchange(
             scope=scope,

@@ -14,11 +14,15 @@ from test_forget import disk_bytes
 
 from memory import MemoryConfig, MemoryStore, NewExchange, Vote, VoteEvent, open_store
 from memory.partitions import personal_key
-from memory.sqlite import episodes, fts, votes
+from memory.sql import episodes as shared_episodes
+from memory.sqlite import fts, votes
 from memory.sqlite.fts import CREATE_INDEX_QUEUE
 from memory.sqlite.migrations import migrations
+from memory.sqlite.session import shared
 from memory.sqlite.store import SQLiteMemoryStore
 from memory.sqlite.vectors import CREATE_VECTORS
+
+episodes = shared(shared_episodes)
 
 INDEX_STATE = """
 CREATE TABLE index_state (name TEXT PRIMARY KEY, value INTEGER NOT NULL);

@@ -15,11 +15,13 @@ from memory_helpers import CHANNEL, DM, T0, Memory, thumbs_up
 from sqlite_utils import Database
 
 from memory import MemoryConfig, NewExchange, Scope, Vote, open_store
+from memory.sql import episodes as shared_episodes
 from memory.sql import erasure as shared_erasure
-from memory.sqlite import episodes, fts, votes
+from memory.sqlite import fts, votes
 from memory.sqlite.connection import connect
 from memory.sqlite.session import shared
 
+episodes = shared(shared_episodes)
 erasure = shared(shared_erasure)
 
 ROUNDS = 40

@@ -10,9 +10,12 @@ from memory_helpers import DM, T0, thumbs_up
 from sqlite_utils import Database
 
 from memory import MemoryConfig, NewExchange, StoreError, VoteEvent
+from memory.sql import episodes as shared_episodes
 from memory.sqlite.connection import connect
-from memory.sqlite.episodes import record_exchange
+from memory.sqlite.session import shared
 from memory.sqlite.vote_queue import apply_votes
+
+episodes = shared(shared_episodes)
 
 pytestmark = pytest.mark.sqlite_only
 
@@ -22,7 +25,7 @@ CONFIG = MemoryConfig()
 def _answered(db: Database, user: str, ts: str) -> VoteEvent:
     """An exchange of ``user`` in their DM, and the asker's 👍 on it (not applied yet)."""
     scope = DM.model_copy(update={"channel_id": f"D{user}"})
-    record_exchange(
+    episodes.record_exchange(
         db,
         NewExchange(
             scope=scope,

@@ -14,9 +14,12 @@ from memory_helpers import DM, T0
 
 from memory import EpisodeStatus, MemoryConfig, NewExchange, VoteEvent, VoteOutcome
 from memory.errors import StoreError
+from memory.sql import episodes as shared_episodes
 from memory.sqlite.connection import DatabaseThread, engine
-from memory.sqlite.episodes import record_exchange
+from memory.sqlite.session import shared
 from memory.sqlite.vote_queue import VoteQueue
+
+episodes = shared(shared_episodes)
 
 VOTES = 40
 
@@ -43,7 +46,7 @@ async def _exchanges(thread: DatabaseThread, askers: list[str], config: MemoryCo
             message_ts=[f"1700000000.{index:06d}"],
             created_at=T0,
         )
-        await thread.run(lambda db, e=exchange: record_exchange(db, e, config))
+        await thread.run(lambda db, e=exchange: episodes.record_exchange(db, e, config))
 
 
 def _committed(db_path: Path, event: VoteEvent) -> bool:

@@ -1,0 +1,240 @@
+"""Exchanges, their ledger entries, and the episodes' life cycle outside voting."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from memory import rows
+from memory.config import MemoryConfig
+from memory.models import Episode, EpisodeStatus, ImportedEpisode, NewExchange, Scope
+from memory.sql.fence import forgotten_since
+from memory.sql.session import Session, placeholders
+
+__all__ = [
+    "answered_in_thread",
+    "awaiting_reflection",
+    "extend_exchange",
+    "import_episodes",
+    "list_episodes",
+    "purge_expired",
+    "record_exchange",
+    "scopes_with_recent_episodes",
+    "set_importance",
+    "set_lesson",
+]
+
+_PENDING = EpisodeStatus.PENDING.value
+
+
+def _unnumbered(item: NewExchange | ImportedEpisode, **fields: Any) -> Episode:
+    """The episode ``item`` makes, numbered 0 until it is stored, its times in UTC."""
+    common = item.model_dump(include={"requester_id", "thread_ts", "question", "answer"})
+    return Episode(id=0, scope=item.scope, created_at=rows.utc(item.created_at), **common, **fields)
+
+
+async def _insert(db: Session, episode: Episode) -> Episode:
+    """``episode`` stored under a new id, as a read would return it: the columns it fills
+    are the episode's fields."""
+    episode_id = await db.insert_episode(
+        {
+            "enterprise_id": episode.scope.enterprise_id,
+            "team_id": episode.scope.team_id,
+            "channel_id": episode.scope.channel_id,
+            "kind": episode.scope.kind.value,
+            "requester_id": episode.requester_id,
+            "thread_ts": episode.thread_ts,
+            "question": episode.question,
+            "answer": episode.answer,
+            "status": episode.status.value,
+            "lesson": episode.lesson,
+            "created_at": episode.created_at,
+            "validated_at": episode.validated_at,
+        }
+    )
+    return episode.model_copy(update={"id": episode_id})
+
+
+async def record_exchange(
+    db: Session, exchange: NewExchange, config: MemoryConfig
+) -> Episode | None:
+    """Store a pending episode and its ledger rows; None when the asker was forgotten since
+    the exchange began (the erasure fence: nothing that started before it writes after)."""
+    async with db.transaction():
+        await db.lock_person(exchange.requester_id, exchange.scope.team_id)
+        if await forgotten_since(
+            db, exchange.requester_id, exchange.created_at, exchange.scope.team_id
+        ):
+            return None
+        episode = await _insert(db, _unnumbered(exchange, status=EpisodeStatus.PENDING))
+        expires_at = episode.created_at + config.ledger_ttl
+        await _add_parts(db, exchange.scope.channel_id, exchange.message_ts, episode.id, expires_at)
+        return episode
+
+
+async def import_episodes(db: Session, episodes: Sequence[ImportedEpisode]) -> list[int | None]:
+    """Store validated episodes as they are, indexed at once, in one transaction; their
+    ids (None for one whose asker was forgotten after it was created). Their askers are
+    locked in one order, so two imports wait for each other instead of deadlocking."""
+    ids: list[int | None] = []
+    async with db.transaction():
+        for person, team in sorted({(item.requester_id, item.scope.team_id) for item in episodes}):
+            await db.lock_person(person, team)
+        for item in episodes:
+            if await forgotten_since(db, item.requester_id, item.created_at, item.scope.team_id):
+                ids.append(None)
+                continue
+            validated = _unnumbered(
+                item,
+                status=item.status,
+                lesson=item.lesson,
+                validated_at=rows.utc(item.validated_at),
+            )
+            episode = await _insert(db, validated)
+            await db.file_new(episode)
+            ids.append(episode.id)
+    return ids
+
+
+async def _add_parts(
+    db: Session, channel_id: str, message_ts: list[str], episode_id: int, expires_at: datetime
+) -> None:
+    parts = list(dict.fromkeys(message_ts))
+    if not parts:
+        return
+    await db.execute(
+        "INSERT INTO ledger (channel_id, message_ts, episode_id, expires_at) VALUES "
+        + ", ".join(["(%s, %s, %s, %s)"] * len(parts))
+        + " ON CONFLICT (channel_id, message_ts)"
+        " DO UPDATE SET episode_id = excluded.episode_id, expires_at = excluded.expires_at",
+        [value for ts in parts for value in (channel_id, ts, episode_id, expires_at)],
+    )
+
+
+_EXTENDED = "UPDATE episodes SET answer = %s WHERE id = %s{} RETURNING channel_id, created_at"
+
+
+async def extend_exchange(
+    db: Session, episode_id: int, message_ts: list[str], answer: str, config: MemoryConfig
+) -> bool:
+    """Add ledger rows for more parts of a recorded answer and store its text so far;
+    False when the episode is gone (erased, or withdrawn). A pending episode (the usual
+    case: its answer is still streaming) is in no index; one voted on meanwhile is filed
+    again with its new text."""
+    async with db.transaction():
+        row = await db.row(_EXTENDED.format(" AND status = %s"), [answer, episode_id, _PENDING])
+        if row is None:
+            async with db.refiling([episode_id]):
+                row = await db.row(_EXTENDED.format(""), [answer, episode_id])
+        if row is None:
+            return False
+        expires_at = db.read_time(row["created_at"]) + config.ledger_ttl
+        await _add_parts(db, row["channel_id"], message_ts, episode_id, expires_at)
+    return True
+
+
+async def answered_in_thread(db: Session, channel_id: str, thread_ts: str) -> bool:
+    row = await db.row(
+        "SELECT EXISTS (SELECT 1 FROM episodes WHERE channel_id = %s AND thread_ts = %s)"
+        " OR EXISTS (SELECT 1 FROM ledger WHERE channel_id = %s AND message_ts = %s)"
+        " AS answered",
+        [channel_id, thread_ts, channel_id, thread_ts],
+    )
+    assert row is not None
+    return bool(row["answered"])
+
+
+async def awaiting_reflection(
+    db: Session, limit: int, with_successes: bool, holder: str
+) -> list[Episode]:
+    return await db.awaiting_reflection(limit, with_successes, holder)
+
+
+async def set_lesson(db: Session, episode_id: int, lesson: str, reason: str | None) -> bool:
+    """Attach a lesson to an episode that is still a failure with the reason it was drafted
+    from; True when it was attached.
+
+    The check and the write are one statement, so a vote that changed the status, or a
+    reason given while the model was reflecting, can never receive a stale lesson."""
+    async with db.transaction(), db.refiling([episode_id]):
+        changed = await db.execute(
+            f"UPDATE episodes SET lesson = %s{db.lease_cleared}"
+            " WHERE id = %s AND status = %s AND reason IS NOT DISTINCT FROM %s",
+            [lesson, episode_id, EpisodeStatus.FAILURE.value, reason],
+        )
+    return bool(changed)
+
+
+async def set_importance(db: Session, episode_id: int, importance: int) -> bool:
+    """Score an episode that is still a success 1..10; True when the score was stored."""
+    if not 1 <= importance <= 10:
+        raise ValueError(f"importance must be between 1 and 10, not {importance}")
+    async with db.transaction():
+        changed = await db.execute(
+            f"UPDATE episodes SET importance = %s{db.lease_cleared} WHERE id = %s AND status = %s",
+            [importance, episode_id, EpisodeStatus.SUCCESS.value],
+        )
+        if changed:
+            await db.scored(episode_id)
+    return bool(changed)
+
+
+async def purge_expired(db: Session, now: datetime, config: MemoryConfig) -> int:
+    """Delete expired ledger rows, then what they leave useless; returns rows deleted.
+
+    A pending episode without ledger rows can never be validated, so only holds someone's
+    text for nothing. Claims older than the ledger's lifetime cannot meet a retry anymore.
+    """
+    async with db.transaction():
+        ledger = await db.execute("DELETE FROM ledger WHERE expires_at <= %s", [now])
+        episodes = await db.execute(
+            "DELETE FROM episodes WHERE status = 'pending'"
+            " AND NOT EXISTS (SELECT 1 FROM ledger WHERE ledger.episode_id = episodes.id)"
+        )
+        claims = await db.execute("DELETE FROM claims WHERE at <= %s", [now - config.ledger_ttl])
+    return ledger + episodes + claims
+
+
+async def list_episodes(
+    db: Session,
+    user_id: str,
+    *,
+    scope: Scope | None,
+    statuses: frozenset[EpisodeStatus],
+    since: datetime | None,
+    limit: int,
+    team_id: str | None = None,
+) -> list[Episode]:
+    """A person's episodes (in workspace ``team_id``), newest first."""
+    if not statuses:
+        return []
+    values = [status.value for status in statuses]
+    where = ["requester_id = %s", f"status IN ({placeholders(len(values))})"]
+    params: list[Any] = [user_id, *values]
+    if scope is not None:
+        where.append("enterprise_id = %s AND team_id = %s AND channel_id = %s AND kind = %s")
+        params += [scope.enterprise_id, scope.team_id, scope.channel_id, scope.kind.value]
+    if team_id is not None:
+        where.append("team_id = %s")
+        params.append(team_id)
+    if since is not None:
+        where.append("created_at >= %s")
+        params.append(since)
+    found = await db.rows(
+        f"SELECT * FROM episodes WHERE {' AND '.join(where)}"
+        " ORDER BY created_at DESC, id DESC LIMIT %s",
+        [*params, limit],
+    )
+    return [rows.episode_from_row(row, db.read_time) for row in found]
+
+
+async def scopes_with_recent_episodes(db: Session, since: datetime) -> list[tuple[Scope, str]]:
+    validated = [EpisodeStatus.SUCCESS.value, EpisodeStatus.FAILURE.value]
+    found = await db.rows(
+        "SELECT DISTINCT enterprise_id, team_id, channel_id, kind, requester_id FROM episodes"
+        f" WHERE status IN ({placeholders(len(validated))}) AND validated_at >= %s"
+        " ORDER BY enterprise_id, team_id, channel_id, kind, requester_id",
+        [*validated, since],
+    )
+    return [(rows.scope_from_row(row), row["requester_id"]) for row in found]
