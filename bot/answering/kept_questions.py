@@ -29,7 +29,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from bot.answering.incoming import IncomingMessage
-from bot.answering.patience import when_the_store_answers
+from bot.answering.patience import STORE_UNAVAILABLE, when_the_store_answers
 from bot.answering.service import AnswerOutcome, AnswerService
 from memory import NewQuestion, PendingQuestion, Questions, StoreError
 
@@ -114,6 +114,25 @@ class KeptQuestions:
         finally:
             self._answering.discard(question.id)
 
+    async def keep_and_answer(
+        self, service: AnswerService, message: IncomingMessage
+    ) -> AnswerOutcome:
+        """Answer a question acknowledged without being kept (the database was out of
+        reach): kept as soon as the database answers (within ``STORE_RETRY_SECONDS``), then
+        answered as kept; its asker is told when the database stays away."""
+        try:
+            question = await when_the_store_answers(
+                lambda: self.keep(message), within=self._patience
+            )
+        except StoreError as error:
+            log.error("the memory store stayed unavailable (%s)", type(error).__name__)
+            return await service.decline(
+                message, STORE_UNAVAILABLE, outcome=AnswerOutcome.STORE_UNAVAILABLE
+            )
+        if question is None:
+            return await service.redelivered(message)
+        return await self.answer(service, message, question)
+
     async def tend(self, answering_for: AnsweringFor, start: Start) -> None:
         """Renew the leases of the questions being answered here, and take up (with
         ``start``) the questions no process is answering."""
@@ -157,7 +176,8 @@ class KeptQuestions:
             service = await answering_for(message)
             late = self._clock() - question.received_at > self.policy.answer_within
             if late or question.attempts > self.policy.max_attempts:
-                outcome = await service.abandon(message, TOO_LATE if late else GAVE_UP)
+                notice = TOO_LATE if late else GAVE_UP
+                outcome = await service.decline(message, notice, outcome=AnswerOutcome.ABANDONED)
                 await self._settle(question, outcome)
                 return
             await self.answer(service, message, question)

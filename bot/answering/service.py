@@ -218,19 +218,20 @@ class AnswerService:
             event.outcome = outcome.value
             return outcome
 
-    async def abandon(self, message: IncomingMessage, notice: str) -> AnswerOutcome:
+    async def decline(
+        self, message: IncomingMessage, notice: str, *, outcome: AnswerOutcome
+    ) -> AnswerOutcome:
         """Tell the asker, in ``notice``, that their question will not be answered, logged
-        as its ``answer`` event line (outcome ``abandoned``)."""
+        as its ``answer`` event line with ``outcome`` (``slack_unreachable`` instead when
+        nobody could be told)."""
         async with self._logged(message) as event:
             try:
                 await open_reply(self._client, self._target(message)).fail(notice)
-                outcome = AnswerOutcome.ABANDONED
             except SLACK_TRANSPORT_ERRORS as error:
                 log.error("could not tell the person: %s", slack_unreachable(error))
                 outcome = AnswerOutcome.SLACK_UNREACHABLE
             except SlackApiError as error:  # refused for good: telling again changes nothing
                 log.error("could not tell the person: %s", error.response.get("error"))
-                outcome = AnswerOutcome.ABANDONED
             event.outcome = outcome.value
             return outcome
 

@@ -10,9 +10,9 @@ claim, in one write (:meth:`bot.answering.kept_questions.KeptQuestions.keep`); t
 answers it as kept (see :mod:`bot.listeners.events.hand_off`).
 
 When the database cannot be reached within :data:`KEEP_WITHIN_SECONDS` (a restart, a
-failover), the question is acknowledged all the same and handled as before there was a
-store of questions: this process waits for the database (``STORE_RETRY_SECONDS``), claims
-it and answers it; only a process killed during such an outage loses what it held then.
+failover), the question is acknowledged all the same: this process waits for the database
+(``STORE_RETRY_SECONDS``), keeps the question once it answers, and answers it as kept;
+only a process killed before the database is back loses what it held then.
 """
 
 from __future__ import annotations

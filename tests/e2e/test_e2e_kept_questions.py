@@ -10,6 +10,7 @@ import signal
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import pytest
@@ -23,6 +24,7 @@ from bot.simulator.model import ScriptedReply
 from bot.simulator.slack_people import SlackPeople
 from bot.simulator.slack_web_api import FakeMessage, FakeSlackWebAPI
 from memory import MemoryConfig, NewQuestion, open_store
+from tests.e2e.tcp_proxy import TcpProxy
 from tests.stored import disk_bytes
 from tests.support.harness import ALICE, dm_channel, start_bot
 from tests.support.process import fakes_env, local_url, run_bot, wait_until_healthy
@@ -60,6 +62,11 @@ class Bot:
             self.process.send_signal(signal.SIGTERM)
             await asyncio.wait_for(self.process.wait(), 30)
 
+    async def end(self) -> None:
+        """Kill it if it still runs (a test that failed half-way)."""
+        if self.process is not None and self.process.returncode is None:
+            await self.kill()
+
 
 @pytest.fixture
 async def bot(
@@ -70,9 +77,7 @@ async def bot(
     try:
         yield started
     finally:
-        if started.process is not None and started.process.returncode is None:
-            started.process.kill()
-            await started.process.wait()
+        await started.end()
 
 
 def asked(fake_llm: FakeLLMServer, question: str) -> int:
@@ -239,3 +244,46 @@ async def test_a_question_taken_up_too_late_or_too_often_is_not_answered_and_its
         assert await store.take_questions(now=tomorrow, lease=timedelta(0), limit=1) == []
     finally:
         await store.close()
+
+
+async def test_a_question_acknowledged_while_the_database_was_away_is_kept_once_it_is_back(
+    database_url: str,
+    tmp_path: Path,
+    fake_slack: FakeSlackWebAPI,
+    fake_llm: FakeLLMServer,
+    http: httpx.AsyncClient,
+) -> None:
+    question = "who rotates the dingo certificates?"
+    host = urlsplit(database_url)
+    async with TcpProxy(host.hostname or "127.0.0.1", host.port or 5432) as proxy:
+        through = urlunsplit(host._replace(netloc=f"{host.username}@127.0.0.1:{proxy.port}"))
+        first = Bot(
+            fakes_env(fake_slack, fake_llm, BOT_DB_URL=through, QUESTION_LEASE_SECONDS="2"),
+            tmp_path,
+            fake_slack,
+            http,
+        )
+        try:
+            people = await first.start()
+            fake_llm.script(HELD)
+            await proxy.down()
+            await people.dm(question)  # acknowledged though the database is away
+            await proxy.up()
+            await fake_llm.wait_for_requests(1)  # kept once it was back, then answered
+        finally:
+            await first.end()
+    assert "could not be kept before its acknowledgement" in first.log.read_text()
+
+    second = Bot(
+        fakes_env(fake_slack, fake_llm, BOT_DB_URL=database_url, QUESTION_LEASE_SECONDS="2"),
+        tmp_path,
+        fake_slack,
+        http,
+    )
+    try:
+        await second.start()
+        answer = await one_answer(fake_slack, dm_channel(ALICE), settle=4.0)
+    finally:
+        await second.end()
+    assert answer.text == f"Answer: {question}"
+    assert asked(fake_llm, question) == 2

@@ -38,12 +38,12 @@ def answer_or_ignore(
 ) -> None:
     """Answer in the background (as the bot of the event's workspace), or log one
     ``kind`` line with outcome ``ignored``. A question ``kept`` before the acknowledgement
-    is answered as kept (then finished), a re-delivery logged as one; any other is claimed
-    and answered by this process alone."""
+    is answered as kept (then finished), a re-delivery logged as one; any other is kept
+    once the database answers, then answered as kept."""
     if isinstance(translated, IncomingMessage):
         service = answering_in(services, context)
         if kept is None:
-            services.inflight.start(service.answer(translated))
+            services.inflight.start(services.kept.keep_and_answer(service, translated))
         elif kept.question is None:
             services.inflight.start(service.redelivered(translated))
         else:
