@@ -4,7 +4,9 @@ and a real SQLite store on that file, for tests that use the store directly."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -16,7 +18,7 @@ from bot.simulator import FakeLLMServer
 from bot.simulator.slack_web_api import FakeSlackWebAPI
 from bot.slack.streaming import THINKING_PLACEHOLDER
 from memory import MemoryConfig, MemoryStore, open_store
-from tests.support.harness import SIGNING_SECRET, SignedSlack, start_bot
+from tests.support.harness import SIGNING_SECRET, SignedSlack, StartBot, running, start_bot
 from tests.support.postgres_scratch import scratch_schema
 from tests.support.process import fakes_env
 from tests.support.replicas import REPLICAS, Replica, running_replicas
@@ -91,6 +93,20 @@ def slack(
     bot_server: HttpServer, fake_slack: FakeSlackWebAPI, http: httpx.AsyncClient
 ) -> SignedSlack:
     return SignedSlack(bot_server, fake_slack, http)
+
+
+@pytest.fixture
+async def bot_with(
+    settings: Settings, fake_slack: FakeSlackWebAPI, http: httpx.AsyncClient
+) -> AsyncIterator[StartBot]:
+    """Starts the bot with some settings changed, as often as asked; each one stops at the
+    test's end."""
+    async with AsyncExitStack() as stack:
+
+        async def start(**changes: Any) -> SignedSlack:
+            return await stack.enter_async_context(running(settings, fake_slack, http, **changes))
+
+        yield start
 
 
 @pytest.fixture

@@ -7,39 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
 
-import httpx
-import pytest
-
-from bot.config import Settings
 from bot.simulator import FakeLLMServer, ScriptedReply
 from bot.simulator.slack_web_api import FakeSlackWebAPI
 from bot.slack.streaming import THINKING_STATUS
-from tests.support.harness import ALICE, BOB, SignedSlack, dm_channel, start_bot
+from tests.support.harness import ALICE, BOB, StartBot, dm_channel
 
 CROWD = 200
 ASK_AGAIN = re.compile(r"please ask again in about (a minute|\d+ minutes)\.$")
-
-Bounded = Callable[..., Awaitable[SignedSlack]]
-
-
-@pytest.fixture
-async def bounded(
-    settings: Settings, fake_slack: FakeSlackWebAPI, http: httpx.AsyncClient
-) -> AsyncIterator[Bounded]:
-    """Starts the bot with the given settings changed."""
-    servers = []
-
-    async def start(**changes: Any) -> SignedSlack:
-        server = await start_bot(settings.model_copy(update=changes))
-        servers.append(server)
-        return SignedSlack(server, fake_slack, http)
-
-    yield start
-    for server in servers:
-        await server.stop()
 
 
 def _asked(fake_llm: FakeLLMServer) -> list[str]:
@@ -59,10 +34,10 @@ def _statuses(fake_slack: FakeSlackWebAPI, channel: str) -> list[str]:
 
 
 async def test_a_crowd_of_200_is_all_answered_in_arrival_order_each_told_it_waits(
-    bounded: Bounded, fake_llm: FakeLLMServer, fake_slack: FakeSlackWebAPI
+    bot_with: StartBot, fake_llm: FakeLLMServer, fake_slack: FakeSlackWebAPI
 ) -> None:
     slots = 4
-    slack = await bounded(max_concurrent_answers=slots)
+    slack = await bot_with(max_concurrent_answers=slots)
     fake_llm.latency_seconds = 0.05
     people = [f"U{n:04d}CROWD" for n in range(CROWD)]
 
@@ -91,9 +66,9 @@ async def test_a_crowd_of_200_is_all_answered_in_arrival_order_each_told_it_wait
 
 
 async def test_one_persons_burst_does_not_delay_the_next_person(
-    bounded: Bounded, fake_llm: FakeLLMServer, fake_slack: FakeSlackWebAPI
+    bot_with: StartBot, fake_llm: FakeLLMServer, fake_slack: FakeSlackWebAPI
 ) -> None:
-    slack = await bounded(max_concurrent_answers=1)
+    slack = await bot_with(max_concurrent_answers=1)
     fake_llm.latency_seconds = 0.1
     for n in range(10):
         await slack.dm(f"alice's question {n}?", user=ALICE)
@@ -110,9 +85,9 @@ async def test_one_persons_burst_does_not_delay_the_next_person(
 
 
 async def test_a_question_past_the_queue_limit_is_declined_saying_when_to_ask_again(
-    bounded: Bounded, fake_llm: FakeLLMServer, fake_slack: FakeSlackWebAPI
+    bot_with: StartBot, fake_llm: FakeLLMServer, fake_slack: FakeSlackWebAPI
 ) -> None:
-    slack = await bounded(max_concurrent_answers=1, answer_queue_limit=1)
+    slack = await bot_with(max_concurrent_answers=1, answer_queue_limit=1)
     fake_llm.script(ScriptedReply.answer("Alice's answer.", delay_seconds=1.0))
     await slack.dm("what's the staging password policy?", user=ALICE)
     await asyncio.wait_for(fake_llm.wait_for_requests(1), 10)
@@ -130,9 +105,9 @@ async def test_a_question_past_the_queue_limit_is_declined_saying_when_to_ask_ag
 
 
 async def test_a_question_that_waited_past_the_bound_is_declined_saying_when_to_ask_again(
-    bounded: Bounded, fake_llm: FakeLLMServer, fake_slack: FakeSlackWebAPI
+    bot_with: StartBot, fake_llm: FakeLLMServer, fake_slack: FakeSlackWebAPI
 ) -> None:
-    slack = await bounded(max_concurrent_answers=1, answer_wait_seconds=0.5)
+    slack = await bot_with(max_concurrent_answers=1, answer_wait_seconds=0.5)
     fake_llm.script(ScriptedReply.answer("Alice's answer.", delay_seconds=2.0))
     await slack.dm("what's the staging password policy?", user=ALICE)
     await asyncio.wait_for(fake_llm.wait_for_requests(1), 10)
@@ -147,9 +122,9 @@ async def test_a_question_that_waited_past_the_bound_is_declined_saying_when_to_
 
 
 async def test_model_requests_over_the_bound_wait_their_turn(
-    bounded: Bounded, fake_llm: FakeLLMServer
+    bot_with: StartBot, fake_llm: FakeLLMServer
 ) -> None:
-    slack = await bounded(max_concurrent_answers=4, max_concurrent_llm_calls=1)
+    slack = await bot_with(max_concurrent_answers=4, max_concurrent_llm_calls=1)
     fake_llm.script(ScriptedReply.answer("First.", delay_seconds=0.5))
     await slack.dm("first question?", user=ALICE)
     await asyncio.wait_for(fake_llm.wait_for_requests(1), 5)

@@ -9,52 +9,20 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-import httpx
-import pytest
 from pydantic import SecretStr
 
 from bot.answering import STORE_UNAVAILABLE
-from bot.config import Settings
 from bot.simulator import FakeLLMServer
 from bot.simulator.slack_people import reaction_event
 from bot.simulator.slack_web_api import FakeMessage, FakeSlackWebAPI
 from memory import EpisodeStatus
 from tests.e2e.tcp_proxy import TcpProxy
-from tests.support.harness import SignedSlack, dm_channel, start_bot
-from tests.support.postgres_scratch import end_connections, named_connections, scratch_schema
+from tests.support.harness import SignedSlack, StartBot, dm_channel
+from tests.support.postgres_scratch import end_connections, named_connections
 
 PEOPLE = [f"U{n:04d}DBTEST" for n in range(6)]
-
-StartBot = Callable[..., Awaitable[SignedSlack]]
-
-
-@pytest.fixture
-async def database_url() -> AsyncIterator[str]:
-    async with scratch_schema() as url:
-        yield url
-
-
-@pytest.fixture
-async def start(
-    settings: Settings, fake_slack: FakeSlackWebAPI, http: httpx.AsyncClient
-) -> AsyncIterator[StartBot]:
-    """Starts the bot on the PostgreSQL database at a given URL."""
-    servers = []
-
-    async def started(url: str, **changes: Any) -> SignedSlack:
-        server = await start_bot(
-            settings.model_copy(update={"bot_db_url": SecretStr(url), **changes})
-        )
-        servers.append(server)
-        return SignedSlack(server, fake_slack, http)
-
-    yield started
-    for server in servers:
-        await server.stop()
 
 
 def _through(proxy: TcpProxy, url: str) -> str:
@@ -76,10 +44,10 @@ async def _everyone_asks(slack: SignedSlack, question: str) -> None:
 
 
 async def test_after_the_database_ended_every_connection_nothing_fails(
-    start: StartBot, database_url: str, fake_slack: FakeSlackWebAPI
+    bot_with: StartBot, database_url: str, fake_slack: FakeSlackWebAPI
 ) -> None:
     name = f"restart-{uuid.uuid4().hex[:8]}"
-    slack = await start(named_connections(database_url, name))
+    slack = await bot_with(bot_db_url=SecretStr(named_connections(database_url, name)))
     await _everyone_asks(slack, "how do I rotate the staging password?")
     first = await slack.answers(len(PEOPLE), within=30)
     assert await end_connections(name) >= 2, "the bot's pool held several connections"
@@ -102,11 +70,11 @@ async def test_after_the_database_ended_every_connection_nothing_fails(
 
 
 async def test_questions_acknowledged_while_the_database_is_away_are_answered_once_it_is_back(
-    start: StartBot, database_url: str, fake_slack: FakeSlackWebAPI
+    bot_with: StartBot, database_url: str, fake_slack: FakeSlackWebAPI
 ) -> None:
     host = urlsplit(database_url)
     async with TcpProxy(host.hostname or "127.0.0.1", host.port or 5432) as proxy:
-        slack = await start(_through(proxy, database_url))
+        slack = await bot_with(bot_db_url=SecretStr(_through(proxy, database_url)))
         before = await slack.ask_in_dm("warm up?", user=PEOPLE[0])
 
         await proxy.down()  # a restart: connections cut, new ones refused
@@ -127,11 +95,13 @@ async def test_questions_acknowledged_while_the_database_is_away_are_answered_on
 
 
 async def test_a_question_the_database_stays_away_for_too_long_is_told_so(
-    start: StartBot, database_url: str, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
+    bot_with: StartBot, database_url: str, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
 ) -> None:
     host = urlsplit(database_url)
     async with TcpProxy(host.hostname or "127.0.0.1", host.port or 5432) as proxy:
-        slack = await start(_through(proxy, database_url), store_retry_seconds=1.0)
+        slack = await bot_with(
+            bot_db_url=SecretStr(_through(proxy, database_url)), store_retry_seconds=1.0
+        )
         await proxy.down()
         await slack.dm("asked while the database is gone", user=PEOPLE[0])
 

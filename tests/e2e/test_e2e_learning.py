@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from typing import Any
 
-import httpx
 import pytest
 
 from bot.assistant import EXPERIENCE_HEADING
 from bot.assistant.lessons.reflector import REFLECTION_PROMPT
 from bot.assistant.lessons.scorer import SCORING_PROMPT
-from bot.config import Settings
 from bot.simulator import FakeLLMServer
-from bot.simulator.slack_web_api import FakeSlackWebAPI
 from memory.sqlite import vote_queue
-from tests.support.harness import ALICE, BOB, SignedSlack, dm_channel, start_bot
+from tests.support.harness import ALICE, BOB, SignedSlack, StartBot, dm_channel
 
 FIRST = "How do I deploy the billing service to staging?"
 RELATED = "what's the way to get billing deployed on staging"
@@ -82,19 +78,11 @@ async def test_a_thumbs_down_is_recalled_as_what_did_not_work(
     assert f"They asked “{FIRST}” and your answer did not help them." in prompt
 
 
-@pytest.fixture
-async def importance_weighed(
-    settings: Settings, fake_slack: FakeSlackWebAPI, http: httpx.AsyncClient
-) -> AsyncIterator[SignedSlack]:
-    """The bot with ``RECALL_WEIGHT_IMPORTANCE`` above 0, so 👍 answers get scored."""
-    server = await start_bot(settings.model_copy(update={"recall_weight_importance": 1.0}))
-    yield SignedSlack(server, fake_slack, http)
-    await server.stop()
-
-
 async def test_a_vote_wakes_reflection_which_asks_the_model_to_score_the_answer(
-    importance_weighed: SignedSlack, fake_llm: FakeLLMServer
+    bot_with: StartBot, fake_llm: FakeLLMServer
 ) -> None:
+    # With RECALL_WEIGHT_IMPORTANCE above 0, 👍 answers get scored.
+    importance_weighed = await bot_with(recall_weight_importance=1.0)
     answer = await importance_weighed.ask_in_dm(FIRST)
     asked = len(fake_llm.requests)
 

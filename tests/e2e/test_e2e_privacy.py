@@ -15,7 +15,7 @@ from bot.config import Settings
 from bot.simulator import FakeLLMServer
 from bot.simulator.model import ScriptedReply, echo_last_user_message
 from bot.simulator.slack_web_api import FakeSlackWebAPI
-from tests.support.harness import ALICE, BOB, GENERAL, SignedSlack, start_bot
+from tests.support.harness import ALICE, BOB, GENERAL, SignedSlack, running
 
 SECRET = "How do I rotate the wombat vault key on the quokka cluster?"
 ASKS_TO_RECALL = "RECALL-PLEASE: did anything like this come up before?"
@@ -44,12 +44,8 @@ async def sharing_slack(
     http: httpx.AsyncClient,
 ) -> AsyncIterator[SignedSlack]:
     """The bot with ``SHARE_CHANNEL_SUCCESSES`` off, then on."""
-    shared = settings.model_copy(update={"share_channel_successes": request.param})
-    server = await start_bot(shared)
-    try:
-        yield SignedSlack(server, fake_slack, http)
-    finally:
-        await server.stop()
+    async with running(settings, fake_slack, http, share_channel_successes=request.param) as slack:
+        yield slack
 
 
 async def taught_in_channel(slack: SignedSlack, question: str, *, user: str, vote: str) -> None:

@@ -32,7 +32,7 @@ from bot.config import Settings
 from bot.simulator import FakeLLMServer
 from bot.simulator.model import ScriptedReply, echo_last_user_message
 from bot.simulator.slack_web_api import FakeMessage, FakeSlackWebAPI
-from tests.support.harness import GENERAL, SignedSlack, dm_channel, start_bot
+from tests.support.harness import GENERAL, SignedSlack, dm_channel, running
 
 EXAMPLES = int(os.environ.get("PRIVACY_EXAMPLES", "15"))
 TOPICS = ["deploy billing to staging", "rotate the vault keys", "restart the search cluster"]
@@ -229,11 +229,8 @@ async def shared_slack(
 ) -> AsyncIterator[SignedSlack]:
     """The bot with ``SHARE_CHANNEL_SUCCESSES`` off, then on (a channel's 👍 answers are then
     its members' to see too, and nothing else is)."""
-    server = await start_bot(settings.model_copy(update={"share_channel_successes": request.param}))
-    try:
-        yield SignedSlack(server, fake_slack, http)
-    finally:
-        await server.stop()
+    async with running(settings, fake_slack, http, share_channel_successes=request.param) as slack:
+        yield slack
 
 
 @settings(

@@ -30,7 +30,7 @@ from bot.views.reason import (
 )
 from memory import Episode, EpisodeStatus
 from tests.support.block_kit import block_kit_problems, modal_problems
-from tests.support.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel, start_bot
+from tests.support.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel, running
 from tests.support.postgres_scratch import scratch_schema
 
 QUESTION = "How do I undo my last git commit?"
@@ -57,22 +57,12 @@ async def backend(request: pytest.FixtureRequest, settings: Settings) -> AsyncIt
         yield settings.model_copy(update={"bot_db_url": SecretStr(url)})
 
 
-async def running(
-    settings: Settings, fake_slack: FakeSlackWebAPI, http: httpx.AsyncClient, **changes: Any
-) -> AsyncIterator[SignedSlack]:
-    server = await start_bot(settings.model_copy(update=changes))
-    try:
-        yield SignedSlack(server, fake_slack, http)
-    finally:
-        await server.stop()
-
-
 @pytest.fixture
 async def people(
     backend: Settings, fake_slack: FakeSlackWebAPI, http: httpx.AsyncClient
 ) -> AsyncIterator[SignedSlack]:
     """The bot on each backend, people talking to it."""
-    async for slack in running(backend, fake_slack, http):
+    async with running(backend, fake_slack, http) as slack:
         yield slack
 
 
@@ -229,7 +219,7 @@ async def test_a_reply_outside_the_window_or_with_it_off_is_a_question(
     fake_llm: FakeLLMServer,
     http: httpx.AsyncClient,
 ) -> None:
-    async for slack in running(settings, fake_slack, http, reason_reply_minutes=minutes):
+    async with running(settings, fake_slack, http, reason_reply_minutes=minutes) as slack:
         answer = await thumbs_down(slack)
         await asyncio.sleep(0.1)  # 0.001 minutes (60 ms) after the 👎 have passed
 
@@ -329,7 +319,7 @@ async def test_the_down_button_asks_too_and_a_thumbs_up_never_does(
 async def test_nobody_is_asked_about_someone_elses_answer(
     settings: Settings, fake_slack: FakeSlackWebAPI, http: httpx.AsyncClient
 ) -> None:
-    async for slack in running(settings, fake_slack, http, anyone_may_vote=True):
+    async with running(settings, fake_slack, http, anyone_may_vote=True) as slack:
         answer = await slack.ask_in_channel(QUESTION, user=ALICE)
         await slack.vote(answer, user=BOB, reaction="-1")
 
@@ -341,7 +331,7 @@ async def test_nobody_is_asked_about_someone_elses_answer(
 async def test_asking_can_be_turned_off(
     settings: Settings, fake_slack: FakeSlackWebAPI, http: httpx.AsyncClient
 ) -> None:
-    async for slack in running(settings, fake_slack, http, ask_for_reasons=False):
+    async with running(settings, fake_slack, http, ask_for_reasons=False) as slack:
         answer = await thumbs_down(slack)
 
         assert asks(fake_slack) == []
@@ -445,7 +435,7 @@ async def test_nobody_is_shown_a_link_to_someone_elses_answer_or_another_convers
     fake_llm: FakeLLMServer,
     http: httpx.AsyncClient,
 ) -> None:
-    async for slack in running(settings, fake_slack, http, share_channel_successes=True):
+    async with running(settings, fake_slack, http, share_channel_successes=True) as slack:
         alices = await slack.ask_in_channel(QUESTION, user=ALICE)
         await slack.vote(alices, user=ALICE, reaction="+1")
 

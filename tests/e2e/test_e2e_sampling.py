@@ -3,36 +3,21 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
-import httpx
 import pytest
 
 from bot.assistant.lessons.reflector import REFLECTION_PROMPT
 from bot.config import Settings
 from bot.simulator import FakeLLMServer
-from bot.simulator.slack_web_api import FakeSlackWebAPI
-from tests.support.harness import ALICE, SignedSlack, start_bot
+from tests.support.harness import ALICE, SignedSlack, StartBot
 
 QUESTION = "How do I rotate the staging database password?"
 
 
-@pytest.fixture
-async def seeded(
-    settings: Settings, fake_slack: FakeSlackWebAPI, http: httpx.AsyncClient
-) -> AsyncIterator[SignedSlack]:
-    server = await start_bot(
-        settings.model_copy(
-            update={"llm_temperature": 0.0, "llm_seed": 1234, "llm_max_tokens": 180}
-        )
-    )
-    yield SignedSlack(server, fake_slack, http)
-    await server.stop()
-
-
 async def test_answers_are_sampled_at_the_configured_temperature_and_lessons_at_their_own(
-    seeded: SignedSlack, fake_llm: FakeLLMServer
+    bot_with: StartBot, fake_llm: FakeLLMServer
 ) -> None:
+    seeded = await bot_with(llm_temperature=0.0, llm_seed=1234, llm_max_tokens=180)
     answer = await seeded.ask_in_dm(QUESTION)
     asked = len(fake_llm.requests)
 

@@ -20,7 +20,14 @@ from bot.config import ConfigurationError, Settings
 from bot.simulator import FakeLLMServer
 from bot.simulator.slack_web_api import FakeSlackWebAPI
 from bot.socket_mode import connect_socket_mode
-from tests.support.harness import ALICE, BOB, SIGNING_SECRET, SignedSlack, dm_channel, start_bot
+from tests.support.harness import (
+    ALICE,
+    BOB,
+    SIGNING_SECRET,
+    SignedSlack,
+    dm_channel,
+    running,
+)
 from tests.support.process import fakes_env, free_port, run_bot
 
 QUESTION = "what is the staging database password rotation policy?"
@@ -59,17 +66,13 @@ async def _answer_with_slack_at(
 ) -> SignedSlack:
     """The bot, started against the fake Slack, then asked once after its Web API moved to
     ``port``; returns once that answer was given up."""
-    server = await start_bot(settings.model_copy(update={"slack_timeout_seconds": 1}))
-    slack = SignedSlack(server, fake_slack, http)
-    try:
+    async with running(settings, fake_slack, http, slack_timeout_seconds=1) as slack:
         await slack.ask_in_dm("a first question, while Slack answers?", user=BOB)
-        server.bot.client.base_url = f"http://127.0.0.1:{port}/api/"
+        slack.server.bot.client.base_url = f"http://127.0.0.1:{port}/api/"
         await slack.dm(QUESTION, user=ALICE)
         await asyncio.sleep(0.1)
         async with asyncio.timeout(15):
             await slack.settled()
-    finally:
-        await server.stop()
     return slack
 
 

@@ -25,7 +25,6 @@ from bot.assistant.lessons.reflector import REFLECTION_PROMPT
 from bot.assistant.lessons.scorer import SCORING_PROMPT
 from bot.assistant.lessons.summarizer import SUMMARY_PROMPT
 from bot.composition import consolidate_now
-from bot.config import Settings
 from bot.listeners import Services
 from bot.llm import OpenAICompatibleProvider, build_llm_client
 from bot.simulator import FakeLLMServer, ScriptedReply
@@ -46,7 +45,7 @@ from memory import (
 )
 from memory.reflection import ReflectionWorker
 from tests.support.block_kit import block_kit_problems
-from tests.support.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel, start_bot
+from tests.support.harness import ALICE, BOB, GENERAL, SignedSlack, StartBot, dm_channel
 
 LESSON = "Staging deploys use make deploy-staging, never deploy-prod."
 FIRST = "How do I deploy the billing service to staging?"
@@ -268,24 +267,19 @@ async def test_consolidated_notes_reach_later_prompts_of_their_conversation_only
     assert "WISDOM<" not in bobs_prompt
 
 
-async def test_the_app_consolidates_on_its_schedule(settings: Settings) -> None:
+async def test_the_app_consolidates_on_its_schedule(bot_with: StartBot) -> None:
     """CONSOLIDATION_INTERVAL_HOURS drives a background task in the app's lifespan."""
-    server = await start_bot(settings.model_copy(update={"consolidation_interval_hours": 1e-5}))
-    try:
-        services = server.bot.services
-        assert services is not None
-        dm = Scope(team_id="T1", channel_id=dm_channel(ALICE), kind=ConversationKind.DM)
-        await seed_rated(services, ALICE, dm, 1, first_ts=1_800_000_000)
-        for _ in range(500):  # consolidation runs every 36 ms: within 5 s
-            notes = await services.memory.wisdom(dm, ALICE)
-            if notes:
-                break
-            await asyncio.sleep(0.01)
+    services = (await bot_with(consolidation_interval_hours=1e-5)).services
+    dm = Scope(team_id="T1", channel_id=dm_channel(ALICE), kind=ConversationKind.DM)
+    await seed_rated(services, ALICE, dm, 1, first_ts=1_800_000_000)
+    for _ in range(500):  # consolidation runs every 36 ms: within 5 s
+        notes = await services.memory.wisdom(dm, ALICE)
+        if notes:
+            break
+        await asyncio.sleep(0.01)
 
-        [note] = notes
-        assert note.text.startswith(f"WISDOM<{ALICE} seeded question 0")
-    finally:
-        await server.stop()
+    [note] = notes
+    assert note.text.startswith(f"WISDOM<{ALICE} seeded question 0")
 
 
 # -- a feedback click is a vote like a reaction ---------------------------------------------

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
@@ -35,10 +36,12 @@ __all__ = [
     "GENERAL",
     "SIGNING_SECRET",
     "SignedSlack",
+    "StartBot",
     "dm_channel",
     "event_envelope",
     "message_event",
     "reaction_event",
+    "running",
     "sign",
     "start_bot",
 ]
@@ -64,6 +67,24 @@ async def start_bot(
     server = HttpServer(bot, host="127.0.0.1", port=0, grace_seconds=5.0)
     await server.start()
     return server
+
+
+StartBot = Callable[..., Awaitable["SignedSlack"]]
+"""Starts the bot with the settings it is given changed (keyword arguments): the
+``bot_with`` fixture."""
+
+
+@asynccontextmanager
+async def running(
+    settings: Settings, fake: FakeSlackWebAPI, http: httpx.AsyncClient, **changes: Any
+) -> AsyncIterator[SignedSlack]:
+    """The bot started with ``changes`` to ``settings``, as the fake workspace's people talk
+    to it; stopped on exit."""
+    server = await start_bot(settings.model_copy(update=changes))
+    try:
+        yield SignedSlack(server, fake, http)
+    finally:
+        await server.stop()
 
 
 class SignedSlack(SlackPeople):
