@@ -1,38 +1,60 @@
-"""The storage figures on both backends side by side: SQLite (one file) and PostgreSQL.
+"""The storage and recall figures of both backends side by side, at full size: SQLite (one
+file) and PostgreSQL.
 
-Each store grows the way production does, through the public verbs, one exchange and one
-vote per transaction (``record_exchange`` then ``apply_vote``), from the same population
-(:func:`benchmarks.stores.exchanges`). Then, in each: the rate of that ingest, the size on
-disk per million episodes (SQLite: the file after a checkpoint; PostgreSQL: every table,
-index and TOAST relation of the store's schema, ``pg_total_relation_size``), the p99 of
-recalls of the measured person, and how long ``/forget`` takes (the median of
+The stores hold the population of :mod:`benchmarks.stores`. SQLite's is the recall
+benchmark's (:func:`benchmarks.stores.cached_store`: memory's own write path, the last
+50,000 exchanges one vote at a time, with the hourly upkeep). PostgreSQL's holds the same
+episodes written by the bulk import verb (:meth:`memory.MemoryStore.import_episodes`,
+:data:`IMPORT_BATCH` a transaction), each validated as its vote would have, so it has no
+vote or ledger rows; then ``VACUUM ANALYZE``, as autovacuum would run after such a load.
+Both are built once and cached: SQLite's as a file, PostgreSQL's as a database of the
+server of :mod:`tests.support.postgres_scratch` (``TEST_POSTGRES_URL``), named by the layout
+and a digest of the PostgreSQL write path, which each run copies (``CREATE DATABASE ...
+TEMPLATE``) and drops afterwards.
+
+In each copy, in this order: the size on disk per million episodes (SQLite: the file;
+PostgreSQL: every table, index and TOAST relation, ``pg_total_relation_size``); the p99 of
+top-5 recalls of the measured person, each asked in the large store and then at once in a
+:data:`SMALL`-episode one, whose ratio is the growth (median of the rounds'); the rate of
+:data:`INGESTED` new exchanges and their votes through the public verbs
+(``record_exchange`` then ``apply_vote``, one transaction each, as the bot writes them),
+and what they added to the size, per million; and how long ``/forget`` takes (the median of
 :data:`FORGOTTEN` people forgotten one after the other, the measured person first).
 
-Sizes are small (1,000 episodes quick, 20,000 full): these figures compare the backends
-at equal size, not at a million episodes (see ``recall`` and ``ingest`` for those).
-PostgreSQL is the server of :mod:`tests.support.postgres_scratch` (``TEST_POSTGRES_URL``), in a
-schema of its own, dropped afterwards, with ``synchronous_commit`` off as in the tests: a
-commit does not wait for the disk, as SQLite's in WAL mode with ``synchronous=NORMAL``
-does not either (both lose nothing when the bot's process dies). At these sizes the
-per-million figures include each backend's fixed cost of empty tables and indexes.
+PostgreSQL's connections run with ``synchronous_commit`` off, as in the tests: a commit does
+not wait for the disk, as SQLite's in WAL mode with ``synchronous=NORMAL`` does not either
+(both lose nothing when the bot's process dies).
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import shutil
 import statistics
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Iterator
+from contextlib import contextmanager
+from itertools import islice
 from pathlib import Path
+from urllib.parse import quote, urlsplit
 
 import psycopg
+from psycopg import sql
+from pydantic import BaseModel
 
-from benchmarks.harness import BENCH_DIR, Figure, percentile
-from benchmarks.stores import MEASURED_USER, NOW, dm_scope, exchanges, user_id
-from memory import MemoryConfig, MemoryStore, RecallRequest, open_store
-from tests.support.postgres_scratch import scratch_schema
+from benchmarks.harness import BENCH_DIR, Comparison, Figure, Target, percentile
+from benchmarks.recall import FULL_EPISODES, QUICK_EPISODES, measure_recall, queries
+from benchmarks.stores import (
+    LAYOUT_VERSION,
+    cached_store,
+    exchanges,
+    newcomers,
+    user_id,
+)
+from memory import EpisodeStatus, ImportedEpisode, MemoryConfig, NewExchange, VoteEvent, open_store
+from tests.support.postgres_scratch import admin_url
 
 __all__ = ["FIGURES", "NAME", "run"]
 
@@ -41,115 +63,275 @@ BACKENDS = ("sqlite", "postgres")
 FIGURES = tuple(
     f"{figure}_{backend}"
     for backend in BACKENDS
-    for figure in ("ingest_per_second", "mb_per_million_episodes", "recall_p99_ms", "forget_ms")
+    for figure in (
+        "ingest_per_second",
+        "mb_per_million_episodes",
+        "recall_p99_ms",
+        "recall_growth",
+        "forget_ms",
+    )
 )
-RECALLS = 200
+SMALL = 10_000
+IMPORT_BATCH = 500
 FORGOTTEN = 5
+POSTGRES_WRITE_PATH = (
+    "embedding.py",
+    "embedding_model/tokens.npy",
+    "partitions.py",
+    "recall_query.py",
+    "rows.py",
+    "vectors.py",
+    "postgres/codec.py",
+    "postgres/episodes.py",
+    "postgres/fts.py",
+    "postgres/migrations.py",
+)
+"""The modules of :mod:`memory` that decide what an imported PostgreSQL store holds: a
+cached database is reused only while they are unchanged."""
+TARGETS = {
+    "ingest_per_second_postgres": Target(comparison=Comparison.AT_LEAST, bound=500),
+    "mb_per_million_episodes_postgres": Target(comparison=Comparison.AT_MOST, bound=2000),
+    "recall_p99_ms_postgres": Target(comparison=Comparison.AT_MOST, bound=10),
+    "recall_growth_postgres": Target(comparison=Comparison.AT_MOST, bound=1.3),
+    "forget_ms_postgres": Target(comparison=Comparison.AT_MOST, bound=500),
+}
+"""Issue 25's goals for PostgreSQL; SQLite's figures are its baseline."""
 
-Sized = Callable[[], int]
-"""The store's size on disk in bytes, measured after the store is closed."""
+
+class Sizes(BaseModel):
+    """What one run measured in one backend's copy of the large store."""
+
+    total: int
+    built: bool
+    size: int
+    ingested: int
+    grown: int
+    rate: float
+    recall_large: list[float]
+    recall_small: list[float]
+    growths: list[float]
+    forgets: list[tuple[float, int]]
 
 
-@asynccontextmanager
-async def _sqlite() -> AsyncIterator[tuple[str, Sized]]:
+def _postgres_url(database: str) -> str:
+    """The server's URL for ``database``, its commits not waiting for the disk."""
+    parts = urlsplit(admin_url())
+    options = quote("-csynchronous_commit=off")
+    query = f"{parts.query}&options={options}" if parts.query else f"options={options}"
+    return parts._replace(path=f"/{database}", query=query).geturl()
+
+
+def _admin(statement: sql.Composable, params: list[object] | None = None) -> list[tuple]:
+    with psycopg.connect(admin_url(), autocommit=True) as conn:
+        cursor = conn.execute(statement, params)
+        return cursor.fetchall() if cursor.description else []
+
+
+def _imported(exchange: NewExchange, vote: VoteEvent) -> ImportedEpisode:
+    """The episode the exchange becomes once its vote has validated it."""
+    status = EpisodeStatus.FAILURE if vote.reaction == "-1" else EpisodeStatus.SUCCESS
+    return ImportedEpisode(
+        scope=exchange.scope,
+        requester_id=exchange.requester_id,
+        thread_ts=exchange.thread_ts,
+        question=exchange.question,
+        answer=exchange.answer,
+        status=status,
+        created_at=exchange.created_at,
+        validated_at=vote.at,
+    )
+
+
+async def _import(url: str, total: int) -> None:
+    store = await open_store(url, MemoryConfig())
+    try:
+        pending = (_imported(exchange, vote) for exchange, vote in exchanges(total))
+        while batch := list(islice(pending, IMPORT_BATCH)):
+            await store.import_episodes(batch)
+    finally:
+        await store.close()
+
+
+def _postgres_digest() -> str:
+    package = Path(__file__).resolve().parent.parent / "memory"
+    digest = hashlib.sha256()
+    for name in POSTGRES_WRITE_PATH:
+        digest.update((package / name).read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def _cached_database(total: int) -> tuple[str, bool]:
+    """The name of a database holding ``total`` imported episodes (built now if not cached)
+    and whether it was built now. A build is made under a temporary name and renamed when
+    complete."""
+    name = f"bench_v{LAYOUT_VERSION}_{_postgres_digest()}_{total}"
+    if _admin(sql.SQL("SELECT 1 FROM pg_database WHERE datname = %s"), [name]):
+        return name, False
+    building = f"{name}_building"
+    _admin(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(building)))
+    _admin(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(building)))
+    asyncio.run(_import(_postgres_url(building), total))
+    with psycopg.connect(_postgres_url(building), autocommit=True) as conn:
+        conn.execute("VACUUM ANALYZE")
+    _admin(
+        sql.SQL("ALTER DATABASE {} RENAME TO {}").format(
+            sql.Identifier(building), sql.Identifier(name)
+        )
+    )
+    return name, True
+
+
+@contextmanager
+def _postgres_copy(total: int) -> Iterator[tuple[str, bool]]:
+    """A copy of the cached database of ``total`` episodes, dropped afterwards: its URL,
+    and whether the cached one was built now."""
+    name, built = _cached_database(total)
+    copy = f"bench_copy_{total}"
+    _admin(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(copy)))
+    _admin(
+        sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(copy), sql.Identifier(name))
+    )
+    try:
+        yield _postgres_url(copy), built
+    finally:
+        _admin(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(copy)))
+
+
+@contextmanager
+def _sqlite_copy(total: int) -> Iterator[tuple[str, bool]]:
+    """A copy of the cached SQLite store of ``total`` episodes, deleted afterwards."""
+    path, built = cached_store(total, MemoryConfig())
     BENCH_DIR.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="bench-backends-", dir=BENCH_DIR) as directory:
-        path = Path(directory) / "bot.db"
-        yield str(path), lambda: path.stat().st_size
+        copy = Path(directory) / "bot.db"
+        shutil.copyfile(path, copy)
+        yield str(copy), built
 
 
-@asynccontextmanager
-async def _postgres() -> AsyncIterator[tuple[str, Sized]]:
-    async with scratch_schema() as url:
-
-        def size() -> int:
-            with psycopg.connect(url) as conn:
-                row = conn.execute(
-                    "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c"
-                    " JOIN pg_namespace n ON n.oid = c.relnamespace"
-                    " WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'm')"
-                ).fetchone()
-            return int(row[0]) if row else 0
-
-        yield url, size
+def _size(backend: str, location: str) -> int:
+    """The store's bytes on disk, with the store closed."""
+    if backend == "sqlite":
+        return Path(location).stat().st_size
+    with psycopg.connect(location) as conn:
+        row = conn.execute(
+            "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c"
+            " JOIN pg_namespace n ON n.oid = c.relnamespace"
+            " WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'm')"
+        ).fetchone()
+    return int(row[0]) if row else 0
 
 
-_PLACES: dict[str, Callable[[], AbstractAsyncContextManager[tuple[str, Sized]]]] = {
-    "sqlite": _sqlite,
-    "postgres": _postgres,
-}
-
-
-async def _grow(store: MemoryStore, total: int) -> float:
-    """Episodes per second, each exchange and its vote in transactions of their own."""
-    started = time.perf_counter()
-    for exchange, vote in exchanges(total):
-        await store.record_exchange(exchange)
-        await store.apply_vote(vote)
-    return total / (time.perf_counter() - started)
-
-
-async def _recall_p99_ms(store: MemoryStore) -> float:
-    questions = [exchange.question for exchange, _ in exchanges(RECALLS)]
-    samples = []
-    for question in questions:
-        request = RecallRequest(
-            scope=dm_scope(MEASURED_USER), requester_id=MEASURED_USER, text=question, now=NOW
-        )
+async def _ingest_per_second(location: str, count: int) -> float:
+    """Episodes a second through the public verbs, each exchange and its vote in
+    transactions of their own."""
+    population = newcomers(count, first_ts=1_900_000_000)
+    store = await open_store(location, MemoryConfig())
+    try:
         started = time.perf_counter()
-        await store.recall(request)
-        samples.append((time.perf_counter() - started) * 1000)
-    return percentile(samples, 0.99)
+        for exchange, vote in population:
+            await store.record_exchange(exchange)
+            await store.apply_vote(vote)
+        return count / (time.perf_counter() - started)
+    finally:
+        await store.close()
 
 
-async def _forget_ms(store: MemoryStore, person: str) -> tuple[float, int]:
-    """Milliseconds ``/forget`` of the person took, and how many rows it erased."""
-    started = time.perf_counter()
-    report = await store.forget_user(person)
-    return (time.perf_counter() - started) * 1000, report.total
+async def _forget_ms(location: str) -> list[tuple[float, int]]:
+    """Milliseconds each ``/forget`` took, and how many rows it erased."""
+    store = await open_store(location, MemoryConfig())
+    try:
+        forgets = []
+        for index in range(FORGOTTEN):
+            started = time.perf_counter()
+            report = await store.forget_user(user_id(index))
+            forgets.append(((time.perf_counter() - started) * 1000, report.total))
+        return forgets
+    finally:
+        await store.close()
 
 
-async def _measure(backend: str, total: int) -> list[Figure]:
-    async with _PLACES[backend]() as (url, size):
-        store = await open_store(url, MemoryConfig())
-        try:
-            rate = await _grow(store, total)
-        finally:
-            await store.close()
-        grown = await asyncio.to_thread(size)
-        store = await open_store(url, MemoryConfig())
-        try:
-            recall_ms = await _recall_p99_ms(store)
-            forgets = [await _forget_ms(store, user_id(index)) for index in range(FORGOTTEN)]
-        finally:
-            await store.close()
-    where = f"{total} episodes grown one exchange and one vote per transaction"
-    return [
-        Figure(name=f"ingest_per_second_{backend}", value=rate, unit="episodes/s", detail=where),
+def _measure(backend: str, quick: bool) -> Sizes:
+    total = QUICK_EPISODES if quick else FULL_EPISODES
+    copy = _sqlite_copy if backend == "sqlite" else _postgres_copy
+    asked = queries(200 if quick else 1000)
+    ingested = 300 if quick else 2_000
+    with copy(total) as (large, built_large), copy(SMALL) as (small, built_small):
+        size = _size(backend, large)
+        rounds = [
+            asyncio.run(measure_recall(large, small, asked)) for _ in range(1 if quick else 3)
+        ]
+        rate = asyncio.run(_ingest_per_second(large, ingested))
+        grown = _size(backend, large) - size
+        forgets = asyncio.run(_forget_ms(large))
+    return Sizes(
+        total=total,
+        built=built_large or built_small,
+        size=size,
+        ingested=ingested,
+        grown=grown,
+        rate=rate,
+        recall_large=[ms for measured in rounds for ms in measured.large],
+        recall_small=[ms for measured in rounds for ms in measured.small],
+        growths=[percentile(r.large, 0.99) / percentile(r.small, 0.99) for r in rounds],
+        forgets=forgets,
+    )
+
+
+def _figures(backend: str, measured: Sizes) -> list[Figure]:
+    total = measured.total
+    store = (
+        "the recall benchmark's store"
+        if backend == "sqlite"
+        else "episodes imported, no vote or ledger rows"
+    )
+    built = "built now" if measured.built else "cached"
+    figures = [
+        Figure(
+            name=f"ingest_per_second_{backend}",
+            value=measured.rate,
+            unit="episodes/s",
+            detail=f"{measured.ingested} exchanges and their votes through the public verbs,"
+            f" one transaction each, into a copy of the {total}-episode store",
+        ),
         Figure(
             name=f"mb_per_million_episodes_{backend}",
-            value=grown / total,
+            value=measured.size / total,
             unit="MB",
-            detail=f"{grown / 1e6:.1f} MB for {total} episodes",
+            detail=f"{measured.size / 1e6:.0f} MB for {total} episodes ({store}; {built});"
+            f" the {measured.ingested} grown through the verbs added"
+            f" {measured.grown / measured.ingested:.0f} MB per million",
         ),
         Figure(
             name=f"recall_p99_ms_{backend}",
-            value=recall_ms,
+            value=percentile(measured.recall_large, 0.99),
             unit="ms",
-            detail=f"{RECALLS} recalls of one person's DM in the {total}-episode store",
+            detail=f"{len(measured.recall_large)} top-5 recalls of one person's DM in the"
+            f" {total}-episode store, p50 {percentile(measured.recall_large, 0.5):.2f} ms;"
+            f" at {SMALL} episodes p99 {percentile(measured.recall_small, 0.99):.2f} ms",
+        ),
+        Figure(
+            name=f"recall_growth_{backend}",
+            value=statistics.median(measured.growths),
+            unit="x",
+            detail=f"p99 at {total} over p99 at {SMALL} episodes, median of the rounds' "
+            + ", ".join(f"{growth:.2f}" for growth in measured.growths),
         ),
         Figure(
             name=f"forget_ms_{backend}",
-            value=statistics.median(ms for ms, _ in forgets),
+            value=statistics.median(ms for ms, _ in measured.forgets),
             unit="ms",
-            detail=f"/forget of one person in the {total}-episode store, median of {FORGOTTEN}"
-            " people forgotten one after the other ("
-            + ", ".join(f"{ms:.1f} ms for {rows} rows" for ms, rows in forgets)
+            detail=f"/forget in the {total}-episode store, median of {FORGOTTEN} people"
+            " forgotten one after the other ("
+            + ", ".join(f"{ms:.1f} ms for {rows} rows" for ms, rows in measured.forgets)
             + ")",
         ),
     ]
+    for figure in figures:
+        figure.target = TARGETS.get(figure.name)
+    return figures
 
 
 def run(quick: bool) -> list[Figure]:
-    total = 1_000 if quick else 20_000
-    return [figure for backend in BACKENDS for figure in asyncio.run(_measure(backend, total))]
+    return [
+        figure for backend in BACKENDS for figure in _figures(backend, _measure(backend, quick))
+    ]

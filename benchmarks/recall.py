@@ -72,7 +72,9 @@ async def _timed_recall(store: MemoryStore, request: RecallRequest) -> tuple[flo
     return (time.perf_counter() - started) * 1000, bool(recalled)
 
 
-async def measure_recall(large: Path, small: Path, asked: list[RecallRequest]) -> Measured:
+async def measure_recall(
+    large: str | Path, small: str | Path, asked: list[RecallRequest]
+) -> Measured:
     """Each question recalled in the large store, then at once in the small one, so that
     whatever else the machine is doing slows both alike."""
     stores = [await open_store(str(path), MemoryConfig()) for path in (large, small)]
