@@ -5,12 +5,12 @@ The stores hold the population of :mod:`benchmarks.stores`. SQLite's is the reca
 benchmark's (:func:`benchmarks.stores.cached_store`: memory's own write path, the last
 50,000 exchanges one vote at a time, with the hourly upkeep). PostgreSQL's holds the same
 episodes written by the bulk import verb (:meth:`memory.MemoryStore.import_episodes`,
-:data:`IMPORT_BATCH` a transaction), each validated as its vote would have, so it has no
-vote or ledger rows; then ``VACUUM ANALYZE``, as autovacuum would run after such a load.
-Both are built once and cached: SQLite's as a file, PostgreSQL's as a database of the
-server of :mod:`tests.support.postgres_scratch` (``TEST_POSTGRES_URL``), named by the layout
-and a digest of the PostgreSQL write path, which each run copies (``CREATE DATABASE ...
-TEMPLATE``) and drops afterwards.
+:data:`IMPORT_BATCH` a transaction, :data:`IMPORTERS` at once), each validated as its vote
+would have, so it has no vote or ledger rows; then ``VACUUM ANALYZE``, as autovacuum would
+run after such a load. Both are built once and cached: SQLite's as a file, PostgreSQL's as
+a database of the server of :mod:`tests.support.postgres_scratch` (``TEST_POSTGRES_URL``),
+named by the layout and a digest of the PostgreSQL write path, which each run copies
+(``CREATE DATABASE ... TEMPLATE``) and drops afterwards.
 
 In each copy, in this order: the size on disk per million episodes (SQLite: the file;
 PostgreSQL: every table, index and TOAST relation, ``pg_total_relation_size``); the p99 of
@@ -72,7 +72,10 @@ FIGURES = tuple(
     )
 )
 SMALL = 10_000
-IMPORT_BATCH = 500
+INGESTED = 2_000
+"""New exchanges grown through the public verbs (a tenth of them with ``--quick``)."""
+IMPORT_BATCH = 250
+IMPORTERS = 4
 FORGOTTEN = 5
 POSTGRES_WRITE_PATH = (
     "embedding.py",
@@ -143,11 +146,19 @@ def _imported(exchange: NewExchange, vote: VoteEvent) -> ImportedEpisode:
 
 
 async def _import(url: str, total: int) -> None:
+    """The population through the import verb, by :data:`IMPORTERS` callers at once, as
+    several replicas would (a batch's people are locked while it is written, so batches of
+    :data:`IMPORT_BATCH` consecutive exchanges of a store of 1,000 people or more do not
+    wait for one another)."""
     store = await open_store(url, MemoryConfig())
-    try:
-        pending = (_imported(exchange, vote) for exchange, vote in exchanges(total))
+    pending = (_imported(exchange, vote) for exchange, vote in exchanges(total))
+
+    async def importer() -> None:
         while batch := list(islice(pending, IMPORT_BATCH)):
             await store.import_episodes(batch)
+
+    try:
+        await asyncio.gather(*(importer() for _ in range(IMPORTERS)))
     finally:
         await store.close()
 
@@ -254,7 +265,7 @@ def _measure(backend: str, quick: bool) -> Sizes:
     total = QUICK_EPISODES if quick else FULL_EPISODES
     copy = _sqlite_copy if backend == "sqlite" else _postgres_copy
     asked = queries(200 if quick else 1000)
-    ingested = 300 if quick else 2_000
+    ingested = INGESTED // 10 if quick else INGESTED
     with copy(total) as (large, built_large), copy(SMALL) as (small, built_small):
         size = _size(backend, large)
         rounds = [
