@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.answering import AnswerOutcome
+from bot.answering import AnswerOutcome, IncomingMessage
 from bot.answering.kept_questions import KeptQuestions, QuestionPolicy
 from bot.simulator.slack_web_api import FakeSlackWebAPI
 from bot.slack.directory import WebApiDirectory
-from memory import MemoryStore
+from memory import MemoryStore, PendingQuestion
 from tests.answering.test_answer_service import DM, incoming, service
 from tests.support.process import free_port
 
@@ -19,18 +20,26 @@ LEASE = timedelta(seconds=30)
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
 
-def kept_questions(store: MemoryStore) -> KeptQuestions:
+@pytest.fixture
+def kept(store: MemoryStore) -> KeptQuestions:
     policy = QuestionPolicy(lease=LEASE, max_attempts=3, answer_within=timedelta(minutes=10))
     return KeptQuestions(store, policy, store_patience_seconds=1.0, clock=lambda: NOW)
 
 
-async def test_an_answered_question_is_finished(
-    fake_slack: FakeSlackWebAPI, store: MemoryStore
-) -> None:
-    kept = kept_questions(store)
+async def asked(
+    kept: KeptQuestions, fake_slack: FakeSlackWebAPI
+) -> tuple[IncomingMessage, PendingQuestion]:
+    """Alice's question in her DM, kept."""
     message = incoming(fake_slack, "how do I rotate the key?")
     question = await kept.keep(message)
     assert question is not None
+    return message, question
+
+
+async def test_an_answered_question_is_finished(
+    kept: KeptQuestions, fake_slack: FakeSlackWebAPI, store: MemoryStore
+) -> None:
+    message, question = await asked(kept, fake_slack)
 
     outcome = await kept.answer(service(fake_slack, store, "Like this."), message, question)
 
@@ -41,12 +50,9 @@ async def test_an_answered_question_is_finished(
 
 
 async def test_a_question_slack_could_not_be_reached_for_is_tried_again_a_lease_later(
-    fake_slack: FakeSlackWebAPI, store: MemoryStore
+    kept: KeptQuestions, fake_slack: FakeSlackWebAPI, store: MemoryStore
 ) -> None:
-    kept = kept_questions(store)
-    message = incoming(fake_slack, "how do I rotate the key?")
-    question = await kept.keep(message)
-    assert question is not None
+    message, question = await asked(kept, fake_slack)
     answering = service(fake_slack, store, "Never shown.")
     nowhere = AsyncWebClient(token="xoxb-1", base_url=f"http://127.0.0.1:{free_port()}/api/")
     away = answering.for_workspace(nowhere, answering.identity, WebApiDirectory(nowhere))

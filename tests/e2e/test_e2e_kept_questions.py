@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -68,16 +68,31 @@ class Bot:
             await self.kill()
 
 
+MakeBot = Callable[..., Bot]
+"""A :class:`Bot` whose environment has these values besides the fakes'."""
+
+
 @pytest.fixture
-async def bot(
+async def make_bot(
     tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer, http: httpx.AsyncClient
-) -> AsyncIterator[Bot]:
-    env = fakes_env(fake_slack, fake_llm, db=tmp_path / "bot.db")
-    started = Bot(env, tmp_path, fake_slack, http)
+) -> AsyncIterator[MakeBot]:
+    made: list[Bot] = []
+
+    def make(**values: str) -> Bot:
+        made.append(Bot(fakes_env(fake_slack, fake_llm, **values), tmp_path, fake_slack, http))
+        return made[-1]
+
     try:
-        yield started
+        yield make
     finally:
-        await started.end()
+        for bot in made:
+            await bot.end()
+
+
+@pytest.fixture
+def bot(make_bot: MakeBot, tmp_path: Path) -> Bot:
+    """The bot on a SQLite file."""
+    return make_bot(BOT_DB_PATH=str(tmp_path / "bot.db"))
 
 
 def asked(fake_llm: FakeLLMServer, question: str) -> int:
@@ -247,43 +262,24 @@ async def test_a_question_taken_up_too_late_or_too_often_is_not_answered_and_its
 
 
 async def test_a_question_acknowledged_while_the_database_was_away_is_kept_once_it_is_back(
-    database_url: str,
-    tmp_path: Path,
-    fake_slack: FakeSlackWebAPI,
-    fake_llm: FakeLLMServer,
-    http: httpx.AsyncClient,
+    make_bot: MakeBot, database_url: str, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
 ) -> None:
     question = "who rotates the dingo certificates?"
+    lease = {"QUESTION_LEASE_SECONDS": str(LEASE_SECONDS)}
     host = urlsplit(database_url)
     async with TcpProxy(host.hostname or "127.0.0.1", host.port or 5432) as proxy:
         through = urlunsplit(host._replace(netloc=f"{host.username}@127.0.0.1:{proxy.port}"))
-        first = Bot(
-            fakes_env(fake_slack, fake_llm, BOT_DB_URL=through, QUESTION_LEASE_SECONDS="2"),
-            tmp_path,
-            fake_slack,
-            http,
-        )
-        try:
-            people = await first.start()
-            fake_llm.script(HELD)
-            await proxy.down()
-            await people.dm(question)  # acknowledged though the database is away
-            await proxy.up()
-            await fake_llm.wait_for_requests(1)  # kept once it was back, then answered
-        finally:
-            await first.end()
+        first = make_bot(BOT_DB_URL=through, **lease)
+        people = await first.start()
+        fake_llm.script(HELD)
+        await proxy.down()
+        await people.dm(question)  # acknowledged though the database is away
+        await proxy.up()
+        await fake_llm.wait_for_requests(1)  # kept once it was back, then answered
+        await first.kill()
     assert "could not be kept before its acknowledgement" in first.log.read_text()
 
-    second = Bot(
-        fakes_env(fake_slack, fake_llm, BOT_DB_URL=database_url, QUESTION_LEASE_SECONDS="2"),
-        tmp_path,
-        fake_slack,
-        http,
-    )
-    try:
-        await second.start()
-        answer = await one_answer(fake_slack, dm_channel(ALICE), settle=4.0)
-    finally:
-        await second.end()
+    await make_bot(BOT_DB_URL=database_url, **lease).start()
+    answer = await one_answer(fake_slack, dm_channel(ALICE), settle=2 * LEASE_SECONDS)
     assert answer.text == f"Answer: {question}"
     assert asked(fake_llm, question) == 2
