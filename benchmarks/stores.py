@@ -9,7 +9,7 @@ same text at every store size, so a size changes only how much *other* people's 
 the store holds.
 
 Building goes through memory's own SQL (:func:`memory.sql.episodes.record_exchange`
-and :func:`memory.sqlite.votes.apply_vote`, the functions behind the public verbs, then
+and :func:`memory.sql.votes.apply_vote`, the functions behind the public verbs, then
 :func:`memory.sqlite.fts.file_waiting` as the vote queue does) on
 the connection :func:`memory.sqlite.connection.connect` opens. The last
 :data:`GROWN_ONE_BY_ONE` exchanges (all of a smaller store) are written the way the bot
@@ -36,8 +36,8 @@ from sqlite_utils import Database
 from benchmarks.corpus import Corpus
 from benchmarks.harness import BENCH_DIR
 from memory import ConversationKind, MemoryConfig, NewExchange, Scope, VoteEvent
-from memory.sql import episodes
-from memory.sqlite import fts, votes
+from memory.sql import episodes, votes
+from memory.sqlite import fts
 from memory.sqlite.connection import connect
 from memory.sqlite.fts import align_channel_partitions
 from memory.sqlite.session import shared
@@ -80,19 +80,22 @@ WRITE_PATH = (
     "partitions.py",
     "recall_query.py",
     "sql/episodes.py",
+    "sql/votes.py",
     "sqlite/codec.py",
     "sqlite/counters.py",
     "sqlite/fts.py",
     "sqlite/migrations.py",
+    "sqlite/session.py",
     "sqlite/vectors.py",
-    "sqlite/votes.py",
     "vectors.py",
 )
 """The modules of :mod:`memory` that decide what a store holds (the index's words
 included): a cached store is reused only while they are unchanged."""
 
 _EPISODES = shared(episodes)
-"""The verbs of :mod:`memory.sql.episodes` as the database thread runs them."""
+_VOTES = shared(votes)
+"""The verbs of :mod:`memory.sql.episodes` and :mod:`memory.sql.votes` as the database
+thread runs them."""
 
 MEASURED_SEED = 7
 OTHERS_SEED = 11
@@ -192,7 +195,7 @@ def load(path: Path, total: int, config: MemoryConfig) -> None:
             with transaction(db):
                 for exchange, vote in islice(pending, min(BATCH, bulk - start)):
                     _EPISODES.record_exchange(db, exchange, config)
-                    votes.apply_vote(db, vote, config)
+                    _VOTES.apply_vote(db, vote, config)
                 fts.file_waiting(db)
             upkeep(db, exchange.created_at, config)
         next_upkeep: datetime | None = None
@@ -203,7 +206,7 @@ def load(path: Path, total: int, config: MemoryConfig) -> None:
                 upkeep(db, exchange.created_at, config)
                 next_upkeep += UPKEEP_EVERY
             _EPISODES.record_exchange(db, exchange, config)
-            votes.apply_vote(db, vote, config)
+            _VOTES.apply_vote(db, vote, config)
             fts.file_waiting(db)  # as the vote queue does once no other vote waits
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 from memory import models
 from memory.config import MemoryConfig
 from memory.privacy import VALIDATED, Visibility
+from memory.sql.vote_queue import Filing, VoteQueue
 from memory.store import MemoryStore
 
 __all__ = ["BackendModules", "BackendStore", "Runner"]
@@ -49,7 +50,7 @@ class BackendModules:
     questions: Verbs
     reasons: Verbs
     recall: ModuleType
-    votes: ModuleType
+    votes: Verbs
     wisdom: Verbs
 
 
@@ -60,10 +61,18 @@ class BackendStore(MemoryStore):
     """Whether one process at most answers from this store (a SQLite file): a question
     another process holds is then one whose process died."""
 
-    def __init__(self, runner: Runner, modules: BackendModules, config: MemoryConfig) -> None:
+    def __init__(
+        self,
+        runner: Runner,
+        modules: BackendModules,
+        config: MemoryConfig,
+        filing: Filing | None = None,
+    ) -> None:
+        """``filing`` files episodes a vote left to be filed later (SQLite's index queue)."""
         self._runner = runner
         self._modules = modules
         self._config = config
+        self._votes = VoteQueue(runner, modules.votes.apply_votes, config, filing)
         self._holder = uuid.uuid4().hex
         """Names this process when it leases questions and episodes to reflect on (SQLite's
         one process leases only questions)."""
@@ -148,7 +157,13 @@ class BackendStore(MemoryStore):
         )
 
     async def apply_vote(self, event: models.VoteEvent) -> models.VoteOutcome:
-        return await self._call(self._modules.votes.apply_vote, event=event, config=self._config)
+        """Committed with the other votes waiting (see :mod:`memory.sql.vote_queue`);
+        returns once that transaction has committed."""
+        return await self._votes.apply(event)
+
+    async def settle(self) -> None:
+        """Wait until every vote so far is committed, and its episode filed."""
+        await self._votes.settle()
 
     async def episodes_awaiting_reflection(
         self, *, limit: int, with_successes: bool = True

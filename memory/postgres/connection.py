@@ -125,7 +125,9 @@ class Database:
                 async with self._pool.connection() as conn:
                     used = conn
                     async with conn.transaction():
-                        result = await work(Session(conn, self._secret))
+                        session = Session(conn, self._secret)
+                        result = await work(session)
+                        await session.file_restated()
                         committing = True
                 return result
             except _RETRYABLE as error:

@@ -16,6 +16,7 @@ match a partition's few hundred rows.
 
 from __future__ import annotations
 
+import asyncio
 import unicodedata
 from collections.abc import Sequence
 
@@ -25,7 +26,7 @@ from memory.postgres.codec import episode_from_row
 from memory.postgres.session import Session
 from memory.privacy import Visibility
 from memory.recall_query import date_words, indexed_words
-from memory.vectors import episode_vector
+from memory.vectors import episode_vector, episode_vectors
 
 __all__ = [
     "RANK_WEIGHTS",
@@ -34,6 +35,7 @@ __all__ = [
     "partitions",
     "reindex",
     "reindex_episode",
+    "reindex_episodes",
     "unindex_episodes",
 ]
 
@@ -66,26 +68,33 @@ async def unindex_episodes(db: Session, episode_ids: Sequence[int]) -> None:
     await db.execute("DELETE FROM episode_recall WHERE episode_id = ANY(%s)", [list(episode_ids)])
 
 
+_INSERT = (
+    "INSERT INTO episode_recall (episode_id, partitions, doc, vector) VALUES (%(id)s,"
+    " %(keys)s, memory_doc(%(question)s, 'A') || memory_doc(%(answer)s, 'B')"
+    " || memory_doc(%(lesson)s, 'C'), %(vector)s)"
+    " ON CONFLICT (episode_id) DO UPDATE SET partitions = excluded.partitions,"
+    " doc = excluded.doc, vector = excluded.vector"
+)
+
+
+def _row(episode: Episode, vector: bytes | None) -> dict[str, object]:
+    """The parameters of :data:`_INSERT`: the validated episode's recall row."""
+    return {
+        "id": episode.id,
+        "keys": partitions(episode),
+        "question": folded_words(
+            indexed_words(f"{episode.question} {date_words(episode.created_at)}")
+        ),
+        "answer": folded_words(indexed_words(episode.answer)),
+        "lesson": folded_words(indexed_words(episode.lesson or "")),
+        "vector": vector,
+    }
+
+
 async def index_episode(db: Session, episode: Episode) -> None:
     """Write the validated episode's row: its partitions, words and vector (none without a
     model: recall is then full-text only)."""
-    await db.execute(
-        "INSERT INTO episode_recall (episode_id, partitions, doc, vector) VALUES (%(id)s,"
-        " %(keys)s, memory_doc(%(question)s, 'A') || memory_doc(%(answer)s, 'B')"
-        " || memory_doc(%(lesson)s, 'C'), %(vector)s)"
-        " ON CONFLICT (episode_id) DO UPDATE SET partitions = excluded.partitions,"
-        " doc = excluded.doc, vector = excluded.vector",
-        {
-            "id": episode.id,
-            "keys": partitions(episode),
-            "question": folded_words(
-                indexed_words(f"{episode.question} {date_words(episode.created_at)}")
-            ),
-            "answer": folded_words(indexed_words(episode.answer)),
-            "lesson": folded_words(indexed_words(episode.lesson or "")),
-            "vector": episode_vector(episode),
-        },
-    )
+    await db.execute(_INSERT, _row(episode, episode_vector(episode)))
 
 
 async def reindex(db: Session, episode: Episode, *, indexed: bool = True) -> None:
@@ -105,3 +114,21 @@ async def reindex_episode(db: Session, episode_id: int) -> None:
         await unindex_episodes(db, [episode_id])
     else:
         await reindex(db, episode_from_row(row))
+
+
+async def reindex_episodes(db: Session, episode_ids: Sequence[int]) -> None:
+    """:func:`reindex_episode` of each of these episodes, as one batch: their rows sent in
+    one pipeline, their vectors embedded together on a worker thread (the event loop
+    serves other work meanwhile)."""
+    found = await db.rows("SELECT * FROM episodes WHERE id = ANY(%s)", [list(episode_ids)])
+    episodes = [episode_from_row(row) for row in found]
+    validated = [e for e in episodes if e.status is not EpisodeStatus.PENDING]
+    gone = set(episode_ids) - {episode.id for episode in validated}
+    if gone:
+        await unindex_episodes(db, sorted(gone))
+    if validated:
+        vectors = await asyncio.to_thread(episode_vectors, validated)
+        async with db.conn.cursor() as cursor:
+            await cursor.executemany(
+                _INSERT, [_row(e, v) for e, v in zip(validated, vectors, strict=True)]
+            )

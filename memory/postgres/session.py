@@ -13,7 +13,7 @@ import hashlib
 import hmac
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -39,8 +39,11 @@ class Session:
 
     conn: AsyncConnection[DictRow]
     secret: bytes
+    restated: set[int] = field(default_factory=set)
+    """Episodes whose status changed in this transaction: filed at its end, together."""
     lease_cleared = ", reflection_holder = NULL, reflection_until = NULL"
     locked_skipped = " FOR UPDATE SKIP LOCKED"
+    for_update = " FOR UPDATE OF episodes"
 
     async def rows(self, sql: str, params: Params = ()) -> list[dict[str, Any]]:
         cursor = await self.conn.execute(sql, params)
@@ -99,6 +102,24 @@ class Session:
         for episode_id in episode_ids:
             await reindex_episode(self, episode_id)
 
+    @asynccontextmanager
+    async def restating(
+        self, episode_id: int, was: EpisodeStatus, now: EpisodeStatus, config: MemoryConfig
+    ) -> AsyncIterator[None]:
+        """Filed when the work ends (:meth:`file_restated`)."""
+        yield
+        self.restated.add(episode_id)
+
+    async def file_restated(self) -> None:
+        """File the episodes whose status changed, all at once, before the transaction
+        commits: one batch of statements, their vectors embedded together on a worker
+        thread (:func:`memory.postgres.fts.reindex_episodes`)."""
+        if self.restated:
+            from memory.postgres.fts import reindex_episodes
+
+            await reindex_episodes(self, sorted(self.restated))
+            self.restated.clear()
+
     async def unindex(self, episode_ids: Sequence[int]) -> None:
         """Nothing to do: an episode's full-text and vector rows go with it (cascade)."""
 
@@ -117,11 +138,6 @@ class Session:
         )
         assert row is not None
         return int(row["id"])
-
-    async def settle_status(self, episode_id: int, config: MemoryConfig) -> EpisodeStatus:
-        from memory.postgres.votes import settle_status
-
-        return await settle_status(self, episode_id, config)
 
     async def file_new(self, episode: Episode) -> None:
         from memory.postgres.fts import index_episode

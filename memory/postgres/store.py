@@ -15,7 +15,6 @@ from memory.config import MemoryConfig
 from memory.postgres import (
     jobs,
     recall,
-    votes,
 )
 from memory.postgres.connection import Database
 from memory.postgres.session import Session
@@ -27,6 +26,7 @@ from memory.sql import (
     installations,
     questions,
     reasons,
+    votes,
     wisdom,
 )
 
@@ -54,6 +54,7 @@ class PostgresMemoryStore(BackendStore):
         return cls(await Database.open(url), config)
 
     async def close(self) -> None:
+        await self.settle()
         await self._db.close()
 
     async def ping(self) -> None:

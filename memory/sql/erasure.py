@@ -24,6 +24,7 @@ from memory.models import ExportedVote, ForgetReport, UserExport, WorkspaceRepor
 from memory.sql.fence import erase_replies, record_forgetting
 from memory.sql.questions import forget_questions
 from memory.sql.session import Session
+from memory.sql.votes import settle_status
 from memory.sql.wisdom import list_wisdom
 from memory.subjects import workspace_subject
 
@@ -96,7 +97,7 @@ async def forget_user(
         await db.execute("DELETE FROM wisdom WHERE user_id = %s", [user_id])
         counts["questions"] = await forget_questions(db, user_id=user_id)
         for episode_id in others_voted:
-            await db.settle_status(episode_id, config)
+            await settle_status(db, episode_id, config)
         await record_forgetting(db, user_id, at)
     await db.scrub()
     return ForgetReport(user_id=user_id, counts=counts)

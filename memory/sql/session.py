@@ -36,6 +36,10 @@ class Session(Protocol):
     """What ends a ``SELECT`` of rows to lease, so that units of work leasing at once take
     different rows (PostgreSQL's ``FOR UPDATE SKIP LOCKED``; SQLite's one writer needs none)."""
 
+    for_update: str
+    """What a ``SELECT`` of episodes adds at its end to lock their rows until this work
+    ends (PostgreSQL's processes share them; SQLite's write transaction holds the file)."""
+
     async def rows(self, sql: str, params: Params = ()) -> list[dict[str, Any]]: ...
 
     async def row(self, sql: str, params: Params = ()) -> dict[str, Any] | None: ...
@@ -66,6 +70,15 @@ class Session(Protocol):
 
     def refiling(self, episode_ids: Sequence[int]) -> AbstractAsyncContextManager[None]:
         """Re-file these episodes in the full-text index around a change of their keys."""
+        ...
+
+    def restating(
+        self, episode_id: int, was: EpisodeStatus, now: EpisodeStatus, config: MemoryConfig
+    ) -> AbstractAsyncContextManager[None]:
+        """Keep what follows an episode's status (its place in the indexes, the work
+        queued on it) agreeing with it across a change of status from ``was`` to ``now``,
+        made inside the ``with``. Filing it is left to a batch: SQLite's index queue,
+        PostgreSQL's end of this unit of work."""
         ...
 
     async def unindex(self, episode_ids: Sequence[int]) -> None:
@@ -110,8 +123,4 @@ class Session(Protocol):
 
     async def counts(self) -> dict[str, int]:
         """Every counter's value by name."""
-        ...
-
-    async def settle_status(self, episode_id: int, config: MemoryConfig) -> EpisodeStatus:
-        """Derive the episode's status from its votes, and store it if it changed."""
         ...

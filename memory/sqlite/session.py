@@ -27,7 +27,7 @@ from memory.sql.session import Params, placeholders
 from memory.sqlite import counters, reflection_queue
 from memory.sqlite.codec import from_db_time, to_db_time
 from memory.sqlite.digests import digest
-from memory.sqlite.fts import file_episodes, unindex_episodes
+from memory.sqlite.fts import file_episodes, reindexing, unindex_episodes
 from memory.sqlite.transactions import transaction
 
 __all__ = ["SQLiteSession", "run_to_end", "shared"]
@@ -62,6 +62,7 @@ class SQLiteSession:
 
     lease_cleared = ""
     locked_skipped = ""
+    for_update = ""
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -113,6 +114,17 @@ class SQLiteSession:
         yield
         file_episodes(self.db, episode_ids)
 
+    @asynccontextmanager
+    async def restating(
+        self, episode_id: int, was: EpisodeStatus, now: EpisodeStatus, config: MemoryConfig
+    ) -> AsyncIterator[None]:
+        """Filed later, from the index queue (see :mod:`memory.sqlite.fts`)."""
+        from memory.sqlite.reflection_queue import queue_for_score
+
+        with reindexing(self.db, episode_id, later=True, indexed=was is not EpisodeStatus.PENDING):
+            yield
+            queue_for_score(self.db, episode_id, was, now, config)
+
     async def unindex(self, episode_ids: Sequence[int]) -> None:
         """The full-text index keeps no copy of an episode's words: they are taken out
         while the row still holds them (see :mod:`memory.sqlite.fts`)."""
@@ -150,11 +162,6 @@ class SQLiteSession:
 
     async def counts(self) -> dict[str, int]:
         return counters.counts(self.db)
-
-    async def settle_status(self, episode_id: int, config: MemoryConfig) -> EpisodeStatus:
-        from memory.sqlite.votes import settle_status  # votes run the fence through here
-
-        return settle_status(self.db, episode_id, config)
 
     async def scrub(self) -> None:
         """Empty the write-ahead log into the file, whose freed pages ``secure_delete``

@@ -14,7 +14,6 @@ from sqlite_utils import Database
 
 from memory.backend import BackendModules, BackendStore
 from memory.config import MemoryConfig
-from memory.models import VoteEvent, VoteOutcome
 from memory.sql import (
     counters,
     episodes,
@@ -23,17 +22,16 @@ from memory.sql import (
     installations,
     questions,
     reasons,
+    votes,
     wisdom,
 )
 from memory.sqlite import (
     fts,
     recall,
-    votes,
 )
 from memory.sqlite.connection import DatabaseThread
-from memory.sqlite.fts import align_channel_partitions
+from memory.sqlite.fts import align_channel_partitions, file_waiting
 from memory.sqlite.session import shared
-from memory.sqlite.vote_queue import VoteQueue
 
 __all__ = ["SQLiteMemoryStore"]
 
@@ -46,7 +44,7 @@ _MODULES = BackendModules(
     shared(questions),
     shared(reasons),
     recall,
-    votes,
+    shared(votes),
     shared(wisdom),
 )
 
@@ -65,15 +63,14 @@ class SQLiteMemoryStore(BackendStore):
     one_process = True
 
     def __init__(self, thread: DatabaseThread, config: MemoryConfig) -> None:
-        super().__init__(thread, _MODULES, config)
+        super().__init__(thread, _MODULES, config, filing=file_waiting)
         self._thread = thread
-        self._votes = VoteQueue(thread, config)
 
     @classmethod
     async def open(cls, path: Path | str, config: MemoryConfig) -> SQLiteMemoryStore:
         """Open (creating and migrating if needed) the database at ``path``, its index
         aligned with whether ``config`` shares channel successes, and file what a vote
-        left in the index queue (see :mod:`memory.sqlite.vote_queue`)."""
+        left in the index queue (see :mod:`memory.sql.vote_queue`)."""
         thread = await DatabaseThread.open(Path(path))
         share = config.share_channel_successes
         await thread.run(lambda db: align_channel_partitions(db, share=share))
@@ -81,21 +78,12 @@ class SQLiteMemoryStore(BackendStore):
         store._votes.file_soon()
         return store
 
-    async def settle(self) -> None:
-        """Wait until every vote so far is committed and its episode filed in the index."""
-        await self._votes.settle()
-
     async def close(self) -> None:
-        await self._votes.settle()
+        await self.settle()
         await self._thread.close(_checkpoint)
 
     async def ping(self) -> None:
         await self._thread.run(_ping)
-
-    async def apply_vote(self, event: VoteEvent) -> VoteOutcome:
-        """Committed with the other votes waiting for the database thread (see
-        :mod:`memory.sqlite.vote_queue`); returns once that transaction has committed."""
-        return await self._votes.apply(event)
 
     async def tidy_index(self) -> bool:
         """One step of merging the full-text index's segments (see

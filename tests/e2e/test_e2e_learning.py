@@ -11,7 +11,7 @@ from bot.assistant import EXPERIENCE_HEADING
 from bot.assistant.lessons.reflector import REFLECTION_PROMPT
 from bot.assistant.lessons.scorer import SCORING_PROMPT
 from bot.simulator import FakeLLMServer
-from memory.sqlite import vote_queue
+from memory.sql.vote_queue import VoteQueue
 from tests.support.harness import ALICE, BOB, SignedSlack, StartBot, dm_channel
 
 FIRST = "How do I deploy the billing service to staging?"
@@ -153,10 +153,10 @@ async def test_the_question_right_after_a_thumbs_up_sees_it_before_the_index_cat
     """A vote leaves its episode's filing in the index to a later batch; recall files what
     waits in the asker's conversation first. Here the batch never comes."""
 
-    def never(db: object, **_: object) -> int:
-        return 0
+    async def never(queue: VoteQueue) -> None:
+        queue._unfiled = 0
 
-    monkeypatch.setattr(vote_queue, "file_waiting", never)
+    monkeypatch.setattr(VoteQueue, "_file", never)
     answer = await slack.ask_in_dm(FIRST)
 
     await slack.vote(answer, user=ALICE, reaction="+1")

@@ -17,12 +17,13 @@ from test_forget import disk_bytes, traces
 from memory import MemoryConfig, NewExchange, RecallRequest, Scope, VoteEvent, open_store
 from memory.sql import episodes as shared_episodes
 from memory.sql import erasure as shared_erasure
+from memory.sql import votes
+from memory.sql.vote_queue import FILING_BATCH, FILING_PAUSE_SECONDS
 from memory.sqlite.connection import connect
 from memory.sqlite.fts import align_channel_partitions, file_waiting
 from memory.sqlite.recall import recall
 from memory.sqlite.session import shared
 from memory.sqlite.store import SQLiteMemoryStore
-from memory.sqlite.vote_queue import FILING_BATCH, FILING_PAUSE_SECONDS, apply_votes
 
 episodes = shared(shared_episodes)
 erasure = shared(shared_erasure)
@@ -51,8 +52,8 @@ def _voted(db: Database, config: MemoryConfig, *, user: str, scope: Scope, index
     )
     assert episode is not None
     vote = thumbs_up(scope, ts, user)
-    [outcome] = apply_votes(db, [vote], config)
-    assert not isinstance(outcome, Exception) and outcome.applied
+    [outcome] = shared(votes).apply_votes(db, [vote], config)
+    assert outcome.applied
     return episode.id
 
 
@@ -114,8 +115,8 @@ def test_a_vote_removed_before_filing_files_nothing(db_path: Path) -> None:
             added=False,
             at=T0 + timedelta(minutes=2),
         )
-        [outcome] = apply_votes(db, [removal], config)
-        assert not isinstance(outcome, Exception) and outcome.applied
+        [outcome] = shared(votes).apply_votes(db, [removal], config)
+        assert outcome.applied
         assert _recall(db, config, user="U1", scope=DM) == []
         assert _filed(db) == set() and _waiting(db) == set()
         assert episode_id not in _filed(db)

@@ -15,7 +15,8 @@ from test_forget import disk_bytes
 from memory import MemoryConfig, MemoryStore, NewExchange, Vote, VoteEvent, open_store
 from memory.partitions import personal_key
 from memory.sql import episodes as shared_episodes
-from memory.sqlite import fts, votes
+from memory.sql import votes
+from memory.sqlite import fts
 from memory.sqlite.fts import CREATE_INDEX_QUEUE
 from memory.sqlite.migrations import migrations
 from memory.sqlite.session import shared
@@ -122,7 +123,7 @@ def _build_before_contentless_index(path: Path, config: MemoryConfig) -> None:
             config,
         )
         event = thumbs_up(scope, ts, user)
-        assert votes.apply_vote(db, event, config).applied
+        assert shared(votes).apply_vote(db, event, config).applied
     db.execute("DROP TABLE episode_vectors")  # not there yet: migration 8 creates it
     db.execute("DROP TABLE index_state")
     db.execute("DROP TABLE index_queue")  # nor this: migration 12
@@ -183,7 +184,7 @@ def _build_with_every_word_indexed(path: Path, config: MemoryConfig) -> None:
         event = VoteEvent(
             channel_id=DM.channel_id, message_ts=ts, voter_id=user, reaction="+1", added=True, at=T0
         )
-        assert votes.apply_vote(db, event, config).applied
+        assert shared(votes).apply_vote(db, event, config).applied
     # Refile the index the old way: every word, as it was written before migration 10.
     db.execute("INSERT INTO episodes_fts (episodes_fts) VALUES ('delete-all')")
     for row in list(db.query("SELECT * FROM episodes")):

@@ -17,7 +17,8 @@ from sqlite_utils import Database
 from memory import MemoryConfig, NewExchange, Scope, Vote, open_store
 from memory.sql import episodes as shared_episodes
 from memory.sql import erasure as shared_erasure
-from memory.sqlite import fts, votes
+from memory.sql import votes
+from memory.sqlite import fts
 from memory.sqlite.connection import connect
 from memory.sqlite.session import shared
 
@@ -74,7 +75,7 @@ def _voted_exchange(db: Database, scope: Scope, config: MemoryConfig) -> None:
         created_at=T0,
     )
     episodes.record_exchange(db, exchange, config)
-    votes.apply_vote(db, thumbs_up(scope, "1000.000100", "U1"), config)
+    shared(votes).apply_vote(db, thumbs_up(scope, "1000.000100", "U1"), config)
 
 
 def _meanwhile(monkeypatch: pytest.MonkeyPatch, bot: Database, other: Callable[[], None]) -> None:

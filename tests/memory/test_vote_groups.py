@@ -1,5 +1,6 @@
-"""Votes committed in a group (SQLite): one transaction for the group, and a vote that
-fails undoes its own writes only."""
+"""Votes applied in a group (:func:`memory.sql.votes.apply_votes`, here on SQLite): one
+transaction for the group, which commits every vote or none (the queue then applies each
+alone: see test_vote_queue)."""
 
 from __future__ import annotations
 
@@ -9,17 +10,18 @@ import pytest
 from memory_helpers import DM, T0, thumbs_up
 from sqlite_utils import Database
 
-from memory import MemoryConfig, NewExchange, StoreError, VoteEvent
+from memory import MemoryConfig, NewExchange, VoteEvent
 from memory.sql import episodes as shared_episodes
-from memory.sqlite.connection import connect
+from memory.sql import votes as sql_votes
+from memory.sqlite.connection import connect, engine
 from memory.sqlite.session import shared
-from memory.sqlite.vote_queue import apply_votes
 
 episodes = shared(shared_episodes)
 
 pytestmark = pytest.mark.sqlite_only
 
 CONFIG = MemoryConfig()
+apply_votes = shared(sql_votes).apply_votes
 
 
 def _answered(db: Database, user: str, ts: str) -> VoteEvent:
@@ -52,22 +54,20 @@ def _state(db: Database) -> list[tuple[str, str, int]]:
     ]
 
 
-def test_a_vote_that_fails_in_a_group_undoes_its_own_writes_only(tmp_path: Path) -> None:
+def test_a_vote_that_fails_in_a_group_undoes_the_whole_group(tmp_path: Path) -> None:
     db = connect(tmp_path / "bot.db")
     votes = [_answered(db, user, f"1700000000.00000{n}") for n, user in enumerate("ABC")]
-    # B's vote is stored, then its status change fails: the stored vote must go too.
+    # B's vote is stored, then its status change fails: A's vote, before it, must go too.
     db.execute(
         "CREATE TRIGGER refuse BEFORE UPDATE OF status ON episodes"
         " WHEN NEW.requester_id = 'B' BEGIN SELECT RAISE(ABORT, 'refused'); END"
     )
 
-    first, failed, last = apply_votes(db, votes, CONFIG)
+    with pytest.raises(engine.IntegrityError):
+        apply_votes(db, votes, CONFIG)
 
-    assert isinstance(failed, StoreError)
-    assert not isinstance(first, Exception) and first.applied
-    assert not isinstance(last, Exception) and last.applied
-    assert not db.conn.in_transaction, "the group was committed"
-    assert _state(db) == [("A", "success", 1), ("B", "pending", 0), ("C", "success", 1)]
+    assert not db.conn.in_transaction, "the group was rolled back"
+    assert _state(db) == [("A", "pending", 0), ("B", "pending", 0), ("C", "pending", 0)]
 
 
 def test_a_vote_applied_twice_in_one_group_counts_once(tmp_path: Path) -> None:
@@ -76,6 +76,6 @@ def test_a_vote_applied_twice_in_one_group_counts_once(tmp_path: Path) -> None:
 
     once, again = apply_votes(db, [vote, vote], CONFIG)
 
-    assert not isinstance(once, Exception) and once.applied
-    assert not isinstance(again, Exception) and not again.applied
+    assert once.applied
+    assert not again.applied
     assert _state(db) == [("A", "success", 1)]

@@ -1,5 +1,6 @@
-"""Votes committed in groups (SQLite): one transaction for the votes waiting together,
-each caller answered only once its vote is committed, a failing vote failing alone."""
+"""Votes committed in groups (the queue both backends use, here on SQLite's thread): one
+transaction for the votes waiting together, each caller answered only once its vote is
+committed, a failing vote failing alone."""
 
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ from memory_helpers import DM, T0
 from memory import EpisodeStatus, MemoryConfig, NewExchange, VoteEvent, VoteOutcome
 from memory.errors import StoreError
 from memory.sql import episodes as shared_episodes
+from memory.sql import votes
+from memory.sql.vote_queue import VoteQueue
 from memory.sqlite.connection import DatabaseThread, engine
 from memory.sqlite.session import shared
-from memory.sqlite.vote_queue import VoteQueue
 
 episodes = shared(shared_episodes)
 
@@ -74,7 +76,7 @@ async def test_votes_waiting_together_commit_in_one_transaction_each_answered_on
     await _exchanges(thread, ["U1"] * VOTES, config)
     statements: list[str] = []
     await thread.run(lambda db: db.conn.set_trace_callback(statements.append))
-    queue = VoteQueue(thread, config)
+    queue = VoteQueue(thread, shared(votes).apply_votes, config)
 
     async def vote(event: VoteEvent) -> tuple[VoteOutcome, bool]:
         outcome = await queue.apply(event)
@@ -96,7 +98,7 @@ async def test_a_vote_that_fails_fails_alone(thread: DatabaseThread, db_path: Pa
             " BEGIN SELECT RAISE(ABORT, 'refused'); END"
         )
     )
-    queue = VoteQueue(thread, config)
+    queue = VoteQueue(thread, shared(votes).apply_votes, config)
     events = [_vote(0, "U1"), _vote(1, "UREFUSED"), _vote(2, "U1")]
 
     results = await asyncio.gather(*(queue.apply(e) for e in events), return_exceptions=True)

@@ -1,37 +1,40 @@
-"""Votes committed in groups: one transaction for every vote waiting when the database
-thread comes free, each caller answered only once its own vote is committed.
+"""Votes committed in groups, on both databases: one unit of work (one transaction) for
+every vote waiting when the last group has committed, each caller answered only once its
+own vote is committed.
 
-A vote alone costs a transaction (and a new full-text index segment when it validates an
-episode). Under a burst, votes queue for the single database thread anyway; taking all of
-them at once makes one commit, one index segment and one thread hop serve the whole group.
-A vote arriving while the thread is idle is applied at once, alone: grouping adds no wait.
-Each vote keeps its own savepoint, so one that fails fails alone.
+A vote alone costs a transaction: a thread hop, a commit and (SQLite) a new full-text
+index segment, or (PostgreSQL) a pooled connection, a ``BEGIN`` and a ``COMMIT``, each a
+round trip. Under a burst, votes wait for each other anyway; taking all of them at once
+makes one commit serve the whole group. A vote arriving while no group is being applied
+is applied at once, alone: grouping adds no wait. A group that fails is applied again
+vote by vote, each alone, so a vote that fails fails alone.
 
-A vote leaves its episode's index entries to be filed later (see :mod:`memory.sqlite.fts`),
-:data:`FILING_BATCH` at a time: once that many votes were applied since the last filing, or
-no vote came for :data:`FILING_PAUSE_SECONDS`; votes that arrive meanwhile go first after
-each batch. Each filing writes a full-text segment, which every later search and erasure
-reads until the upkeep merges it: a burst of votes, filed one by one as gaps between them
-opened, left hundreds of tiny segments. Recall files its own conversation's waiting
-episodes first, so what a vote validated is recalled at once all the same.
+SQLite leaves a vote's episode to be filed in the index later (see :mod:`memory.sqlite.fts`),
+:data:`FILING_BATCH` at a time (the ``filing`` the store gives): once that many votes were
+applied since the last filing, or no vote came for :data:`FILING_PAUSE_SECONDS`; votes that
+arrive meanwhile go first after each batch. Each filing writes a full-text segment, which
+every later search and erasure reads until the upkeep merges it: a burst of votes, filed one
+by one as gaps between them opened, left hundreds of tiny segments. Recall files its own
+conversation's waiting episodes first, so what a vote validated is recalled at once all the
+same. PostgreSQL files a group's episodes before the group commits (see
+:meth:`memory.postgres.session.Session.file_restated`) and needs no filing.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from functools import partial
-
-from sqlite_utils import Database
+from typing import TYPE_CHECKING, Any
 
 from memory.config import MemoryConfig
 from memory.models import VoteEvent, VoteOutcome
-from memory.sqlite.connection import DatabaseThread, store_error
-from memory.sqlite.fts import file_waiting
-from memory.sqlite.transactions import transaction
-from memory.sqlite.votes import apply_vote
 
-__all__ = ["FILING_BATCH", "FILING_PAUSE_SECONDS", "VoteQueue", "apply_votes"]
+if TYPE_CHECKING:
+    from memory.backend import Runner
+
+__all__ = ["FILING_BATCH", "FILING_PAUSE_SECONDS", "Filing", "VoteQueue"]
 
 logger = logging.getLogger(__name__)
 
@@ -44,27 +47,26 @@ FILING_PAUSE_SECONDS = 0.05
 _Waiting = tuple[VoteEvent, "asyncio.Future[VoteOutcome]"]
 
 
-def apply_votes(
-    db: Database, events: list[VoteEvent], config: MemoryConfig
-) -> list[VoteOutcome | Exception]:
-    """Apply the votes in order, in one transaction; each vote's outcome, or the error that
-    undid it (and it alone)."""
-    results: list[VoteOutcome | Exception] = []
-    with transaction(db):
-        for event in events:
-            try:
-                results.append(apply_vote(db, event, config))
-            except Exception as error:  # rolled back to its own savepoint
-                results.append(store_error(error))
-    return results
+Filing = Callable[..., int]
+"""Files up to ``limit`` waiting episodes in one unit of work (called with the database
+and ``limit``); how many were waiting."""
 
 
 class VoteQueue:
     """Applies the votes of a store in groups, in the order they arrived."""
 
-    def __init__(self, thread: DatabaseThread, config: MemoryConfig) -> None:
-        self._thread = thread
+    def __init__(
+        self,
+        runner: Runner,
+        apply_votes: Callable[..., Any],
+        config: MemoryConfig,
+        filing: Filing | None = None,
+    ) -> None:
+        """``apply_votes`` is :func:`memory.sql.votes.apply_votes` as ``runner`` runs it."""
+        self._runner = runner
+        self._apply_votes = apply_votes
         self._config = config
+        self._filing = filing
         self._waiting: list[_Waiting] = []
         self._draining: asyncio.Task[None] | None = None
         self._unfiled = 0
@@ -84,8 +86,9 @@ class VoteQueue:
 
     def file_soon(self) -> None:
         """File whatever waits in the index queue (left by a run that stopped, say)."""
-        self._unfiled = FILING_BATCH
-        self._start()
+        if self._filing is not None:
+            self._unfiled = FILING_BATCH
+            self._start()
 
     def _start(self) -> None:
         if self._draining is None or self._draining.done():
@@ -121,12 +124,9 @@ class VoteQueue:
 
     async def _apply_waiting(self) -> None:
         group, self._waiting = self._waiting, []
-        self._unfiled += len(group)
-        applying = partial(apply_votes, events=[event for event, _ in group], config=self._config)
-        try:
-            results = await self._thread.run(applying)
-        except Exception as error:  # the commit failed, or the store is closed
-            results = [error] * len(group)
+        if self._filing is not None:
+            self._unfiled += len(group)
+        results = await self._outcomes([event for event, _ in group])
         for (_, outcome), result in zip(group, results, strict=True):
             if outcome.done():  # its caller stopped waiting (a 503): it counts anyway
                 continue
@@ -135,11 +135,25 @@ class VoteQueue:
             else:
                 outcome.set_result(result)
 
+    async def _outcomes(self, events: list[VoteEvent]) -> list[VoteOutcome | Exception]:
+        """Each vote's outcome, all applied in one unit of work; when that fails, each
+        vote applied again alone, so a vote that fails fails alone."""
+        try:
+            outcomes: list[VoteOutcome] = await self._runner.run(
+                partial(self._apply_votes, events=events, config=self._config)
+            )
+        except Exception as error:  # a vote failed, the commit did, or the store is closed
+            if len(events) == 1:
+                return [error]
+            return [result for event in events for result in await self._outcomes([event])]
+        return list(outcomes)
+
     async def _file(self) -> None:
         """File one batch of the index queue; stop filing when it was the last one, or on
         an error (the queue stays, and the next vote or recall files it)."""
+        assert self._filing is not None, "only votes that leave filing to later are filed"
         try:
-            waiting = await self._thread.run(partial(file_waiting, limit=FILING_BATCH))
+            waiting = await self._runner.run(partial(self._filing, limit=FILING_BATCH))
         except Exception as error:  # the store is closed, or the database failed
             logger.warning("the index queue could not be filed (%s)", type(error).__name__)
             waiting = 0
