@@ -214,7 +214,22 @@ class AnswerService:
         A ``kept`` question (see :mod:`bot.answering.kept_questions`) had its message
         claimed when it was kept, and is answered as of when it was received."""
         async with self._logged(message) as event:
-            outcome = await self._answer_once(message, kept)
+            now = self._clock() if kept is None else kept.received_at
+            question, truncated = self._question(message)
+            ledger = AnswerLedger(self._memory, message, question, started_at=now)
+
+            async def shown(ts: str) -> None:
+                await ledger.shown(ts, answer=reply.text)
+
+            reply = open_reply(
+                self._client, self._target(message), part_limit=self._part_limit, on_shown=shown
+            )
+            try:
+                outcome = await self._answer(
+                    message, question, truncated, reply, ledger, now, claimed=kept is not None
+                )
+            except Exception as error:
+                outcome = await self._failed(error, message, reply, ledger)
             event.outcome = outcome.value
             return outcome
 
@@ -260,62 +275,6 @@ class AnswerService:
             title=self._title(message),
         )
 
-    async def _answer_once(
-        self, message: IncomingMessage, kept: PendingQuestion | None
-    ) -> AnswerOutcome:
-        now = self._clock() if kept is None else kept.received_at
-        question, truncated = self._question(message)
-        ledger = AnswerLedger(self._memory, message, question, started_at=now)
-
-        async def shown(ts: str) -> None:
-            await ledger.shown(ts, answer=reply.text)
-
-        reply = open_reply(
-            self._client, self._target(message), part_limit=self._part_limit, on_shown=shown
-        )
-        try:
-            if kept is None and not await self._patiently(
-                lambda: self._memory.claim(*message.dedupe_keys, at=now, team_id=message.team_id)
-            ):
-                log.debug("already handled %s", message.event_id)
-                return AnswerOutcome.DUPLICATE
-            rejected = await self._reason_in(message, question, now)
-            if rejected is not None:
-                await self._tell_privately(message, REASON_THANKS)
-                if not asks_question(question):
-                    return AnswerOutcome.REASON
-            async with self.line.turn(message.user_id, on_wait=reply.wait):
-                return await self._answer(
-                    message, question, truncated, reply, ledger, now, rejected=rejected
-                )
-        except Declined as declined:
-            log.warning("declined %s: %d waiting", message.event_id, self.line.waiting)
-            await self._notify(reply, ledger, declined.notice)
-            return AnswerOutcome.AT_CAPACITY
-        except StoreError as error:
-            log.error("the memory store stayed unavailable (%s)", type(error).__name__)
-            await self._notify(reply, ledger, STORE_UNAVAILABLE)
-            return AnswerOutcome.STORE_UNAVAILABLE
-        except SLACK_TRANSPORT_ERRORS as error:  # nobody can be told: Slack is out of reach
-            log.error(
-                "could not answer %s: %s",
-                message.event_id,
-                slack_unreachable(error, timeout=self._client.timeout),
-            )
-            return AnswerOutcome.SLACK_UNREACHABLE
-        except ModelUnavailable as error:
-            if error.permanent:
-                log.error("the model endpoint refuses the bot's configuration: %s", error)
-                await self._notify(reply, ledger, MISCONFIGURED)
-                return AnswerOutcome.MISCONFIGURED
-            log.warning("model unavailable: %s", error)
-            await self._notify(reply, ledger, MODEL_UNAVAILABLE)
-            return AnswerOutcome.MODEL_UNAVAILABLE
-        except Exception:
-            log.exception("answering %s failed", message.event_id)
-            await self._notify(reply, ledger, SOMETHING_WENT_WRONG)
-            return AnswerOutcome.FAILED
-
     async def _answer(
         self,
         message: IncomingMessage,
@@ -325,52 +284,77 @@ class AnswerService:
         ledger: AnswerLedger,
         now: datetime,
         *,
-        rejected: Episode | None = None,
+        claimed: bool,
     ) -> AnswerOutcome:
-        await reply.begin()
-        attachments = await self._images.take(message.files, token=self._client.token or "")
-        if truncated:
-            await reply.write(TRUNCATION_NOTE.format(limit=MAX_QUESTION_CHARS))
-        if note := attachments.note_for_person():
-            await reply.write(note)
-        recalled, earlier = await self._patiently(lambda: self._context(message, question, now))
-        conversation = Conversation(
-            messages=[
-                *earlier,
-                *([Message.system(REJECTED_NOTE)] if rejected is not None else []),
-                Message.user(question + attachments.note_for_model(), attachments.images),
-            ]
-        )
-        context = AssistantContext(
-            thread=thread_key(message),
-            now=now,
-            requester_id=message.user_id,
-            scope=message.scope,
-            thread_ts=message.reply_thread_ts,
-            memory=self._memory,
-            slack=self._directory,
-            recalled=recalled,
-        )
-        streamed: list[str] = []
+        """Claim the message (unless ``claimed`` already), take a reason for a 👎 given in
+        it, then answer in turn: the agent's reply shown as it streams, recorded in the
+        ledger. Whatever ends it early is raised, for :meth:`_failed` to tell."""
+        if not claimed and not await self._patiently(
+            lambda: self._memory.claim(*message.dedupe_keys, at=now, team_id=message.team_id)
+        ):
+            log.debug("already handled %s", message.event_id)
+            return AnswerOutcome.DUPLICATE
+        rejected = await self._reason_in(message, question, now)
+        if rejected is not None:
+            await self._tell_privately(message, REASON_THANKS)
+            if not asks_question(question):
+                return AnswerOutcome.REASON
+        async with self.line.turn(message.user_id, on_wait=reply.wait):
+            await reply.begin()
+            attachments = await self._images.take(message.files, token=self._client.token or "")
+            if truncated:
+                await reply.write(TRUNCATION_NOTE.format(limit=MAX_QUESTION_CHARS))
+            if note := attachments.note_for_person():
+                await reply.write(note)
+            recalled, earlier = await self._patiently(lambda: self._context(message, question, now))
+            conversation = Conversation(
+                messages=[
+                    *earlier,
+                    *([Message.system(REJECTED_NOTE)] if rejected is not None else []),
+                    Message.user(question + attachments.note_for_model(), attachments.images),
+                ]
+            )
+            context = AssistantContext(
+                thread=thread_key(message),
+                now=now,
+                requester_id=message.user_id,
+                scope=message.scope,
+                thread_ts=message.reply_thread_ts,
+                memory=self._memory,
+                slack=self._directory,
+                recalled=recalled,
+            )
+            streamed: list[str] = []
 
-        async def show(text: str) -> None:
-            streamed.append(text)
-            await reply.write(text)
+            async def show(text: str) -> None:
+                streamed.append(text)
+                await reply.write(text)
 
-        async def show_tool(call: ToolCall, stage: ToolStage) -> None:
-            await reply.task(task_update(call, stage))
+            async def show_tool(call: ToolCall, stage: ToolStage) -> None:
+                await reply.task(task_update(call, stage))
 
-        result = await self._agent.run(
-            conversation, context=context, on_text=show, on_tool=show_tool
-        )
-        note_turn(self.working_memory, message, question, result, started_at=now)
-        if is_notice(result):
-            # Shown as it streamed, but not an answer: nothing about it stays votable.
-            await ledger.withdraw()
+            result = await self._agent.run(
+                conversation, context=context, on_text=show, on_tool=show_tool
+            )
+            note_turn(self.working_memory, message, question, result, started_at=now)
+            if is_notice(result):
+                # Shown as it streamed, but not an answer: nothing about it stays votable.
+                await ledger.withdraw()
+                await self._show_rest(reply, "".join(streamed), result.text)
+                await reply.finish()
+                return AnswerOutcome.NO_ANSWER
             await self._show_rest(reply, "".join(streamed), result.text)
-            await reply.finish()
-            return AnswerOutcome.NO_ANSWER
-        await self._show_rest(reply, "".join(streamed), result.text)
+            return await self._record(message, reply, ledger, recalled)
+
+    async def _record(
+        self,
+        message: IncomingMessage,
+        reply: Reply,
+        ledger: AnswerLedger,
+        recalled: list[RecalledEpisode],
+    ) -> AnswerOutcome:
+        """Finish the shown answer with its feedback buttons (and the rated answers it drew
+        on) and record it in the ledger."""
         learned = await self._learned_from(message, recalled)
         footers = FEEDBACK_FOOTERS
         if learned is not None and message.is_dm:
@@ -381,6 +365,38 @@ class AnswerService:
             # In a channel the thread's readers see the answer, not which votes it drew on.
             await self._tell_privately(message, LEARNED_TEXT, blocks=[learned])
         return AnswerOutcome.FAILED if ledger.lost else AnswerOutcome.ANSWERED
+
+    async def _failed(
+        self, error: Exception, message: IncomingMessage, reply: Reply, ledger: AnswerLedger
+    ) -> AnswerOutcome:
+        """What answering ``message`` came to when ``error`` ended it, the asker told why
+        (unless Slack is out of reach). Called while ``error`` is handled."""
+        if isinstance(error, Declined):
+            log.warning("declined %s: %d waiting", message.event_id, self.line.waiting)
+            await self._notify(reply, ledger, error.notice)
+            return AnswerOutcome.AT_CAPACITY
+        if isinstance(error, StoreError):
+            log.error("the memory store stayed unavailable (%s)", type(error).__name__)
+            await self._notify(reply, ledger, STORE_UNAVAILABLE)
+            return AnswerOutcome.STORE_UNAVAILABLE
+        if isinstance(error, SLACK_TRANSPORT_ERRORS):  # nobody can be told: Slack is out of reach
+            log.error(
+                "could not answer %s: %s",
+                message.event_id,
+                slack_unreachable(error, timeout=self._client.timeout),
+            )
+            return AnswerOutcome.SLACK_UNREACHABLE
+        if isinstance(error, ModelUnavailable):
+            if error.permanent:
+                log.error("the model endpoint refuses the bot's configuration: %s", error)
+                await self._notify(reply, ledger, MISCONFIGURED)
+                return AnswerOutcome.MISCONFIGURED
+            log.warning("model unavailable: %s", error)
+            await self._notify(reply, ledger, MODEL_UNAVAILABLE)
+            return AnswerOutcome.MODEL_UNAVAILABLE
+        log.exception("answering %s failed", message.event_id)
+        await self._notify(reply, ledger, SOMETHING_WENT_WRONG)
+        return AnswerOutcome.FAILED
 
     async def _tell_privately(
         self, message: IncomingMessage, text: str, *, blocks: list[dict[str, Any]] | None = None
