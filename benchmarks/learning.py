@@ -21,8 +21,9 @@ one of its commands again or has ROUGE-L ≥ 0.5 with it (:func:`bot.assistant.s
 for ``up`` that is the answer kept. It is *usable* unless it refuses, writes a tool call as
 text, is a notice rather than an answer, or quotes what only the bot should read: the
 instructions, the experience section or the draft review (a run of 8 words or more), or their
-markers. Requests are sent at temperature 0 with a fixed seed (``LLM_TEMPERATURE``,
-``LLM_SEED``), so a run repeats. Every answer, lesson and prompt goes to
+markers. The person's own words are theirs to read back (their questions, the reason they
+gave), and so is the earlier answer. Requests are sent at temperature 0 with a fixed seed
+(``LLM_TEMPERATURE``, ``LLM_SEED``), so a run repeats. Every answer, lesson and prompt goes to
 ``$TMPDIR/reaction-memory-bot-bench/learning-<split>-<label>.jsonl``.
 """
 
@@ -66,6 +67,7 @@ __all__ = [
     "load_cases",
     "main",
     "measure",
+    "own_words",
     "usability_problems",
 ]
 
@@ -174,8 +176,7 @@ def usability_problems(
     answer: str, requests: Sequence[dict[str, Any]], *, own: Sequence[str] = ()
 ) -> list[str]:
     """Why an answer is not usable (empty when it is). ``own`` are texts the answer may
-    quote although the prompt holds them too: the person's questions and the bot's earlier
-    answer (a 👍 answer is meant to be given again)."""
+    quote although the prompt holds them too (see :func:`own_words`)."""
     problems = []
     if not answer.strip() or any(notice in answer for notice in _NOTICES):
         problems.append("a notice, not an answer")
@@ -221,17 +222,18 @@ class _Runner:
         asked = len(self.proxy.requests)
         later = await self.slack.ask_in_dm(case.paraphrase, user=person, within=ANSWER_SECONDS)
         requests = self.proxy.requests[asked:]
+        reason = next((e.reason for e in episodes if e.reason), None)
         return Outcome(
             case=case.id,
             arm=arm,
             first=first.text,
             later=later.text,
             lesson=next((e.lesson for e in episodes if e.lesson), None),
-            reason=next((e.reason for e in episodes if e.reason), None),
+            reason=reason,
             repeated=repeats(later.text, first.text),
             rouge_l=round(rouge_l(later.text, first.text), 3),
             problems=usability_problems(
-                later.text, requests, own=[case.question, case.paraphrase, first.text]
+                later.text, requests, own=own_words(case, first.text, reason)
             ),
             prompt=[{"messages": request["messages"]} for request in requests],
         )
@@ -249,6 +251,13 @@ class _Runner:
             if not lesson or ready or time.monotonic() > deadline:
                 return episodes
             await asyncio.sleep(0.5)
+
+
+def own_words(case: Case, first: str, reason: str | None) -> list[str]:
+    """What a later answer may quote although the prompt holds it: the person's own words
+    (their questions, and the reason they gave for a 👎: "you said: …" is no leak) and the
+    bot's earlier answer (a 👍 answer is meant to be given again)."""
+    return [case.question, case.paraphrase, first, *([reason] if reason else [])]
 
 
 def _rate(outcomes: Sequence[Outcome], arm: Arm, *, usable: bool = False) -> tuple[int, int]:
@@ -389,7 +398,7 @@ def rescored(transcript: Path) -> list[Outcome]:
         outcome.repeated = repeats(outcome.later, outcome.first)
         outcome.rouge_l = round(rouge_l(outcome.later, outcome.first), 3)
         outcome.problems = usability_problems(
-            outcome.later, outcome.prompt, own=[case.question, case.paraphrase, outcome.first]
+            outcome.later, outcome.prompt, own=own_words(case, outcome.first, outcome.reason)
         )
         outcomes.append(outcome)
     return outcomes

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from benchmarks.learning import load_cases, usability_problems
+from benchmarks.learning import load_cases, own_words, usability_problems
+from bot.assistant.lesson_evaluator import NO_OTHER_ANSWER_GIVEN_REASON
+from bot.assistant.lessons.reflector import FROM_REASON
 
 APPROVED = "Run `sudo systemd-resolve --flush-caches` in a terminal to clear it right away."
 PROMPT = [
@@ -30,6 +32,26 @@ def test_quoting_the_experience_section_is_not() -> None:
 
     [problem] = usability_problems(echo, PROMPT, own=OWN)
 
+    assert problem.startswith("quotes the bot's internal text")
+
+
+def test_the_persons_own_reason_read_back_is_usable_and_the_lesson_is_not() -> None:
+    [case] = [case for case in load_cases("tune") if case.id == "git-undo-commit"]
+    lesson = "Suggest git revert: it adds a commit that undoes the last one, and keeps history."
+    prompt = [
+        {
+            "messages": [
+                {"role": "system", "content": "You are a helpful assistant."},
+                {"role": "system", "content": f"{FROM_REASON.format(reason=case.reason)} {lesson}"},
+                {"role": "user", "content": case.paraphrase},
+            ]
+        }
+    ]
+    own = own_words(case, "Run `git reset --hard HEAD~1`.", case.reason)
+
+    asked = NO_OTHER_ANSWER_GIVEN_REASON.format(reason=case.reason)
+    assert usability_problems(asked, prompt, own=own) == []
+    [problem] = usability_problems(f"Sure. {lesson}", prompt, own=own)
     assert problem.startswith("quotes the bot's internal text")
 
 
