@@ -120,6 +120,13 @@ class BackendStore(MemoryStore):
             lease_until=now + lease,
         )
 
+    async def question_shown(self, question_id: int, episode_id: int) -> bool:
+        return await self._call(
+            self._modules.questions.question_shown,
+            question_id=question_id,
+            episode_id=episode_id,
+        )
+
     async def finish_question(self, question_id: int) -> bool:
         return await self._call(self._modules.questions.finish_question, question_id=question_id)
 

@@ -163,6 +163,12 @@ class Questions(Protocol):
         ``now + lease``; how many it still held."""
 
     @abstractmethod
+    async def question_shown(self, question_id: int, episode_id: int) -> bool:
+        """Note the exchange a question's answer was recorded as, as it showed: a later
+        attempt takes it back (its parts come with the question); False when the question
+        is gone."""
+
+    @abstractmethod
     async def finish_question(self, question_id: int) -> bool:
         """Delete a question once its asker has the answer, or was told why there is
         none; False when it was gone already."""

@@ -196,6 +196,11 @@ class PendingQuestion(NewQuestion):
     id: int
     attempts: int
     """How many times a process took it to answer (its first receipt included)."""
+    episode_id: int | None = None
+    """The exchange an earlier attempt recorded as it showed its answer, if any."""
+    shown: list[str] = Field(default_factory=list)
+    """The ``ts`` of the parts of that answer Slack showed (in its ledger): an attempt
+    killed after they showed left them for the next to take back."""
 
 
 class ForgetReport(BaseModel):

@@ -14,8 +14,9 @@ them go) and answers them as if they had just arrived, within three bounds:
   moved on, so its asker is told it was not answered, and to ask again if it still matters;
 - one Slack could not be reached for is let go, and tried again a lease later.
 
-An answer whose process was killed after Slack showed part of it is answered again in
-full, below that part.
+An answer whose process was killed after Slack showed part of it (or all of it, before
+the question was finished) is taken back first: its parts are deleted and its exchange
+withdrawn, so the asker ends up with one answer.
 """
 
 from __future__ import annotations
@@ -133,19 +134,21 @@ class KeptQuestions:
             return await service.redelivered(message)
         return await self.answer(service, message, question)
 
-    async def tend(self, answering_for: AnsweringFor, start: Start) -> None:
+    async def tend(self, answering_for: AnsweringFor, start: Start) -> bool:
         """Renew the leases of the questions being answered here, and take up (with
-        ``start``) the questions no process is answering."""
+        ``start``) the questions no process is answering; True when it took a full batch
+        (there may be more: the scheduler runs it again at once)."""
         now = self._clock()
         lease = self.policy.lease
         if self._answering:
             await self._store.renew_questions(sorted(self._answering), now=now, lease=lease)
         if not self._taking:
-            return
+            return False
         taken = await self._store.take_questions(now=now, lease=lease, limit=self.policy.batch)
         for question in taken:
             self._answering.add(question.id)  # its lease is renewed from now on
             start(self._take_up(question, answering_for))
+        return len(taken) == self.policy.batch
 
     def stop_taking(self) -> None:
         """Take up no more questions (the process is stopping); leases are still renewed."""
@@ -174,6 +177,8 @@ class KeptQuestions:
                 question.attempts,
             )
             service = await answering_for(message)
+            if question.shown:
+                await service.take_back(message, question)
             late = self._clock() - question.received_at > self.policy.answer_within
             if late or question.attempts > self.policy.max_attempts:
                 notice = TOO_LATE if late else GAVE_UP

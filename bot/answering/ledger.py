@@ -10,6 +10,7 @@ whatever was recorded of the turn is withdrawn.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 
 from bot.answering.incoming import IncomingMessage
@@ -30,11 +31,14 @@ class AnswerLedger:
         question: str,
         *,
         started_at: datetime,
+        on_recorded: Callable[[int], Awaitable[None]] | None = None,
     ) -> None:
         self._memory = memory
         self._message = message
         self._question = question
         self._started_at = started_at
+        self._on_recorded = on_recorded
+        """Told the exchange's id once it is recorded (a kept question notes it)."""
         self._episode: Episode | None = None
         self._open = True
         self._erasing = False
@@ -64,6 +68,8 @@ class AnswerLedger:
                 )
                 if self._episode is None:
                     await self._refused([ts])
+                elif self._on_recorded is not None:
+                    await self._on_recorded(self._episode.id)
             elif not await self._memory.extend_exchange(
                 self._episode.id, message_ts=[ts], answer=answer
             ):

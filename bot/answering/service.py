@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime
 from enum import StrEnum
+from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from slack_sdk.errors import SlackApiError
@@ -216,7 +217,13 @@ class AnswerService:
         async with self._logged(message) as event:
             now = self._clock() if kept is None else kept.received_at
             question, truncated = self._question(message)
-            ledger = AnswerLedger(self._memory, message, question, started_at=now)
+            ledger = AnswerLedger(
+                self._memory,
+                message,
+                question,
+                started_at=now,
+                on_recorded=None if kept is None else partial(self._note_shown, kept),
+            )
 
             async def shown(ts: str) -> None:
                 await ledger.shown(ts, answer=reply.text)
@@ -249,6 +256,26 @@ class AnswerService:
                 log.error("could not tell the person: %s", error.response.get("error"))
             event.outcome = outcome.value
             return outcome
+
+    async def take_back(self, message: IncomingMessage, kept: PendingQuestion) -> None:
+        """Delete the parts of an answer to ``kept`` that an earlier attempt showed (it was
+        killed before it was done, or before it could note that it was), and their record:
+        the question is answered again in full."""
+        for ts in kept.shown:
+            try:
+                await self._client.chat_delete(channel=message.channel_id, ts=ts)
+            except SlackApiError as error:
+                log.warning("could not take back a part shown (%s)", error.response.get("error"))
+        if kept.episode_id is not None:
+            await self._memory.withdraw_exchange(kept.episode_id)
+
+    async def _note_shown(self, kept: PendingQuestion, episode_id: int) -> None:
+        """Note which exchange a kept question's answer is, as it shows (best effort: if
+        the note is lost, a later attempt leaves the parts shown where they are)."""
+        try:
+            await self._memory.question_shown(kept.id, episode_id)
+        except StoreError as error:
+            log.warning("could not note a kept question's answer (%s)", type(error).__name__)
 
     async def redelivered(self, message: IncomingMessage) -> AnswerOutcome:
         """Log a message handled before (Slack's retry of it), as its ``answer`` line."""

@@ -245,6 +245,7 @@ class FakeSlackWebAPI:
             "oauth.v2.access": self._oauth_access,
             "chat.postMessage": self._post_message,
             "chat.update": self._update,
+            "chat.delete": self._delete,
             "chat.startStream": self._start_stream,
             "chat.appendStream": self._append_stream,
             "chat.stopStream": self._stop_stream,
@@ -750,6 +751,13 @@ class FakeSlackWebAPI:
         if args.get("blocks") is not None:
             message.blocks = _blocks(args["blocks"])
         return {"ok": True, "channel": message.channel, "ts": message.ts, "text": text}
+
+    async def _delete(self, args: dict[str, Any]) -> dict[str, Any]:
+        message = self.find(str(args.get("channel")), str(args.get("ts")))
+        if message is None or not message.by_bot:
+            return {"ok": False, "error": "message_not_found"}
+        self.messages[message.channel].remove(message)
+        return {"ok": True, "channel": message.channel, "ts": message.ts}
 
     @staticmethod
     def _chunks(args: dict[str, Any]) -> list[dict[str, Any]] | None:

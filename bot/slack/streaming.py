@@ -425,6 +425,9 @@ class StreamingReply(Reply):
         """Stop the streamed part, with the first of ``footers`` Slack accepts under it."""
         if self._stream is None:
             return
+        if self._stream.ts is None:  # all of it still buffered: show it before it is final
+            await self._stream.append(chunks=[])
+            await self._shown(self._stream.ts)
         for footer in [*footers, None]:
             try:
                 await self._stream.stop(blocks=footer)

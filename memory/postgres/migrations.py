@@ -242,6 +242,11 @@ DROP TABLE episode_vectors;
 DROP FUNCTION memory_words;
 """
 
+M011_QUESTION_ANSWERS = """
+-- The exchange a kept question's answer was recorded as while it showed.
+ALTER TABLE questions ADD COLUMN episode_id bigint;
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_erased_replies", M002_ERASED_REPLIES),
@@ -253,6 +258,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m008_enterprise_scopes", M008_ENTERPRISE_SCOPES),
     ("m009_questions", M009_QUESTIONS),
     ("m010_one_recall_row", M010_ONE_RECALL_ROW),
+    ("m011_question_answers", M011_QUESTION_ANSWERS),
 ]
 """(name, SQL) in the order they apply; a name, once released, never changes."""
 

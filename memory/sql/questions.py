@@ -26,6 +26,7 @@ from memory.sql.session import Session
 __all__ = [
     "finish_question",
     "forget_questions",
+    "question_shown",
     "receive_question",
     "release_questions",
     "renew_questions",
@@ -33,7 +34,7 @@ __all__ = [
 ]
 
 
-def _question(row: dict[str, Any], db: Session) -> PendingQuestion:
+def _question(row: dict[str, Any], db: Session, shown: list[str] | None = None) -> PendingQuestion:
     return PendingQuestion(
         id=int(row["id"]),
         team_id=row["team_id"],
@@ -41,6 +42,8 @@ def _question(row: dict[str, Any], db: Session) -> PendingQuestion:
         received_at=db.read_time(row["received_at"]),
         payload=row["payload"],
         attempts=int(row["attempts"]),
+        episode_id=row["episode_id"],
+        shown=shown or [],
     )
 
 
@@ -94,7 +97,34 @@ async def take_questions(
             "limit": limit,
         },
     )
-    return sorted((_question(row, db) for row in rows), key=lambda q: (q.received_at, q.id))
+    shown = await _shown(db, [row["episode_id"] for row in rows if row["episode_id"]])
+    taken = (_question(row, db, shown.get(row["episode_id"])) for row in rows)
+    return sorted(taken, key=lambda q: (q.received_at, q.id))
+
+
+async def _shown(db: Session, episode_ids: list[int]) -> dict[int, list[str]]:
+    """The ``ts`` of each of these exchanges' parts still in the ledger, in order."""
+    shown: dict[int, list[str]] = {}
+    if not episode_ids:
+        return shown
+    member, ids = db.one_of(episode_ids)
+    for part in await db.rows(
+        f"SELECT episode_id, message_ts FROM ledger WHERE episode_id {member} ORDER BY message_ts",
+        [ids],
+    ):
+        shown.setdefault(int(part["episode_id"]), []).append(part["message_ts"])
+    return shown
+
+
+async def question_shown(db: Session, question_id: int, episode_id: int) -> bool:
+    """Note the exchange recorded as the question's answer showed, so that an attempt
+    killed after it showed leaves its parts to the next one; False when the question is
+    gone (erased)."""
+    return bool(
+        await db.execute(
+            "UPDATE questions SET episode_id = %s WHERE id = %s", [episode_id, question_id]
+        )
+    )
 
 
 async def renew_questions(

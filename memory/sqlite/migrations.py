@@ -367,5 +367,11 @@ def m020_questions(db: Database) -> None:
     )
 
 
+@migrations()
+def m021_question_answers(db: Database) -> None:
+    """The exchange a kept question's answer was recorded as while it showed."""
+    db.execute("ALTER TABLE questions ADD COLUMN episode_id INTEGER")
+
+
 def apply_migrations(db: Database) -> None:
     migrations.apply(db)

@@ -33,6 +33,7 @@ from tests.support.replicas import running_replicas
 HELD = ScriptedReply.answer("never shown", delay_seconds=300)
 """The model's answer to the first question, held until the test ends."""
 LEASE_SECONDS = 2
+BURST = 40
 
 
 class Bot:
@@ -107,6 +108,13 @@ async def one_answer(fake_slack: FakeSlackWebAPI, channel: str, *, settle: float
     await asyncio.sleep(settle)
     [answer] = fake_slack.final_messages(channel)
     return answer
+
+
+async def answers_in_all(fake_slack: FakeSlackWebAPI, count: int, *, within: float) -> None:
+    """Wait until ``count`` answers are there in all channels."""
+    await fake_slack.wait_for(
+        lambda: len(fake_slack.final_messages()) >= count, within=within, what=f"{count} answers"
+    )
 
 
 async def test_a_question_killed_mid_answer_is_answered_once_by_the_restarted_process(
@@ -283,3 +291,23 @@ async def test_a_question_acknowledged_while_the_database_was_away_is_kept_once_
     answer = await one_answer(fake_slack, dm_channel(ALICE), settle=2 * LEASE_SECONDS)
     assert answer.text == f"Answer: {question}"
     assert asked(fake_llm, question) == 2
+
+
+async def test_kills_in_a_burst_of_questions_leave_each_answered_exactly_once(
+    bot: Bot, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
+) -> None:
+    people = [f"U{n:04d}BURST" for n in range(BURST)]
+    fake_llm.latency_seconds = 0.4
+    slack = await bot.start()
+    await asyncio.gather(*(slack.dm(f"burst question {n}?", user=p) for n, p in enumerate(people)))
+
+    for answered in (BURST // 4, BURST // 2):  # killed twice, mid-burst, and started again
+        await answers_in_all(fake_slack, answered, within=60)
+        await bot.kill()
+        await bot.start()
+
+    await answers_in_all(fake_slack, BURST, within=120)
+    await asyncio.sleep(2.0)  # a second answer, were there one, would show by now
+    for n, person in enumerate(people):
+        [answer] = fake_slack.final_messages(dm_channel(person))
+        assert answer.text == f"Answer: burst question {n}?"

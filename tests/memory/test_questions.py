@@ -10,9 +10,16 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from memory_helpers import T0
+from memory_helpers import DM, T0
 
-from memory import MemoryConfig, MemoryStore, NewQuestion, PendingQuestion, open_store
+from memory import (
+    MemoryConfig,
+    MemoryStore,
+    NewExchange,
+    NewQuestion,
+    PendingQuestion,
+    open_store,
+)
 from tests.support.postgres_scratch import scratch_schema
 
 LEASE = timedelta(seconds=30)
@@ -174,3 +181,32 @@ async def test_a_released_question_is_taken_again_from_its_retry_time(first: Mem
     assert await first.release_questions(retry_at=retry_at) == 2, "every one, at a stop"
     later = await first.take_questions(now=retry_at + timedelta(seconds=1), lease=LEASE, limit=5)
     assert {question.id for question in later} == {kept.id, released.id}
+
+
+async def test_a_question_taken_up_comes_with_the_parts_an_earlier_attempt_showed(
+    first: MemoryStore,
+) -> None:
+    question = await receive(first, 1)
+    shown = await first.record_exchange(
+        NewExchange(
+            scope=DM,
+            requester_id="U1",
+            thread_ts="1.0",
+            question="q1",
+            answer="half an ans",
+            message_ts=["5.000200", "5.000100"],
+            created_at=T0,
+        )
+    )
+    assert shown is not None
+    assert await first.question_shown(question.id, shown.id)
+
+    [taken] = await first.take_questions(now=T0 + LEASE * 2, lease=LEASE, limit=5)
+
+    assert (taken.episode_id, taken.shown) == (shown.id, ["5.000100", "5.000200"])
+    assert await first.withdraw_exchange(shown.id)
+    assert await first.release_questions(retry_at=T0) == 1
+    [again] = await first.take_questions(now=T0 + LEASE * 4, lease=LEASE, limit=5)
+    assert again.shown == [], "the parts were taken back"
+    assert await first.finish_question(question.id)
+    assert not await first.question_shown(question.id, shown.id), "gone"
