@@ -23,13 +23,12 @@ from pydantic import BaseModel
 
 from bot.agent import GuardPolicy
 from bot.app import Bot
-from bot.config import Settings
 from bot.server import HttpServer
 from bot.simulator import FakeLLMServer
 from bot.simulator.slack_web_api import FakeSlackWebAPI
 from bot.slack.streaming import THINKING_PLACEHOLDER
 from memory import ConversationKind, Episode, MemoryStore, NewExchange, Scope, VoteEvent
-from tests.support.harness import FAST_RETRIES, SIGNING_SECRET, SignedSlack
+from tests.support.harness import FAST_RETRIES, SignedSlack, fakes_settings
 
 __all__ = [
     "BENCH_DIR",
@@ -125,18 +124,10 @@ async def bot_under_test(
         FakeLLMServer() as fake_llm,
         httpx.AsyncClient(timeout=30.0) as http,
     ):
-        configured = Settings(
-            _env_file=None,
-            **{
-                "slack_bot_token": fake_slack.token,
-                "slack_signing_secret": SIGNING_SECRET,
-                "slack_api_url": fake_slack.base_url,
-                "llm_base_url": fake_llm.base_url,
-                "llm_api_key": "bench-llm-key",
-                "llm_model": fake_llm.model,
-                "bot_db_path": db_file,
-                **(settings or {}),
-            },
+        configured = fakes_settings(
+            fake_slack,
+            fake_llm,
+            **{"slack_bot_token": fake_slack.token, "bot_db_path": db_file, **(settings or {})},
         )
         bot = Bot(configured, llm_retry=FAST_RETRIES, guard=guard)
         if before_start is not None:

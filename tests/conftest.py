@@ -18,7 +18,7 @@ from bot.simulator import FakeLLMServer
 from bot.simulator.slack_web_api import FakeSlackWebAPI
 from bot.slack.streaming import THINKING_PLACEHOLDER
 from memory import MemoryConfig, MemoryStore, open_store
-from tests.support.harness import SIGNING_SECRET, SignedSlack, StartBot, running, start_bot
+from tests.support.harness import SignedSlack, StartBot, fakes_settings, running, start_bot
 from tests.support.postgres_scratch import scratch_schema
 from tests.support.process import fakes_env
 from tests.support.replicas import REPLICAS, Replica, running_replicas
@@ -63,15 +63,8 @@ async def store(db_file: Path) -> AsyncIterator[MemoryStore]:
 
 @pytest.fixture
 def settings(fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer, db_file: Path) -> Settings:
-    return Settings(
-        _env_file=None,
-        slack_bot_token=fake_slack.token,
-        slack_signing_secret=SIGNING_SECRET,
-        slack_api_url=fake_slack.base_url,
-        llm_base_url=fake_llm.base_url,
-        llm_api_key="test-llm-key",
-        llm_model=fake_llm.model,
-        bot_db_path=db_file,
+    return fakes_settings(
+        fake_slack, fake_llm, slack_bot_token=fake_slack.token, bot_db_path=db_file
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.agent import EvaluationResult
 from bot.assistant import LessonEvaluator
 from bot.assistant.lesson_evaluator import (
     NO_OTHER_ANSWER,
@@ -40,15 +41,19 @@ async def test_the_lesson_evaluator_rejects_a_near_copy_of_a_failed_answer() -> 
     assert any("distinctive words" in v for v in result.details.violations)
 
 
+async def verdict(question: str, failed_answer: str, draft: str) -> EvaluationResult:
+    """The lesson evaluator's verdict on ``draft`` once ``failed_answer`` to ``question``
+    was 👎'd (and recalled, without a lesson yet)."""
+    failure = make_episode(question, failed_answer, EpisodeStatus.FAILURE)
+    return await LessonEvaluator().evaluate(draft, make_context(recalled=recalled(failure)))
+
+
 async def test_the_lesson_evaluator_rejects_a_draft_giving_a_failed_command_again() -> None:
-    failure = make_episode(
+    result = await verdict(
         "How do I undo my last commit?",
         "Run `git reset --hard HEAD~1`, then push again.",
-        EpisodeStatus.FAILURE,
+        "Sure! Use `git reset --hard HEAD~1` to undo it.",
     )
-    draft = "Sure! Use `git reset --hard HEAD~1` to undo it."
-
-    result = await LessonEvaluator().evaluate(draft, make_context(recalled=recalled(failure)))
 
     assert not result.success
     assert any("command" in v for v in result.details.violations)
@@ -56,14 +61,11 @@ async def test_the_lesson_evaluator_rejects_a_draft_giving_a_failed_command_agai
 
 
 async def test_the_lesson_evaluator_rejects_a_draft_reading_like_the_failed_answer() -> None:
-    failure = make_episode(
+    result = await verdict(
         "Where are the VPN settings?",
         "Open the settings and look for the VPN tab.",
-        EpisodeStatus.FAILURE,
+        "Open the settings app and look for the VPN tab there.",
     )
-    draft = "Open the settings app and look for the VPN tab there."
-
-    result = await LessonEvaluator().evaluate(draft, make_context(recalled=recalled(failure)))
 
     assert not result.success
     assert any("ROUGE-L" in v for v in result.details.violations)

@@ -15,6 +15,7 @@ from bot.listeners import Services
 from bot.llm import RetryPolicy
 from bot.observability.model_health import MODEL_CHECK_SECONDS
 from bot.server import EVENTS_PATH, HttpServer
+from bot.simulator.model import FakeLLMServer
 from bot.simulator.slack_people import (
     ALICE,
     BOB,
@@ -39,6 +40,7 @@ __all__ = [
     "StartBot",
     "dm_channel",
     "event_envelope",
+    "fakes_settings",
     "message_event",
     "reaction_event",
     "running",
@@ -67,6 +69,20 @@ async def start_bot(
     server = HttpServer(bot, host="127.0.0.1", port=0, grace_seconds=5.0)
     await server.start()
     return server
+
+
+def fakes_settings(fake: FakeSlackWebAPI, llm: FakeLLMServer, **values: Any) -> Settings:
+    """The bot's settings against the fake Slack and the fake model, read from no ``.env``;
+    ``values`` add the rest (the bot token or OAuth client, the database)."""
+    return Settings(
+        _env_file=None,
+        slack_signing_secret=SIGNING_SECRET,
+        slack_api_url=fake.base_url,
+        llm_base_url=llm.base_url,
+        llm_api_key="test-llm-key",
+        llm_model=llm.model,
+        **values,
+    )
 
 
 StartBot = Callable[..., Awaitable["SignedSlack"]]

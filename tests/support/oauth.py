@@ -13,7 +13,7 @@ from bot.config import Settings
 from bot.server import HttpServer
 from bot.simulator import FakeLLMServer
 from bot.simulator.slack_web_api import FakeSlackWebAPI, FakeWorkspace
-from tests.support.harness import SIGNING_SECRET, SignedSlack
+from tests.support.harness import SignedSlack, fakes_settings
 from tests.support.postgres_scratch import scratch_schema
 
 __all__ = [
@@ -39,16 +39,12 @@ def oauth_settings(
     fake: FakeSlackWebAPI, llm: FakeLLMServer, *, database: str, **extra: object
 ) -> Settings:
     """OAuth mode: the app's client id and secret, and no bot token."""
-    return Settings(
-        _env_file=None,
+    return fakes_settings(
+        fake,
+        llm,
         slack_bot_token=None,
         slack_client_id=fake.client_id,
         slack_client_secret=fake.client_secret,
-        slack_signing_secret=SIGNING_SECRET,
-        slack_api_url=fake.base_url,
-        llm_base_url=llm.base_url,
-        llm_api_key="test-llm-key",
-        llm_model=llm.model,
         **(
             {"bot_db_url": database}
             if database.startswith("postgresql://")
