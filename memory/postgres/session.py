@@ -88,6 +88,17 @@ class Session:
             [_PERSON_LOCKS, person, _WORKSPACE_LOCKS, self._lock_key(workspace_subject(team_id))],
         )
 
+    async def lock_people(self, user_ids: Sequence[str]) -> None:
+        """Each person's lock as :meth:`lock_person` takes it, in one statement, in the
+        order of their keys: two units of work locking some of the same people wait for
+        each other rather than deadlock."""
+        keys = sorted({self._lock_key(user_id) for user_id in user_ids})
+        if keys:
+            await self.execute(
+                "SELECT count(pg_advisory_xact_lock(%s, key)) FROM unnest(%s::int[]) AS key",
+                [_PERSON_LOCKS, keys],
+            )
+
     async def lock_workspace(self, team_id: str) -> None:
         """Hold the workspace's lock alone until the transaction ends: every write about one
         of its people that began before has committed, and none begins until this ends."""

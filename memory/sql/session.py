@@ -64,6 +64,10 @@ class Session(Protocol):
         """Hold off an erasure of the person (or their workspace) until this work ends."""
         ...
 
+    async def lock_people(self, user_ids: Sequence[str]) -> None:
+        """:meth:`lock_person` of each of them, at once."""
+        ...
+
     async def lock_workspace(self, team_id: str) -> None:
         """Hold off every write about the workspace's people until this work ends."""
         ...

@@ -105,6 +105,9 @@ class SQLiteSession:
     async def lock_person(self, user_id: str, team_id: str | None = None) -> None:
         """Nothing to hold: the write transaction already holds the whole file."""
 
+    async def lock_people(self, user_ids: Sequence[str]) -> None:
+        """Nothing to hold: the write transaction already holds the whole file."""
+
     async def lock_workspace(self, team_id: str) -> None:
         """Nothing to hold: the write transaction already holds the whole file."""
 

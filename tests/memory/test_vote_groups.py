@@ -4,13 +4,14 @@ alone: see test_vote_queue)."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from memory_helpers import DM, T0, thumbs_up
 from sqlite_utils import Database
 
-from memory import MemoryConfig, NewExchange, VoteEvent
+from memory import EpisodeStatus, MemoryConfig, NewExchange, VoteEvent
 from memory.sql import episodes as shared_episodes
 from memory.sql import votes as sql_votes
 from memory.sqlite.connection import connect, engine
@@ -79,3 +80,19 @@ def test_a_vote_applied_twice_in_one_group_counts_once(tmp_path: Path) -> None:
     assert once.applied
     assert not again.applied
     assert _state(db) == [("A", "success", 1)]
+
+
+def test_votes_on_one_answer_in_one_group_apply_in_order(tmp_path: Path) -> None:
+    """Each vote of a group sees the status the votes before it left (the group reads the
+    episode once): a 👍 and its removal leave the answer pending, as two groups would."""
+    db = connect(tmp_path / "bot.db")
+    up = _answered(db, "A", "1700000000.000001")
+    removed = up.model_copy(update={"added": False, "at": up.at + timedelta(seconds=1)})
+
+    outcomes = apply_votes(db, [up, removed], CONFIG)
+
+    assert [(o.applied, o.status) for o in outcomes] == [
+        (True, EpisodeStatus.SUCCESS),
+        (True, EpisodeStatus.PENDING),
+    ]
+    assert _state(db) == [("A", "pending", 0)]
