@@ -19,6 +19,17 @@ from typing import Any, Protocol
 from memory import models
 from memory.config import MemoryConfig
 from memory.privacy import VALIDATED, Visibility
+from memory.sql import (
+    counters,
+    episodes,
+    erasure,
+    fence,
+    installations,
+    questions,
+    reasons,
+    votes,
+    wisdom,
+)
 from memory.sql.vote_queue import Filing, VoteQueue
 from memory.store import MemoryStore
 
@@ -39,8 +50,8 @@ runs them (:func:`memory.sqlite.session.shared`)."""
 
 @dataclass(frozen=True)
 class BackendModules:
-    """A backend's modules, one per concern, each with the same functions as the other
-    backend's (same names, same keyword arguments, the database handle first)."""
+    """The verbs a backend runs, one module per concern: those of :mod:`memory.sql`, written
+    once, and its own recall (same names and keyword arguments, the database handle first)."""
 
     counters: Verbs
     episodes: Verbs
@@ -52,6 +63,25 @@ class BackendModules:
     recall: ModuleType
     votes: Verbs
     wisdom: Verbs
+
+    @classmethod
+    def of(
+        cls, recall: ModuleType, run: Callable[[ModuleType], Verbs] = lambda verbs: verbs
+    ) -> BackendModules:
+        """Each module of :mod:`memory.sql` through ``run`` (SQLite's
+        :func:`memory.sqlite.session.shared`, for its database thread), and ``recall``."""
+        return cls(
+            counters=run(counters),
+            episodes=run(episodes),
+            erasure=run(erasure),
+            fence=run(fence),
+            installations=run(installations),
+            questions=run(questions),
+            reasons=run(reasons),
+            recall=recall,
+            votes=run(votes),
+            wisdom=run(wisdom),
+        )
 
 
 class BackendStore(MemoryStore):

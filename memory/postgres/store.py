@@ -1,9 +1,8 @@
 """The PostgreSQL backend of :class:`memory.MemoryStore`.
 
-Each verb runs one async function of :mod:`memory.postgres` in one transaction on a
-pooled connection (:meth:`Database.run`, through :mod:`memory.backend`); the SQL lives in
-those modules, grouped by concern as in :mod:`memory.sqlite`. Any number of processes may
-share the database.
+Each verb runs a function of :mod:`memory.sql` in one transaction on a pooled connection
+(:meth:`Database.run`, through :mod:`memory.backend`); what PostgreSQL does its own way is
+in its session, recall and full-text index. Any number of processes may share the database.
 """
 
 from __future__ import annotations
@@ -18,23 +17,10 @@ from memory.postgres import (
 )
 from memory.postgres.connection import Database
 from memory.postgres.session import Session
-from memory.sql import (
-    counters,
-    episodes,
-    erasure,
-    fence,
-    installations,
-    questions,
-    reasons,
-    votes,
-    wisdom,
-)
 
 __all__ = ["PostgresMemoryStore"]
 
-_MODULES = BackendModules(
-    counters, episodes, erasure, fence, installations, questions, reasons, recall, votes, wisdom
-)
+_MODULES = BackendModules.of(recall)
 
 
 async def _ping(db: Session) -> None:

@@ -1,8 +1,8 @@
 """The SQLite backend of :class:`memory.MemoryStore`.
 
-Each verb hands one synchronous function of :mod:`memory.sqlite` to the store's database
-thread and awaits it (:mod:`memory.backend`); the SQL lives in those modules, grouped by
-concern.
+Each verb runs a function of :mod:`memory.sql` on the store's database thread (through
+:mod:`memory.backend` and :func:`memory.sqlite.session.shared`); what SQLite does its own
+way is in its session, recall and full-text index.
 """
 
 from __future__ import annotations
@@ -14,17 +14,6 @@ from sqlite_utils import Database
 
 from memory.backend import BackendModules, BackendStore
 from memory.config import MemoryConfig
-from memory.sql import (
-    counters,
-    episodes,
-    erasure,
-    fence,
-    installations,
-    questions,
-    reasons,
-    votes,
-    wisdom,
-)
 from memory.sqlite import (
     fts,
     recall,
@@ -35,18 +24,7 @@ from memory.sqlite.session import shared
 
 __all__ = ["SQLiteMemoryStore"]
 
-_MODULES = BackendModules(
-    shared(counters),
-    shared(episodes),
-    shared(erasure),
-    shared(fence),
-    shared(installations),
-    shared(questions),
-    shared(reasons),
-    recall,
-    shared(votes),
-    shared(wisdom),
-)
+_MODULES = BackendModules.of(recall, shared)
 
 
 def _checkpoint(db: Database) -> None:
