@@ -267,8 +267,8 @@ class BackendStore(MemoryStore):
         return await self._call(self._modules.episodes.purge_expired, now=now, config=self._config)
 
     async def tidy_index(self) -> bool:
-        """Nothing to do unless the backend says otherwise: PostgreSQL's GIN index needs no
-        merging from the bot (autovacuum folds its pending entries in)."""
+        """Nothing to do unless the backend says otherwise: PostgreSQL's indexes need no
+        merging from the bot."""
         return False
 
     async def recall(self, request: models.RecallRequest) -> list[models.RecalledEpisode]:

@@ -1,13 +1,14 @@
 """The recall index of validated episodes: the only place recall looks.
 
-A validated episode has one row in ``episode_recall`` (the ninth migration): the keys of
-the partitions it is recalled from (its asker's; a channel success, its channel's too:
-:mod:`memory.partitions`), its words as a ``tsvector`` and its vector
-(:mod:`memory.postgres.vectors`). A recall reads its partitions' rows through the GIN index
-of ``partitions`` and matches their words there, so it costs what the partition holds, not
-what the store holds, as the vectors' search does, and exactly. Words are stemmed by
-PostgreSQL's Snowball English stemmer (``memory_stem``, first migration); the question's
-words weigh ``A``, the answer's ``B`` and the lesson's ``C``. Pending episodes have no row.
+A validated episode has one row in ``episode_recall`` (migration 10): the keys of the
+partitions it is recalled from (its asker's; a channel success, its channel's too:
+:mod:`memory.partitions`), its words as a ``tsvector``, and its vector as
+:func:`memory.vectors.to_bytes` packs it (null without a model). A recall reads its
+partitions' rows through the GIN index of ``partitions``, matches their words and compares
+their vectors (:mod:`memory.postgres.recall`), so it costs what the partitions hold, not
+what the store holds. Words are stemmed by PostgreSQL's Snowball English stemmer
+(``memory_stem``, first migration); the question's words weigh ``A``, the answer's ``B``
+and the lesson's ``C``. Pending episodes have no row.
 
 Unlike SQLite's FTS5 index, the words carry no partition key: a GIN index of one entry per
 partition and word took half the store's size, and a recall needs no index of words to

@@ -4,8 +4,10 @@ ranked within a budget.
 The same searches as the SQLite backend's (:mod:`memory.sqlite.recall`): the question's
 content words (:func:`memory.recall_query.search_terms`), joined by OR, long ones as
 prefixes, matched in the rows of the asker's partitions (:mod:`memory.postgres.fts`),
-``ts_rank`` standing in for BM25; and the vectors of the same rows. Every candidate is
-checked against the episode's own columns and :class:`memory.Visibility` before it is ranked.
+``ts_rank`` standing in for BM25; and the vectors of the same rows, compared by brute force
+(:func:`memory.vectors.nearest`), so the nearest neighbours are exact. One statement reads
+both. Every candidate is checked against the episode's own columns and
+:class:`memory.Visibility` before it is ranked.
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ from memory.postgres.codec import episode_from_row
 from memory.postgres.counters import increment
 from memory.postgres.fts import RANK_WEIGHTS, folded_words
 from memory.postgres.session import Session
-from memory.postgres.vectors import similarities
 from memory.ranking import (
     context_sources,
     fit_budget,
@@ -29,7 +30,7 @@ from memory.ranking import (
     visible_candidates,
 )
 from memory.recall_query import MIN_PREFIX_LENGTH, search_terms
-from memory.vectors import most_similar
+from memory.vectors import most_similar, nearest
 
 __all__ = ["recall"]
 
@@ -48,23 +49,30 @@ _IN_SCOPE = """
   )
 """
 
-_CANDIDATES_SQL = f"""
-WITH hits AS (
-  SELECT episode_id AS id, ts_rank(%(weights)s::float4[], doc, query) AS rank
-  FROM episode_recall, (
-    SELECT string_agg(
-      quote_literal(memory_stem(w)) || CASE WHEN p THEN ':*' ELSE '' END, ' | '
-    )::tsquery AS query
-    FROM unnest(%(words)s::text[], %(prefix)s::bool[]) AS t (w, p)
-  ) AS q
-  WHERE partitions && %(keys)s::text[] AND doc @@ query
+_SEARCH_SQL = f"""
+WITH q AS (
+  SELECT string_agg(
+    quote_literal(memory_stem(w)) || CASE WHEN p THEN ':*' ELSE '' END, ' | '
+  )::tsquery AS query
+  FROM unnest(%(words)s::text[], %(prefix)s::bool[]) AS t (w, p)
+), partition_rows AS MATERIALIZED (
+  SELECT episode_id, CASE WHEN %(semantic)s THEN vector END AS vector,
+    CASE WHEN doc @@ query THEN ts_rank(%(weights)s::float4[], doc, query) END AS rank
+  FROM episode_recall, q
+  WHERE partitions && %(keys)s::text[]
+), lexical AS (
+  SELECT episodes.*, partition_rows.rank
+  FROM partition_rows JOIN episodes ON episodes.id = partition_rows.episode_id
+  WHERE partition_rows.rank IS NOT NULL AND {_IN_SCOPE}
+  ORDER BY partition_rows.rank DESC, episodes.validated_at DESC, episodes.id DESC
+  LIMIT %(candidates)s
 )
-SELECT episodes.*, hits.rank
-FROM hits JOIN episodes ON episodes.id = hits.id
-WHERE {_IN_SCOPE}
-ORDER BY hits.rank DESC, episodes.validated_at DESC, episodes.id DESC
-LIMIT %(candidates)s
+SELECT partition_rows.episode_id, partition_rows.vector, lexical.*
+FROM partition_rows LEFT JOIN lexical ON lexical.id = partition_rows.episode_id
+ORDER BY lexical.rank DESC NULLS LAST, lexical.validated_at DESC, lexical.id DESC
 """
+"""Both searches in one read of the partitions' rows: each row's vector, and the episode
+and rank of the best full-text matches (the others' columns are null)."""
 
 _BY_ID_SQL = f"SELECT episodes.* FROM episodes WHERE episodes.id = ANY(%(ids)s) AND {_IN_SCOPE}"
 
@@ -103,22 +111,30 @@ async def _by_id(
     return [(episode_from_row(row), None) for row in rows]
 
 
-async def _lexical(
-    db: Session, text: str, params: dict[str, object]
-) -> dict[int, tuple[Episode, float]]:
-    words = folded_words(search_terms(text))
-    if not words:
-        return {}
+async def _search(
+    db: Session, text: str, params: dict[str, object], *, lexical: bool, semantic: bool
+) -> tuple[dict[int, tuple[Episode, float]], dict[int, float]]:
+    """The full-text candidates, best first, with their ``-rank``; and the cosine of the
+    text with every episode of the partitions, by id."""
+    words = folded_words(search_terms(text)) if lexical else []
     rows = await db.rows(
-        _CANDIDATES_SQL,
+        _SEARCH_SQL,
         {
             **params,
             "weights": RANK_WEIGHTS,
             "words": words,
             "prefix": [len(word) >= MIN_PREFIX_LENGTH and not word.isdigit() for word in words],
+            "semantic": semantic,
         },
     )
-    return {row["id"]: (episode_from_row(row), -row["rank"]) for row in rows}
+    found = {
+        row["id"]: (episode_from_row(row), -row["rank"]) for row in rows if row["id"] is not None
+    }
+    stored = [row for row in rows if row["vector"] is not None]
+    cosines = nearest(
+        text, [row["episode_id"] for row in stored], [bytes(row["vector"]) for row in stored]
+    )
+    return found, cosines
 
 
 async def recall(
@@ -138,8 +154,9 @@ async def recall(
         "shared": config.visibility.shares_in(scope),
         "candidates": pool,
     }
-    lexical = await _lexical(db, request.text, params) if hybrid.semantic < 1 else {}
-    cosines = await similarities(db, request.text, keys) if hybrid.semantic > 0 else {}
+    lexical, cosines = await _search(
+        db, request.text, params, lexical=hybrid.semantic < 1, semantic=hybrid.semantic > 0
+    )
     semantic_only = [
         episode_id
         for episode_id in most_similar(cosines, pool, floor=hybrid.min_similarity)
