@@ -27,9 +27,9 @@ from benchmarks.harness import (
     bot_under_test,
     percentile,
     reaction_event,
-    record_answers,
 )
 from benchmarks.load import LoadGenerator, LoadResult, signed_events
+from tests.support.answers import record_answers
 
 __all__ = ["FIGURES", "NAME", "run"]
 
@@ -82,8 +82,8 @@ async def _measure(events: int) -> tuple[LoadResult, LoadResult, int, int]:
             mixed = [
                 _chatter(bench, index)
                 if index % CHATTER_EVERY == 0
-                else reaction_event(VOTER, channel, ts)
-                for index, (channel, ts) in enumerate(ledger)
+                else reaction_event(VOTER, episode.scope.channel_id, ts)
+                for index, (ts, episode) in enumerate(ledger)
             ]
             questions = [_question(bench, person) for person in range(IN_FLIGHT)]
             async with LoadGenerator(bench.server.url) as load:

@@ -28,12 +28,12 @@ from benchmarks.harness import (
     Target,
     bot_under_test,
     percentile,
-    record_answer,
 )
 from bot.agent import CompletionRequest, Message, ToolDefinition
 from bot.answering import AnswerOutcome, IncomingMessage
 from bot.llm import OpenAICompatibleProvider, build_llm_client
 from memory import ConversationKind, MemoryStore, Scope
+from tests.support.answers import record_answer
 
 __all__ = ["FIGURES", "NAME", "replayed_request", "run"]
 

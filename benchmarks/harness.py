@@ -13,7 +13,6 @@ import tempfile
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,6 @@ from bot.server import HttpServer
 from bot.simulator import FakeLLMServer
 from bot.simulator.slack_web_api import FakeSlackWebAPI
 from bot.slack.streaming import THINKING_PLACEHOLDER
-from memory import ConversationKind, Episode, MemoryStore, NewExchange, Scope, VoteEvent
 from tests.support.harness import FAST_RETRIES, SignedSlack, fakes_settings
 
 __all__ = [
@@ -39,8 +37,6 @@ __all__ = [
     "bot_under_test",
     "percentile",
     "reaction_event",
-    "record_answer",
-    "record_answers",
 ]
 
 BENCH_DIR = Path(tempfile.gettempdir()) / "reaction-memory-bot-bench"
@@ -138,69 +134,6 @@ async def bot_under_test(
             yield BotUnderTest(server, fake_slack, fake_llm, SignedSlack(server, fake_slack, http))
         finally:
             await server.stop()
-
-
-async def record_answer(
-    memory: MemoryStore,
-    scope: Scope,
-    person: str,
-    *,
-    ts: str,
-    question: str,
-    answer: str,
-    at: datetime,
-    reaction: str | None = None,
-) -> Episode:
-    """Record an answer to ``person`` (its message ``ts``) as the bot does, and, given a
-    ``reaction`` (``+1``, ``-1``), their vote on it two minutes later; the episode."""
-    episode = await memory.record_exchange(
-        NewExchange(
-            scope=scope,
-            requester_id=person,
-            thread_ts=None,
-            question=question,
-            answer=answer,
-            message_ts=[ts],
-            created_at=at,
-        )
-    )
-    if episode is None:
-        raise RuntimeError("the exchange was not recorded: nobody here was forgotten")
-    if reaction is not None:
-        vote = VoteEvent(
-            channel_id=scope.channel_id,
-            message_ts=ts,
-            voter_id=person,
-            reaction=reaction,
-            added=True,
-            at=at + timedelta(minutes=2),
-        )
-        outcome = await memory.apply_vote(vote)
-        if not outcome.applied:
-            raise RuntimeError(f"the vote on {ts} was not applied: {outcome.reason}")
-    return episode
-
-
-async def record_answers(
-    memory: MemoryStore, count: int, *, team_id: str, person: str
-) -> list[tuple[str, str]]:
-    """Record ``count`` answers to ``person`` in their DM; the (channel, ts) of each, for
-    reactions to vote on."""
-    scope = Scope(team_id=team_id, channel_id=f"D{person[1:]}", kind=ConversationKind.DM)
-    messages = []
-    for index in range(count):
-        ts = f"{1_700_000_000 + index}.000100"
-        await record_answer(
-            memory,
-            scope,
-            person,
-            ts=ts,
-            question=f"Question number {index} about the deploy pipeline?",
-            answer=f"Answer number {index}: run the release job again.",
-            at=datetime.now(UTC),
-        )
-        messages.append((scope.channel_id, ts))
-    return messages
 
 
 def reaction_event(

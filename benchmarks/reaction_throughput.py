@@ -46,7 +46,6 @@ from benchmarks.harness import (
     Target,
     bot_under_test,
     reaction_event,
-    record_answers,
 )
 from benchmarks.load import LoadGenerator, SignedRequest, signed_events
 from bot.app import Bot
@@ -54,6 +53,7 @@ from bot.assistant.voting import Votes
 from bot.composition import Components, wake_for
 from bot.listeners import Services
 from memory import VoteEvent, VoteOutcome, VoteRecorder
+from tests.support.answers import record_answers
 from tests.support.postgres_scratch import scratch_schema
 
 __all__ = ["FIGURES", "NAME", "Round", "VoteCounter", "run"]
@@ -217,9 +217,9 @@ async def _events_per_second(count: int, *, listener: Listener, backend: str) ->
                 for asker in ASKERS
             ]
             events = [
-                reaction_event(asker, channel, ts)
+                reaction_event(asker, episode.scope.channel_id, ts)
                 for answers in zip(*ledgers, strict=True)
-                for asker, (channel, ts) in zip(ASKERS, answers, strict=True)
+                for asker, (ts, episode) in zip(ASKERS, answers, strict=True)
             ][: WARM_UP + count]
             requests = signed_events(bench.slack, events)
             components = bench.server.bot.components

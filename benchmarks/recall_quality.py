@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make the project importable
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.harness import Comparison, Figure, Target, percentile, record_answer  # noqa: E402
+from benchmarks.harness import Comparison, Figure, Target, percentile  # noqa: E402
 from memory import (  # noqa: E402
     ConversationKind,
     HybridRecall,
@@ -61,6 +61,7 @@ from memory.partitions import partition_keys  # noqa: E402
 from memory.recall_query import ENGLISH_STOPWORDS, question_match  # noqa: E402
 from memory.sqlite.connection import connect  # noqa: E402
 from memory.sqlite.recall import recall_matching  # noqa: E402
+from tests.support.answers import record_answer  # noqa: E402
 
 __all__ = [
     "FIGURES",

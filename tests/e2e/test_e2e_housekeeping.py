@@ -8,7 +8,8 @@ from datetime import UTC, datetime, timedelta
 from sqlite_utils.utils import sqlite3
 
 from bot.config import Settings
-from memory import ConversationKind, EpisodeStatus, NewExchange, RecallRequest, Scope, VoteEvent
+from memory import ConversationKind, EpisodeStatus, NewExchange, RecallRequest, Scope
+from tests.support.answers import record_answer
 from tests.support.harness import ALICE, dm_channel, start_bot
 
 ALL_STATUSES = frozenset(EpisodeStatus)
@@ -64,27 +65,15 @@ async def test_the_upkeep_merges_the_segments_each_vote_wrote(settings: Settings
         now = datetime.now(UTC)
         segments = []
         for index in range(12):  # each validated in a transaction of its own
-            ts = f"1700000000.{index:06d}"
-            await services.memory.record_exchange(
-                NewExchange(
-                    scope=scope,
-                    requester_id=ALICE,
-                    thread_ts=None,
-                    question=f"how do I renew certificate {index}?",
-                    answer=f"run the renewal script for host {index}",
-                    message_ts=[ts],
-                    created_at=now,
-                )
-            )
-            await services.memory.apply_vote(
-                VoteEvent(
-                    channel_id=scope.channel_id,
-                    message_ts=ts,
-                    voter_id=ALICE,
-                    reaction="+1",
-                    added=True,
-                    at=now,
-                )
+            await record_answer(
+                services.memory,
+                scope,
+                ALICE,
+                ts=f"1700000000.{index:06d}",
+                question=f"how do I renew certificate {index}?",
+                answer=f"run the renewal script for host {index}",
+                at=now,
+                reaction="+1",
             )
             # Asking again in the conversation files what its votes left waiting at once:
             # a segment per vote.

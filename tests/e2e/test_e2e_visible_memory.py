@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -38,12 +38,11 @@ from memory import (
     ConversationKind,
     EpisodeStatus,
     MemoryConfig,
-    NewExchange,
     Scope,
-    VoteEvent,
     open_store,
 )
 from memory.reflection import ReflectionWorker
+from tests.support.answers import record_answer
 from tests.support.block_kit import block_kit_problems
 from tests.support.harness import ALICE, BOB, GENERAL, SignedSlack, StartBot, dm_channel
 
@@ -407,31 +406,17 @@ async def seed_rated(
     services: Services, user: str, scope: Scope, count: int, *, first_ts: int
 ) -> None:
     """``count`` answers ``user`` rated in ``scope``, written straight to the store."""
-    now = datetime.now(UTC)
     for n in range(count):
-        ts = f"{first_ts + n}.000100"
-        await services.memory.record_exchange(
-            NewExchange(
-                scope=scope,
-                requester_id=user,
-                thread_ts=None,
-                question=f"{user} seeded question {n} " + "detail " * 300,
-                answer="seeded answer " * 400,
-                message_ts=[ts],
-                created_at=now,
-            )
+        await record_answer(
+            services.memory,
+            scope,
+            user,
+            ts=f"{first_ts + n}.000100",
+            question=f"{user} seeded question {n} " + "detail " * 300,
+            answer="seeded answer " * 400,
+            at=datetime.now(UTC),
+            reaction="+1" if n % 2 else "-1",
         )
-        outcome = await services.memory.apply_vote(
-            VoteEvent(
-                channel_id=scope.channel_id,
-                message_ts=ts,
-                voter_id=user,
-                reaction="+1" if n % 2 else "-1",
-                added=True,
-                at=now + timedelta(seconds=1),
-            )
-        )
-        assert outcome.applied, outcome.reason
 
 
 async def open_home(slack: SignedSlack, fake_slack: FakeSlackWebAPI, user: str) -> dict[str, Any]:

@@ -8,7 +8,6 @@ import json
 import signal
 import time
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
@@ -21,16 +20,14 @@ from bot.server import EVENTS_PATH, SocketModeServer
 from bot.simulator import FakeLLMServer
 from bot.simulator.slack_web_api import FakeSlackWebAPI
 from memory import (
-    ConversationKind,
     EpisodeStatus,
     MemoryConfig,
     MemoryStore,
-    NewExchange,
-    Scope,
     VoteEvent,
     VoteOutcome,
     open_store,
 )
+from tests.support.answers import record_answers
 from tests.support.harness import (
     ALICE,
     FAST_RETRIES,
@@ -163,29 +160,14 @@ async def test_over_socket_mode_the_ack_of_a_vote_comes_after_its_commit(
 # -- kill -9 -------------------------------------------------------------------------------
 
 
-async def record_answers(db_file: Path, team_id: str, count: int) -> dict[str, int]:
+async def record_answers_before_start(db_file: Path, team_id: str, count: int) -> dict[str, int]:
     """``count`` answers to Alice in her DM, recorded before the bot starts: ts -> episode."""
     store: MemoryStore = await open_store(str(db_file), MemoryConfig())
-    scope = Scope(team_id=team_id, channel_id=dm_channel(ALICE), kind=ConversationKind.DM)
-    answers = {}
     try:
-        for index in range(count):
-            ts = f"{1_700_000_000 + index}.000100"
-            episode = await store.record_exchange(
-                NewExchange(
-                    scope=scope,
-                    requester_id=ALICE,
-                    thread_ts=None,
-                    question=f"question {index}",
-                    answer=f"answer {index}",
-                    message_ts=[ts],
-                    created_at=datetime.now(UTC),
-                )
-            )
-            answers[ts] = episode.id
+        answers = await record_answers(store, count, team_id=team_id, person=ALICE)
     finally:
         await store.close()
-    return answers
+    return {ts: episode.id for ts, episode in answers}
 
 
 class Burst:
@@ -265,7 +247,7 @@ async def test_every_acknowledged_vote_survives_kill_9_and_a_restart(
 ) -> None:
     db_file = Path(bot_environment["BOT_DB_PATH"])
     url = local_url(bot_environment)
-    answers = await record_answers(db_file, fake_slack.team_id, BURST)
+    answers = await record_answers_before_start(db_file, fake_slack.team_id, BURST)
     log_file = tmp_path / "bot.log"
     process = await run_bot(env=bot_environment, cwd=tmp_path, log_file=log_file)
     killed_processes.append(process)

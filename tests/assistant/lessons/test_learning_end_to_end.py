@@ -16,40 +16,20 @@ from memory import (
     EpisodeStatus,
     MemoryConfig,
     MemoryStore,
-    NewExchange,
     RecallWeights,
-    VoteEvent,
     open_store,
 )
 from memory.reflection import ReflectionWorker
 from tests.episodes import DM, T0
+from tests.support.answers import record_answer
 
 
 async def rated(store: MemoryStore, question: str, ts: str, reaction: str) -> Episode:
     """An exchange in the DM, then the asker's reaction on the answer."""
-    episode = await store.record_exchange(
-        NewExchange(
-            scope=DM,
-            requester_id="U1",
-            thread_ts=None,
-            question=question,
-            answer="Run make deploy-prod.",
-            message_ts=[ts],
-            created_at=T0,
-        )
+    answer = "Run make deploy-prod."
+    return await record_answer(
+        store, DM, "U1", ts=ts, question=question, answer=answer, at=T0, reaction=reaction
     )
-    outcome = await store.apply_vote(
-        VoteEvent(
-            channel_id=DM.channel_id,
-            message_ts=ts,
-            voter_id="U1",
-            reaction=reaction,
-            added=True,
-            at=T0 + timedelta(minutes=1),
-        )
-    )
-    assert outcome.applied, outcome.reason
-    return episode
 
 
 @pytest.fixture
