@@ -330,11 +330,15 @@ async def test_parts_recorded_as_shown_are_votable_and_a_withdrawn_exchange_is_g
     [first] = memory.sent[episode.id]
     await memory.react(DM, first, "U1", "+1", at=T0 + HOUR)
 
-    assert await store.extend_exchange(episode.id, message_ts=["2001.1"], answer="Part one, two.")
+    assert [found.episode.id for found in await memory.recall("kestrels migrate")] == [episode.id]
+    extended = "Part one, then over the Bosporus."
+    assert await store.extend_exchange(episode.id, message_ts=["2001.1"], answer=extended)
+    [found] = await memory.recall("Bosporus")
+    assert found.episode.id == episode.id, "an answer extended after its vote is filed anew"
     outcome = await memory.react(DM, "2001.1", "U1", "-1", at=T0 + 2 * HOUR)
     assert (outcome.applied, outcome.status) == (True, EpisodeStatus.FAILURE)
     [stored] = await store.list_episodes("U1")
-    assert stored.answer == "Part one, two."
+    assert stored.answer == extended
 
     assert await store.withdraw_exchange(episode.id)
     assert await store.list_episodes("U1", statuses=frozenset(EpisodeStatus)) == []
