@@ -83,11 +83,12 @@ POSTGRES_WRITE_PATH = (
     "partitions.py",
     "recall_query.py",
     "rows.py",
-    "vectors.py",
+    "sql/episodes.py",
     "postgres/codec.py",
-    "postgres/episodes.py",
     "postgres/fts.py",
     "postgres/migrations.py",
+    "postgres/session.py",
+    "vectors.py",
 )
 """The modules of :mod:`memory` that decide what an imported PostgreSQL store holds: a
 cached database is reused only while they are unchanged."""
