@@ -22,6 +22,17 @@ def system_text(request: dict[str, Any]) -> str:
     return "\n".join(m["content"] for m in request["messages"] if m["role"] == "system")
 
 
+async def prompt_after_a_vote(
+    slack: SignedSlack, fake_llm: FakeLLMServer, *, voter: str, reaction: str
+) -> str:
+    """What the model is told before a question related to Alice's first one, once ``voter``
+    voted ``reaction`` on its answer."""
+    answer = await slack.ask_in_dm(FIRST)
+    await slack.vote(answer, user=voter, reaction=reaction)
+    await slack.ask_in_dm(RELATED)
+    return system_text(fake_llm.request_for(RELATED, agent_only=True))
+
+
 async def test_a_thumbs_up_from_the_asker_makes_the_exchange_past_experience(
     slack: SignedSlack, fake_llm: FakeLLMServer
 ) -> None:
@@ -42,12 +53,9 @@ async def test_a_thumbs_up_from_the_asker_makes_the_exchange_past_experience(
 async def test_someone_elses_thumbs_up_does_not_count(
     slack: SignedSlack, fake_llm: FakeLLMServer
 ) -> None:
-    answer = await slack.ask_in_dm(FIRST)
+    prompt = await prompt_after_a_vote(slack, fake_llm, voter=BOB, reaction="+1")
 
-    await slack.vote(answer, user=BOB, reaction="+1")
-    await slack.ask_in_dm(RELATED)
-
-    assert EXPERIENCE_HEADING not in system_text(fake_llm.request_for(RELATED, agent_only=True))
+    assert EXPERIENCE_HEADING not in prompt
     services = slack.services
     assert await services.memory.list_episodes(ALICE) == []
 
@@ -68,12 +76,8 @@ async def test_removing_the_reaction_takes_the_experience_back(
 async def test_a_thumbs_down_is_recalled_as_what_did_not_work(
     slack: SignedSlack, fake_llm: FakeLLMServer
 ) -> None:
-    answer = await slack.ask_in_dm(FIRST)
+    prompt = await prompt_after_a_vote(slack, fake_llm, voter=ALICE, reaction="-1")
 
-    await slack.vote(answer, user=ALICE, reaction="-1")
-    await slack.ask_in_dm(RELATED)
-
-    prompt = system_text(fake_llm.request_for(RELATED, agent_only=True))
     assert EXPERIENCE_HEADING in prompt
     assert f"They asked “{FIRST}” and your answer did not help them." in prompt
 

@@ -110,39 +110,21 @@ async def click_feedback(
     slack: SignedSlack, answer: FakeMessage, value: str, *, user: str = ALICE
 ) -> None:
     """A click on the thumbs under ``answer`` (Slack's ``feedback_buttons`` element)."""
-    await block_action(
-        slack,
-        user=user,
-        action={"action_id": FEEDBACK_ACTION_ID, "type": "feedback_buttons", "value": value},
-        container={
-            "type": "message",
-            "message_ts": answer.ts,
-            "channel_id": answer.channel,
-            "is_ephemeral": False,
-        },
-        channel=answer.channel,
-        message=answer.as_slack(),
+    response = await slack.click(
+        answer, action_id=FEEDBACK_ACTION_ID, value=value, user=user, action_type="feedback_buttons"
     )
+    assert response.status_code == 200, response.text
     await slack.settled()
 
 
 async def click_forget_in_memory_list(
-    slack: SignedSlack, value: str, *, user: str, channel: str, response_url: str
+    slack: SignedSlack, value: str, *, user: str, channel: str
 ) -> None:
     """A click on "Forget" in the ephemeral ``/memory`` message shown in ``channel``."""
-    await block_action(
-        slack,
-        user=user,
-        action={"action_id": FORGET_ITEM_ACTION_ID, "type": "button", "value": value},
-        container={
-            "type": "message",
-            "message_ts": slack.fake.next_ts(),
-            "channel_id": channel,
-            "is_ephemeral": True,
-        },
-        channel=channel,
-        response_url=response_url,
+    response = await slack.click_in_private_note(
+        channel, action_id=FORGET_ITEM_ACTION_ID, value=value, user=user
     )
+    assert response.status_code == 200, response.text
     await slack.settled()
 
 
@@ -370,9 +352,8 @@ async def test_forgetting_one_item_from_memory_removes_it_and_only_it(slack: Sig
     }
     assert sorted(listed) == sorted([by_question[FIRST], by_question["How do I restart search?"]])
 
-    url = slack.fake.response_url()
     await click_forget_in_memory_list(
-        slack, by_question[FIRST], user=ALICE, channel=dm_channel(ALICE), response_url=url
+        slack, by_question[FIRST], user=ALICE, channel=dm_channel(ALICE)
     )
 
     [replaced] = await slack.fake.wait_for_responses(1)
@@ -389,11 +370,7 @@ async def test_someone_elses_forget_click_erases_nothing(slack: SignedSlack) -> 
     [episode] = await services.memory.list_episodes(ALICE)
 
     await click_forget_in_memory_list(
-        slack,
-        f"episode:{episode.id}",
-        user=BOB,
-        channel=dm_channel(BOB),
-        response_url=slack.fake.response_url(),
+        slack, f"episode:{episode.id}", user=BOB, channel=dm_channel(BOB)
     )
 
     [bobs_list] = await slack.fake.wait_for_responses(1)

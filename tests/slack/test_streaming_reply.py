@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.simulator.slack_web_api import FakeSlackWebAPI
+from bot.simulator.slack_web_api import FakeMessage, FakeSlackWebAPI
 from bot.slack.streaming import (
     LOADING_MESSAGES,
     THINKING_PLACEHOLDER,
@@ -27,6 +27,14 @@ def target(fake_slack: FakeSlackWebAPI, *, thread_ts: str | None) -> ReplyTarget
     )
 
 
+async def finished(reply: StreamingReply | PostedReply, fake_slack: FakeSlackWebAPI) -> FakeMessage:
+    """The one message ``reply`` is, once finished."""
+    [ts] = await reply.finish()
+    message = fake_slack.find(CHANNEL, ts)
+    assert message is not None
+    return message
+
+
 async def write_in_pieces(reply: StreamingReply | PostedReply, text: str, size: int = 7) -> None:
     for start in range(0, len(text), size):
         await reply.write(text[start : start + size])
@@ -40,10 +48,8 @@ async def test_a_thread_reply_streams_and_returns_its_ts(
 
     await reply.begin()
     await write_in_pieces(reply, "Hello there, this is a streamed answer.")
-    [ts] = await reply.finish()
+    message = await finished(reply, fake_slack)
 
-    message = fake_slack.find(CHANNEL, ts)
-    assert message is not None
     assert message.text == "Hello there, this is a streamed answer."
     assert message.thread_ts == root.ts
     assert not message.streaming
@@ -78,10 +84,8 @@ async def test_refused_streaming_falls_back_to_a_placeholder_then_an_update(
     reply = StreamingReply(slack_client, target(fake_slack, thread_ts=root.ts), buffer_size=8)
 
     await write_in_pieces(reply, "Answer without streaming, in pieces.")
-    [ts] = await reply.finish()
+    message = await finished(reply, fake_slack)
 
-    message = fake_slack.find(CHANNEL, ts)
-    assert message is not None
     assert message.text == "Answer without streaming, in pieces."
     assert message.thread_ts == root.ts
     assert fake_slack.calls_to("chat.postMessage")[0].args["text"] == THINKING_PLACEHOLDER
@@ -97,10 +101,8 @@ async def test_a_stream_that_breaks_midway_is_completed_by_an_update(
     fake_slack.fail("chat.stopStream", "message_not_in_streaming_state", times=None)
 
     await reply.write("and the second half is not.")
-    [ts] = await reply.finish()
+    message = await finished(reply, fake_slack)
 
-    message = fake_slack.find(CHANNEL, ts)
-    assert message is not None
     assert message.text == "The first half is streamed, and the second half is not."
 
 
@@ -229,12 +231,10 @@ async def test_a_stream_expiring_at_a_task_update_is_completed_by_an_update(
 
     await reply.task(TaskUpdate(id="call_1", title="Lookup user", status="in_progress"))
     await reply.write("Carol is in Oslo.")
-    [ts] = await reply.finish()
+    message = await finished(reply, fake_slack)
 
-    message = fake_slack.find(CHANNEL, ts)
-    assert message is not None
     assert message.text == "Looking her up. Carol is in Oslo."
-    assert [call.args["ts"] for call in fake_slack.calls_to("chat.update")][-1] == ts
+    assert [call.args["ts"] for call in fake_slack.calls_to("chat.update")][-1] == message.ts
     assert len(fake_slack.bot_messages(CHANNEL)) == 1
 
 
