@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import signal
 from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -27,8 +28,9 @@ from memory import MemoryConfig, NewQuestion, open_store
 from tests.e2e.tcp_proxy import TcpProxy
 from tests.stored import disk_bytes
 from tests.support.harness import ALICE, dm_channel, start_bot
+from tests.support.oauth import ANSWERING_METHODS, install, oauth_settings, workspace_slack
 from tests.support.process import fakes_env, local_url, run_bot, wait_until_healthy
-from tests.support.replicas import running_replicas
+from tests.support.replicas import Replica, running_replicas
 
 HELD = ScriptedReply.answer("never shown", delay_seconds=300)
 """The model's answer to the first question, held until the test ends."""
@@ -165,24 +167,33 @@ async def test_forget_erases_a_question_not_answered_yet_so_it_is_never_answered
     assert len(fake_llm.requests) == 1
 
 
-async def test_a_replica_killed_mid_answer_leaves_its_question_to_another_answering_it_once(
+@pytest.fixture
+def two_replicas(
     database_url: str,
     tmp_path: Path,
     fake_slack: FakeSlackWebAPI,
     fake_llm: FakeLLMServer,
     http: httpx.AsyncClient,
-) -> None:
-    question = "how do I restart the numbat queue?"
+) -> AbstractAsyncContextManager[list[Replica]]:
+    """Two bot processes on the test's PostgreSQL database, with a short lease."""
 
     def env() -> dict[str, str]:
+        lease = str(LEASE_SECONDS)
         return fakes_env(
-            fake_slack,
-            fake_llm,
-            BOT_DB_URL=database_url,
-            QUESTION_LEASE_SECONDS=str(LEASE_SECONDS),
+            fake_slack, fake_llm, BOT_DB_URL=database_url, QUESTION_LEASE_SECONDS=lease
         )
 
-    async with running_replicas(2, tmp_path, http, env) as (first, second):
+    return running_replicas(2, tmp_path, http, env)
+
+
+async def test_a_replica_killed_mid_answer_leaves_its_question_to_another_answering_it_once(
+    two_replicas: AbstractAsyncContextManager[list[Replica]],
+    fake_slack: FakeSlackWebAPI,
+    fake_llm: FakeLLMServer,
+    http: httpx.AsyncClient,
+) -> None:
+    question = "how do I restart the numbat queue?"
+    async with two_replicas as (first, second):
         people = SlackPeople(f"{first.url}{EVENTS_PATH}", fake_slack, http)
         fake_llm.script(HELD)
         await people.dm(question)
@@ -311,3 +322,56 @@ async def test_kills_in_a_burst_of_questions_leave_each_answered_exactly_once(
     for n, person in enumerate(people):
         [answer] = fake_slack.final_messages(dm_channel(person))
         assert answer.text == f"Answer: burst question {n}?"
+
+
+async def test_a_replica_killed_in_a_burst_leaves_every_question_answered_once_by_the_other(
+    two_replicas: AbstractAsyncContextManager[list[Replica]],
+    fake_slack: FakeSlackWebAPI,
+    fake_llm: FakeLLMServer,
+    http: httpx.AsyncClient,
+) -> None:
+    people = [f"U{n:04d}SPREE" for n in range(BURST // 2)]
+    fake_llm.latency_seconds = 0.4
+    async with two_replicas as replicas:
+        slack = [
+            SlackPeople(f"{replica.url}{EVENTS_PATH}", fake_slack, http) for replica in replicas
+        ]
+        await asyncio.gather(
+            *(slack[n % 2].dm(f"spree question {n}?", user=p) for n, p in enumerate(people))
+        )
+        await answers_in_all(fake_slack, len(people) // 4, within=60)
+        replicas[0].process.kill()
+        await replicas[0].process.wait()
+
+        await answers_in_all(fake_slack, len(people), within=120)
+        await asyncio.sleep(2 * LEASE_SECONDS)  # a second answer, were there one, would show
+        assert replicas[1].process.returncode is None, replicas[1].log.read_text()
+    for n, person in enumerate(people):
+        [answer] = fake_slack.final_messages(dm_channel(person))
+        assert answer.text == f"Answer: spree question {n}?"
+
+
+async def test_a_workspaces_question_taken_up_is_answered_with_that_workspaces_token(
+    tmp_path: Path, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer, http: httpx.AsyncClient
+) -> None:
+    settings = oauth_settings(fake_slack, fake_llm, database=str(tmp_path / "bot.db"))
+    question = "where does the wallaby team deploy?"
+    first = await start_bot(settings)
+    try:
+        workspace = await install(http, first, fake_slack, "T0000ONE", installer=ALICE)
+        fake_llm.script(HELD)
+        await workspace_slack(first, workspace, http).dm(question)
+        await fake_llm.wait_for_requests(1)
+    finally:
+        await first.stop()  # the held answer is abandoned, its question let go
+
+    fake_slack.calls.clear()
+    second = await start_bot(settings)
+    try:
+        answer = await one_answer(fake_slack, dm_channel(ALICE), settle=1.0)
+    finally:
+        await second.stop()
+    assert answer.text == f"Answer: {question}"
+    assert answer.user == workspace.bot_user_id
+    tokens = {call.token for call in fake_slack.calls if call.method in ANSWERING_METHODS}
+    assert tokens == {workspace.token}
