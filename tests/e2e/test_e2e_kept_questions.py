@@ -152,7 +152,9 @@ async def test_forget_erases_a_question_not_answered_yet_so_it_is_never_answered
 ) -> None:
     people = await bot.start()
     fake_llm.script(HELD)
-    await people.dm("is the wombat vault key rotated yet?")
+    message = fake_slack.add_user_message(dm_channel(ALICE), "wombat key rotated?", user=ALICE)
+    event = people.message_event(message, channel_type="im")
+    await people.send_event(event, event_id="Ev0WOMBAT")
     await fake_llm.wait_for_requests(1)
 
     response = await people.command("/forget", user=ALICE, channel=dm_channel(ALICE))
@@ -161,6 +163,7 @@ async def test_forget_erases_a_question_not_answered_yet_so_it_is_never_answered
     assert b"wombat" not in disk_bytes(tmp_path / "bot.db"), "no trace of it on disk"
     await bot.kill()
     await bot.start()
+    await people.send_event(event, event_id="Ev0WOMBAT", retry_num=1)  # Slack's retry, late
 
     await asyncio.sleep(3.0)  # the restarted process takes up what it finds at once
     assert fake_slack.final_messages(dm_channel(ALICE)) == []
@@ -375,3 +378,31 @@ async def test_a_workspaces_question_taken_up_is_answered_with_that_workspaces_t
     assert answer.user == workspace.bot_user_id
     tokens = {call.token for call in fake_slack.calls if call.method in ANSWERING_METHODS}
     assert tokens == {workspace.token}
+
+
+async def test_a_forget_at_another_replica_erases_the_question_a_killed_one_held(
+    two_replicas: AbstractAsyncContextManager[list[Replica]],
+    fake_slack: FakeSlackWebAPI,
+    fake_llm: FakeLLMServer,
+    http: httpx.AsyncClient,
+) -> None:
+    async with two_replicas as (first, second):
+        at_first, at_second = (
+            SlackPeople(f"{replica.url}{EVENTS_PATH}", fake_slack, http)
+            for replica in (first, second)
+        )
+        fake_llm.script(HELD)
+        message = fake_slack.add_user_message(dm_channel(ALICE), "wombat rotation?", user=ALICE)
+        event = at_first.message_event(message, channel_type="im")
+        await at_first.send_event(event, event_id="Ev0WOMBAT")
+        await fake_llm.wait_for_requests(1)
+        first.process.kill()
+        await first.process.wait()
+
+        response = await at_second.command("/forget", user=ALICE, channel=dm_channel(ALICE))
+        assert "1 unanswered question" in response.text
+        await at_second.send_event(event, event_id="Ev0WOMBAT", retry_num=1)  # Slack's retry
+
+        await asyncio.sleep(3 * LEASE_SECONDS)  # the killed replica's lease has run out
+        assert fake_slack.final_messages(dm_channel(ALICE)) == []
+        assert len(fake_llm.requests) == 1
