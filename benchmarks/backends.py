@@ -50,7 +50,7 @@ from benchmarks.stores import (
     LAYOUT_VERSION,
     cached_store,
     exchanges,
-    newcomers,
+    ingest_per_second,
     user_id,
 )
 from memory import EpisodeStatus, ImportedEpisode, MemoryConfig, NewExchange, VoteEvent, open_store
@@ -233,21 +233,6 @@ def _size(backend: str, location: str) -> int:
     return int(row[0]) if row else 0
 
 
-async def _ingest_per_second(location: str, count: int) -> float:
-    """Episodes a second through the public verbs, each exchange and its vote in
-    transactions of their own."""
-    population = newcomers(count, first_ts=1_900_000_000)
-    store = await open_store(location, MemoryConfig())
-    try:
-        started = time.perf_counter()
-        for exchange, vote in population:
-            await store.record_exchange(exchange)
-            await store.apply_vote(vote)
-        return count / (time.perf_counter() - started)
-    finally:
-        await store.close()
-
-
 async def _forget_ms(location: str) -> list[tuple[float, int]]:
     """Milliseconds each ``/forget`` took, and how many rows it erased."""
     store = await open_store(location, MemoryConfig())
@@ -272,7 +257,7 @@ def _measure(backend: str, quick: bool) -> Sizes:
         rounds = [
             asyncio.run(measure_recall(large, small, asked)) for _ in range(1 if quick else 3)
         ]
-        rate = asyncio.run(_ingest_per_second(large, ingested))
+        rate = asyncio.run(ingest_per_second(large, ingested, first_ts=1_900_000_000))
         grown = _size(backend, large) - size
         forgets = asyncio.run(_forget_ms(large))
     return Sizes(

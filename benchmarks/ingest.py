@@ -16,13 +16,12 @@ from __future__ import annotations
 import asyncio
 import shutil
 import tempfile
-import time
 from pathlib import Path
 
 from benchmarks.forget_load import forget_under_load
 from benchmarks.harness import BENCH_DIR, Comparison, Figure, Target
 from benchmarks.recall import FULL_EPISODES, QUICK_EPISODES, index_segments
-from benchmarks.stores import cached_store, newcomers, scalar, user_id
+from benchmarks.stores import cached_store, ingest_per_second, scalar, user_id
 from memory import MemoryConfig, open_store
 
 __all__ = ["FIGURES", "NAME", "run"]
@@ -34,19 +33,6 @@ FORGET_ROUNDS = 5
 machine varies by a factor of two)."""
 TEXT_BYTES_SQL = "SELECT sum(length(question) + length(answer)) FROM episodes"
 """The questions and answers the store holds: its raw material."""
-
-
-async def _ingest_per_second(path: Path, count: int) -> float:
-    population = newcomers(count, first_ts=1_800_000_000)
-    store = await open_store(str(path), MemoryConfig())
-    try:
-        started = time.perf_counter()
-        for exchange, vote in population:
-            await store.record_exchange(exchange)
-            await store.apply_vote(vote)
-        return count / (time.perf_counter() - started)
-    finally:
-        await store.close()
 
 
 async def _tidy(path: Path) -> None:
@@ -66,10 +52,12 @@ def run(quick: bool) -> list[Figure]:
     size = path.stat().st_size
     text = scalar(path, TEXT_BYTES_SQL)
     with tempfile.TemporaryDirectory(prefix="bench-ingest-", dir=BENCH_DIR) as directory:
-        empty = asyncio.run(_ingest_per_second(Path(directory) / "empty.db", count))
+        empty = asyncio.run(
+            ingest_per_second(str(Path(directory) / "empty.db"), count, first_ts=1_800_000_000)
+        )
         grown = Path(directory) / "grown.db"
         shutil.copyfile(path, grown)
-        into_large = asyncio.run(_ingest_per_second(grown, count))
+        into_large = asyncio.run(ingest_per_second(str(grown), count, first_ts=1_800_000_000))
         segments = (index_segments(path), index_segments(grown))
         asyncio.run(_tidy(grown))
         segments += (index_segments(grown),)

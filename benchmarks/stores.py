@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from itertools import islice
@@ -35,7 +36,7 @@ from sqlite_utils import Database
 
 from benchmarks.corpus import Corpus
 from benchmarks.harness import BENCH_DIR
-from memory import ConversationKind, MemoryConfig, NewExchange, Scope, VoteEvent
+from memory import ConversationKind, MemoryConfig, NewExchange, Scope, VoteEvent, open_store
 from memory.sql import episodes, votes
 from memory.sqlite import fts
 from memory.sqlite.connection import connect
@@ -54,6 +55,7 @@ __all__ = [
     "cached_store",
     "dm_scope",
     "exchanges",
+    "ingest_per_second",
     "load",
     "newcomers",
     "scalar",
@@ -163,6 +165,22 @@ def newcomers(count: int, *, first_ts: int) -> list[tuple[NewExchange, VoteEvent
             )
         )
     return pairs
+
+
+async def ingest_per_second(location: str, count: int, *, first_ts: int) -> float:
+    """Episodes a second the store at ``location`` takes through the public verbs, each of
+    ``count`` :func:`newcomers` (from ``first_ts`` on) and its vote in transactions of their
+    own."""
+    population = newcomers(count, first_ts=first_ts)
+    store = await open_store(location, MemoryConfig())
+    try:
+        started = time.perf_counter()
+        for exchange, vote in population:
+            await store.record_exchange(exchange)
+            await store.apply_vote(vote)
+        return count / (time.perf_counter() - started)
+    finally:
+        await store.close()
 
 
 def scalar(path: Path, sql: str) -> int:
