@@ -8,14 +8,14 @@ Votes on one episode may arrive at different processes at once (PostgreSQL), so 
 one locks the episode's row first (:attr:`Session.for_update`): they apply one after the
 other, each settling the status from every vote committed before it. The votes waiting
 together are applied in one unit of work (:func:`apply_votes`, from
-:mod:`memory.sql.vote_queue`).
+:mod:`memory.sql.vote_queue`), which reads what they need for all of them at once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from memory.config import MemoryConfig
 from memory.models import EpisodeStatus, Vote, VoteEvent, VoteOutcome
@@ -26,6 +26,53 @@ from memory.sql.session import Session
 
 __all__ = ["apply_vote", "apply_votes", "settle_status"]
 
+_Latest = tuple[Vote, datetime] | None
+"""An episode's latest still-present counting vote and when it was cast (None: none)."""
+
+
+@dataclass
+class _Episode:
+    """A voted episode as a group of votes knows it, kept current as they apply."""
+
+    id: int
+    requester_id: str
+    status: EpisodeStatus
+    latest: _Latest
+
+
+def _counting(config: MemoryConfig) -> str:
+    """The condition on ``votes`` that keeps the votes counting towards ``episodes``' row."""
+    return "" if config.anyone_may_vote else " AND votes.voter_id = episodes.requester_id"
+
+
+def _latest_vote(column: str, config: MemoryConfig) -> str:
+    return (
+        f"(SELECT votes.{column} FROM votes WHERE votes.episode_id = episodes.id"
+        f"{_counting(config)} ORDER BY votes.at DESC, votes.id DESC LIMIT 1)"
+    )
+
+
+async def _latest_votes(
+    db: Session, episode_ids: Sequence[int], config: MemoryConfig
+) -> dict[int, _Latest]:
+    """The latest counting vote of each of these episodes, whose rows this unit of work
+    has locked. (Read by a statement of its own: one that waited for a lock sees the
+    votes committed meanwhile only from its next statement on.)"""
+    member, ids = db.one_of(episode_ids)
+    found = await db.rows(
+        f"SELECT id, {_latest_vote('vote', config)} AS vote, {_latest_vote('at', config)} AS at"
+        f" FROM episodes WHERE id {member}",
+        [ids],
+    )
+    return {
+        row["id"]: (Vote(row["vote"]), db.read_time(row["at"])) if row["vote"] else None
+        for row in found
+    }
+
+
+async def _latest(db: Session, episode_id: int, config: MemoryConfig) -> _Latest:
+    return (await _latest_votes(db, [episode_id], config))[episode_id]
+
 
 async def settle_status(db: Session, episode_id: int, config: MemoryConfig) -> EpisodeStatus:
     """Derive the episode's status from its votes and store it if it changed.
@@ -33,33 +80,25 @@ async def settle_status(db: Session, episode_id: int, config: MemoryConfig) -> E
     A changed status drops the lesson, importance and reason, which described the old
     verdict.
     """
-    episode = await db.row(
-        f"SELECT status, requester_id FROM episodes WHERE id = %s{db.for_update}", [episode_id]
-    )
-    if episode is None:
+    row = await db.row(f"SELECT status FROM episodes WHERE id = %s{db.for_update}", [episode_id])
+    if row is None:
         return EpisodeStatus.PENDING
-    was = EpisodeStatus(episode["status"])
-    return await _settle(db, episode_id, was, episode["requester_id"], config)
+    latest = await _latest(db, episode_id, config)
+    return await _settle(db, episode_id, EpisodeStatus(row["status"]), latest, config)
 
 
 async def _settle(
-    db: Session, episode_id: int, was: EpisodeStatus, requester_id: str, config: MemoryConfig
+    db: Session, episode_id: int, was: EpisodeStatus, latest: _Latest, config: MemoryConfig
 ) -> EpisodeStatus:
-    """:func:`settle_status` of an episode whose row this unit of work has locked, and
-    whose status and asker it read."""
-    only_requester = "" if config.anyone_may_vote else " AND voter_id = %s"
-    latest = await db.row(
-        f"SELECT vote, at FROM votes WHERE episode_id = %s{only_requester}"
-        " ORDER BY at DESC, id DESC LIMIT 1",
-        [episode_id] if config.anyone_may_vote else [episode_id, requester_id],
-    )
-    status = status_for(Vote(latest["vote"]) if latest else None)
+    """:func:`settle_status` of an episode whose row this unit of work has locked, given
+    its status and its latest counting vote."""
+    status = status_for(latest[0] if latest else None)
     if status != was:
         async with db.restating(episode_id, was, status, config):
             await db.execute(
                 "UPDATE episodes SET status = %s, validated_at = %s, lesson = NULL,"
                 f" reason = NULL, importance = NULL{db.lease_cleared} WHERE id = %s",
-                [status.value, latest["at"] if latest else None, episode_id],
+                [status.value, latest[1] if latest else None, episode_id],
             )
     return status
 
@@ -101,66 +140,88 @@ async def _remove(
     return None if removed else "there was no such vote to remove"
 
 
-_Episode = dict[str, Any]
-"""An episode as a group reads it: ``id``, ``requester_id``, ``status`` and its message's
-``expires_at``."""
+_Voted = dict[tuple[str, str], tuple[_Episode, datetime]]
+"""Each message voted on, by (channel, ts): its episode, and when its feedback window
+closes."""
 
 
-async def _episodes(db: Session, events: Sequence[VoteEvent]) -> dict[tuple[str, str], _Episode]:
-    """The episode of each message voted on, by (channel, ts), its row locked until this
-    work ends: all of them in one statement, in the order of their ids (two groups voting
-    on some of the same episodes wait for each other rather than deadlock)."""
+async def _episodes(db: Session, events: Sequence[VoteEvent], config: MemoryConfig) -> _Voted:
+    """The episode of each message voted on, its row locked until this work ends (all of
+    them in one statement, in the order of their ids: two groups voting on some of the
+    same episodes wait for each other rather than deadlock), with its latest counting
+    vote. The messages of one episode share one :class:`_Episode`."""
     messages = sorted({(event.channel_id, event.message_ts) for event in events})
     if not messages:
         return {}
     found = await db.rows(
-        "SELECT ledger.channel_id, ledger.message_ts, episodes.id, episodes.requester_id,"
-        " episodes.status, ledger.expires_at"
+        "SELECT ledger.channel_id, ledger.message_ts, ledger.expires_at, episodes.id,"
+        " episodes.requester_id, episodes.status"
         " FROM ledger JOIN episodes ON episodes.id = ledger.episode_id"
         " WHERE (ledger.channel_id, ledger.message_ts)"
         f" IN (VALUES {', '.join('(%s, %s)' for _ in messages)})"
         f" ORDER BY episodes.id{db.for_update}",
         [value for message in messages for value in message],
     )
-    return {(row["channel_id"], row["message_ts"]): row for row in found}
+    if not found:
+        return {}
+    latest = await _latest_votes(db, sorted({row["id"] for row in found}), config)
+    episodes = {
+        row["id"]: _Episode(
+            row["id"], row["requester_id"], EpisodeStatus(row["status"]), latest[row["id"]]
+        )
+        for row in found
+    }
+    return {
+        (row["channel_id"], row["message_ts"]): (
+            episodes[row["id"]],
+            db.read_time(row["expires_at"]),
+        )
+        for row in found
+    }
 
 
 async def _apply(
     db: Session,
     event: VoteEvent,
     ballot: Ballot,
-    episode: _Episode | None,
+    voted: tuple[_Episode, datetime] | None,
     forgotten: datetime | None,
     config: MemoryConfig,
 ) -> VoteOutcome:
-    """Apply one vote of a group, given what the group read for it: its episode (whose
-    ``status`` it keeps current) and when its voter was last forgotten."""
-    if episode is None:
+    """Apply one vote of a group, given what the group read for it: its episode (kept
+    current) and when the feedback window closes, and when its voter was last forgotten."""
+    if voted is None:
         return untracked()
+    episode, expires_at = voted
     at = utc(event.at)
-    episode_id: int = episode["id"]
-    was = EpisodeStatus(episode["status"])
     refused = refusal(
         event,
         config,
-        episode_id=episode_id,
-        requester_id=episode["requester_id"],
-        status=was,
-        window_closed=db.read_time(episode["expires_at"]) <= at,
+        episode_id=episode.id,
+        requester_id=episode.requester_id,
+        status=episode.status,
+        window_closed=expires_at <= at,
     )
     if refused is not None:
         return refused
     if forgotten is not None and forgotten >= at:
         return VoteOutcome(
-            applied=False, reason="the voter was forgotten since", episode_id=episode_id
+            applied=False, reason="the voter was forgotten since", episode_id=episode.id
         )
     change = _add if event.added else _remove
-    no_op = await change(db, episode_id, event, ballot, at)
+    no_op = await change(db, episode.id, event, ballot, at)
     if no_op is not None:
-        return VoteOutcome(applied=False, reason=no_op, episode_id=episode_id, status=was)
-    status = await _settle(db, episode_id, was, episode["requester_id"], config)
-    episode["status"] = status.value
-    return counted(event, episode_id, status)
+        return VoteOutcome(
+            applied=False, reason=no_op, episode_id=episode.id, status=episode.status
+        )
+    # A vote only just stored is the latest unless one cast later is there (it has the
+    # highest id, which breaks ties of time); any other change reads the latest again.
+    if event.added and (episode.latest is None or at >= episode.latest[1]):
+        episode.latest = (ballot.vote, at)
+    else:
+        episode.latest = await _latest(db, episode.id, config)
+    episode.status = await _settle(db, episode.id, episode.status, episode.latest, config)
+    return counted(event, episode.id, episode.status)
 
 
 async def apply_votes(
@@ -172,22 +233,22 @@ async def apply_votes(
     What the votes read first is read for the whole group at once: the erasure fence's
     locks of their voters (:meth:`Session.lock_people`), then when each voter was last
     forgotten (a vote of someone forgotten since it was cast writes nothing), then their
-    episodes' rows, locked."""
+    episodes' rows, locked, with their latest counting votes."""
     ballots = [ballot_for(event, config) for event in events]
     cast = [event for event, ballot in zip(events, ballots, strict=True) if ballot is not None]
     voters = sorted({event.voter_id for event in cast})
     async with db.transaction():
         await db.lock_people(voters)
         forgotten = await forgotten_at(db, voters)
-        episodes = await _episodes(db, cast)
+        voted = await _episodes(db, cast, config)
         outcomes = []
         for event, ballot in zip(events, ballots, strict=True):
             if ballot is None:
                 outcomes.append(VoteOutcome(applied=False, reason="not a feedback reaction"))
                 continue
-            episode = episodes.get((event.channel_id, event.message_ts))
+            message = voted.get((event.channel_id, event.message_ts))
             voter = forgotten.get(event.voter_id)
-            outcomes.append(await _apply(db, event, ballot, episode, voter, config))
+            outcomes.append(await _apply(db, event, ballot, message, voter, config))
     return outcomes
 
 

@@ -96,3 +96,38 @@ def test_votes_on_one_answer_in_one_group_apply_in_order(tmp_path: Path) -> None
         (True, EpisodeStatus.PENDING),
     ]
     assert _state(db) == [("A", "pending", 0)]
+
+
+def test_votes_on_two_parts_of_one_answer_in_one_group_share_its_status(
+    tmp_path: Path,
+) -> None:
+    """A 👍 on an answer's first message and its removal through the second (the same
+    vote: one per person and emoji on an answer) leave it pending."""
+    db = connect(tmp_path / "bot.db")
+    scope = DM.model_copy(update={"channel_id": "DA"})
+    parts = ["1700000000.000001", "1700000000.000002"]
+    episodes.record_exchange(
+        db,
+        NewExchange(
+            scope=scope,
+            requester_id="A",
+            thread_ts=None,
+            question="Where is the staging cluster?",
+            answer="In eu-west-1.",
+            message_ts=parts,
+            created_at=T0,
+        ),
+        CONFIG,
+    )
+    up = thumbs_up(scope, parts[0], "A")
+    removed = thumbs_up(scope, parts[1], "A").model_copy(
+        update={"added": False, "at": up.at + timedelta(seconds=1)}
+    )
+
+    outcomes = apply_votes(db, [up, removed], CONFIG)
+
+    assert [(o.applied, o.status) for o in outcomes] == [
+        (True, EpisodeStatus.SUCCESS),
+        (True, EpisodeStatus.PENDING),
+    ]
+    assert _state(db) == [("A", "pending", 0)]
