@@ -21,7 +21,7 @@ from typing import Any
 from memory import rows
 from memory.config import MemoryConfig
 from memory.models import ExportedVote, ForgetReport, UserExport, WorkspaceReport
-from memory.sql.fence import erase_replies, record_forgetting
+from memory.sql.fence import erase_messages, record_forgetting
 from memory.sql.questions import forget_questions
 from memory.sql.session import Session
 from memory.sql.votes import settle_status
@@ -52,8 +52,7 @@ async def _unfile_episodes(db: Session, own_filter: str, owner: str) -> dict[str
     ledger = await db.rows(
         f"SELECT channel_id, message_ts FROM ledger WHERE episode_id IN ({own_filter})", [owner]
     )
-    for row in ledger:
-        await erase_replies(db, row["channel_id"], [row["message_ts"]])
+    await erase_messages(db, [(row["channel_id"], row["message_ts"]) for row in ledger])
     await db.unindex(own)
     return {"episodes": len(own), "ledger": len(ledger)}
 

@@ -27,12 +27,16 @@ from memory.sql.session import Session
 from memory.subjects import fence_subjects, latest_erasures
 
 __all__ = [
+    "erase_messages",
     "erase_replies",
     "erased_replies",
     "forgotten_at",
     "forgotten_since",
     "record_forgetting",
 ]
+
+_BATCH = 1_000
+"""Messages one statement records (either database takes many more parameters)."""
 
 
 async def record_forgetting(db: Session, subject: str, at: datetime) -> None:
@@ -51,10 +55,20 @@ def _message_key(channel_id: str, ts: str) -> str:
 
 async def erase_replies(db: Session, channel_id: str, message_ts: Iterable[str]) -> None:
     """Record that these messages of the bot answered someone since forgotten."""
-    for ts in message_ts:
+    await erase_messages(db, [(channel_id, ts) for ts in message_ts])
+
+
+async def erase_messages(db: Session, messages: Iterable[tuple[str, str]]) -> None:
+    """:func:`erase_replies` of messages in any channels (each a channel id and a ts), a
+    statement per :data:`_BATCH` of them, in one order: two erasures at once on PostgreSQL
+    cannot each wait for the other's."""
+    digests = sorted({db.digest(_message_key(channel_id, ts)) for channel_id, ts in messages})
+    for start in range(0, len(digests), _BATCH):
+        batch = digests[start : start + _BATCH]
         await db.execute(
-            "INSERT INTO erased_replies (digest) VALUES (%s) ON CONFLICT (digest) DO NOTHING",
-            [db.digest(_message_key(channel_id, ts))],
+            f"INSERT INTO erased_replies (digest) VALUES {', '.join('(%s)' for _ in batch)}"
+            " ON CONFLICT (digest) DO NOTHING",
+            batch,
         )
 
 

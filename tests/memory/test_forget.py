@@ -10,6 +10,7 @@ from memory_helpers import CHANNEL, DM, T0, Memory
 
 from memory import EpisodeStatus, MemoryConfig, NewExchange, NewQuestion, Vote
 from memory.partitions import personal_key
+from memory.sql import fence
 from tests.stored import disk_bytes
 
 FORGOTTEN = "UFORGETME1"
@@ -231,3 +232,18 @@ async def test_the_bots_replies_to_a_forgotten_person_stay_known_as_erased_witho
 
     assert erased == {*memory.sent[mine.id], "7777.000100"}
     assert await store.erased_replies("C0OTHER", sent) == set()
+
+
+async def test_every_reply_to_a_forgotten_person_is_known_as_erased_however_many(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The replies are recorded a batch per statement: here more than a batch, in two
+    channels."""
+    monkeypatch.setattr(fence, "_BATCH", 2)
+    in_dm = await memory.ask(SECRET_QUESTION, user=FORGOTTEN, parts=3)
+    in_channel = await memory.ask(SURVIVOR_QUESTION, user=FORGOTTEN, scope=CHANNEL, parts=2)
+    await memory.store.forget_user(FORGOTTEN)
+
+    for scope, episode in ((DM, in_dm), (CHANNEL, in_channel)):
+        sent = memory.sent[episode.id]
+        assert await memory.store.erased_replies(scope.channel_id, sent) == set(sent)
