@@ -41,8 +41,8 @@ from memory.sql import episodes, votes
 from memory.sqlite import fts
 from memory.sqlite.connection import connect
 from memory.sqlite.fts import align_channel_partitions
-from memory.sqlite.session import shared
 from memory.sqlite.transactions import transaction
+from tests.support.sqlite_verbs import on_connection
 
 __all__ = [
     "CHANNELS",
@@ -94,8 +94,8 @@ WRITE_PATH = (
 """The modules of :mod:`memory` that decide what a store holds (the index's words
 included): a cached store is reused only while they are unchanged."""
 
-_EPISODES = shared(episodes)
-_VOTES = shared(votes)
+_EPISODES = on_connection(episodes)
+_VOTES = on_connection(votes)
 """The verbs of :mod:`memory.sql.episodes` and :mod:`memory.sql.votes` as the database
 thread runs them."""
 

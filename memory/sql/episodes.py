@@ -199,12 +199,11 @@ async def purge_expired(db: Session, now: datetime, config: MemoryConfig) -> int
 async def list_episodes(
     db: Session,
     user_id: str,
-    *,
     scope: Scope | None,
     statuses: frozenset[EpisodeStatus],
     since: datetime | None,
     limit: int,
-    team_id: str | None = None,
+    team_id: str | None,
 ) -> list[Episode]:
     """A person's episodes (in workspace ``team_id``), newest first."""
     if not statuses:

@@ -7,17 +7,20 @@ queries that differ per database, each backend's session answering them its own 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from memory.config import MemoryConfig
 from memory.models import Episode, EpisodeStatus
 
-__all__ = ["Params", "Session", "placeholders"]
+__all__ = ["Params", "Session", "Verb", "placeholders"]
 
 Params = Sequence[Any] | Mapping[str, Any]
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 def placeholders(count: int) -> str:
@@ -128,3 +131,7 @@ class Session(Protocol):
     async def counts(self) -> dict[str, int]:
         """Every counter's value by name."""
         ...
+
+
+Verb = Callable[Concatenate[Session, P], Coroutine[Any, Any, T]]
+"""A verb of :mod:`memory.sql`: a coroutine function of a :class:`Session` first."""

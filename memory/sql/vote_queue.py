@@ -24,15 +24,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
-from functools import partial
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
 
-from memory.config import MemoryConfig
 from memory.models import VoteEvent, VoteOutcome
-
-if TYPE_CHECKING:
-    from memory.backend import Runner
 
 __all__ = ["FILING_BATCH", "FILING_PAUSE_SECONDS", "Filing", "VoteQueue"]
 
@@ -47,9 +41,8 @@ FILING_PAUSE_SECONDS = 0.05
 _Waiting = tuple[VoteEvent, "asyncio.Future[VoteOutcome]"]
 
 
-Filing = Callable[..., int]
-"""Files up to ``limit`` waiting episodes in one unit of work (called with the database
-and ``limit``); how many were waiting."""
+Filing = Callable[[int], Awaitable[int]]
+"""Files up to so many waiting episodes in one unit of work; how many were waiting."""
 
 
 class VoteQueue:
@@ -57,15 +50,12 @@ class VoteQueue:
 
     def __init__(
         self,
-        runner: Runner,
-        apply_votes: Callable[..., Any],
-        config: MemoryConfig,
+        apply_votes: Callable[[list[VoteEvent]], Awaitable[list[VoteOutcome]]],
         filing: Filing | None = None,
     ) -> None:
-        """``apply_votes`` is :func:`memory.sql.votes.apply_votes` as ``runner`` runs it."""
-        self._runner = runner
+        """``apply_votes`` applies votes in one unit of work (the store's
+        :func:`memory.sql.votes.apply_votes`)."""
         self._apply_votes = apply_votes
-        self._config = config
         self._filing = filing
         self._waiting: list[_Waiting] = []
         self._draining: asyncio.Task[None] | None = None
@@ -139,9 +129,7 @@ class VoteQueue:
         """Each vote's outcome, all applied in one unit of work; when that fails, each
         vote applied again alone, so a vote that fails fails alone."""
         try:
-            outcomes: list[VoteOutcome] = await self._runner.run(
-                partial(self._apply_votes, events=events, config=self._config)
-            )
+            outcomes = await self._apply_votes(events)
         except Exception as error:  # a vote failed, the commit did, or the store is closed
             if len(events) == 1:
                 return [error]
@@ -153,7 +141,7 @@ class VoteQueue:
         an error (the queue stays, and the next vote or recall files it)."""
         assert self._filing is not None, "only votes that leave filing to later are filed"
         try:
-            waiting = await self._runner.run(partial(self._filing, limit=FILING_BATCH))
+            waiting = await self._filing(FILING_BATCH)
         except Exception as error:  # the store is closed, or the database failed
             logger.warning("the index queue could not be filed (%s)", type(error).__name__)
             waiting = 0

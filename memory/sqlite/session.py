@@ -12,11 +12,10 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
+from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
-from functools import lru_cache, update_wrapper
-from types import ModuleType, SimpleNamespace
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from sqlite_utils import Database
@@ -30,7 +29,7 @@ from memory.sqlite.digests import digest
 from memory.sqlite.fts import file_episodes, reindexing, unindex_episodes
 from memory.sqlite.transactions import transaction
 
-__all__ = ["SQLiteSession", "run_to_end", "shared"]
+__all__ = ["SQLiteSession", "run_to_end"]
 
 T = TypeVar("T")
 
@@ -184,16 +183,3 @@ def run_to_end(work: Coroutine[Any, Any, T]) -> T:
         return done.value
     work.close()
     raise RuntimeError("a verb waited on something other than SQLite")
-
-
-def _on_thread(verb: Callable[..., Coroutine[Any, Any, T]]) -> Callable[..., T]:
-    def run(db: Database, /, *arguments: Any, **keywords: Any) -> T:
-        return run_to_end(verb(SQLiteSession(db), *arguments, **keywords))
-
-    return update_wrapper(run, verb)
-
-
-def shared(module: ModuleType) -> SimpleNamespace:
-    """The verbs of a :mod:`memory.sql` module as functions of SQLite's connection, as the
-    database thread runs them (:mod:`memory.backend`)."""
-    return SimpleNamespace(**{name: _on_thread(getattr(module, name)) for name in module.__all__})

@@ -1,30 +1,31 @@
 """The SQLite backend of :class:`memory.MemoryStore`.
 
-Each verb runs a function of :mod:`memory.sql` on the store's database thread (through
-:mod:`memory.backend` and :func:`memory.sqlite.session.shared`); what SQLite does its own
-way is in its session, recall and full-text index.
+Each verb runs a function of :mod:`memory.sql` to its end on the store's database thread
+(:func:`memory.sqlite.session.run_to_end`); what SQLite does its own way is in its
+session, recall and full-text index.
 """
 
 from __future__ import annotations
 
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 from sqlite_utils import Database
 
-from memory.backend import BackendModules, BackendStore
+from memory import models
 from memory.config import MemoryConfig
-from memory.sqlite import (
-    fts,
-    recall,
-)
+from memory.sql.session import Verb
+from memory.sqlite import fts, recall
 from memory.sqlite.connection import DatabaseThread
-from memory.sqlite.fts import align_channel_partitions, file_waiting
-from memory.sqlite.session import shared
+from memory.sqlite.session import SQLiteSession, run_to_end
+from memory.store import MemoryStore
 
 __all__ = ["SQLiteMemoryStore"]
 
-_MODULES = BackendModules.of(recall, shared)
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 def _checkpoint(db: Database) -> None:
@@ -35,13 +36,13 @@ def _ping(db: Database) -> None:
     db.execute("SELECT 1 FROM episodes LIMIT 1").fetchall()
 
 
-class SQLiteMemoryStore(BackendStore):
+class SQLiteMemoryStore(MemoryStore):
     """Memory in one SQLite file (WAL mode), used from asyncio through one thread."""
 
     one_process = True
 
     def __init__(self, thread: DatabaseThread, config: MemoryConfig) -> None:
-        super().__init__(thread, _MODULES, config, filing=file_waiting)
+        super().__init__(config, filing=self._file_waiting)
         self._thread = thread
 
     @classmethod
@@ -51,10 +52,21 @@ class SQLiteMemoryStore(BackendStore):
         left in the index queue (see :mod:`memory.sql.vote_queue`)."""
         thread = await DatabaseThread.open(Path(path))
         share = config.share_channel_successes
-        await thread.run(lambda db: align_channel_partitions(db, share=share))
+        await thread.run(lambda db: fts.align_channel_partitions(db, share=share))
         store = cls(thread, config)
         store._votes.file_soon()
         return store
+
+    async def _run(self, verb: Verb[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return await self._thread.run(
+            lambda db: run_to_end(verb(SQLiteSession(db), *args, **kwargs))
+        )
+
+    async def _file_waiting(self, limit: int) -> int:
+        return await self._thread.run(partial(fts.file_waiting, limit=limit))
+
+    async def recall(self, request: models.RecallRequest) -> list[models.RecalledEpisode]:
+        return await self._thread.run(partial(recall.recall, request=request, config=self._config))
 
     async def close(self) -> None:
         await self.settle()

@@ -22,11 +22,11 @@ from memory.sql.vote_queue import FILING_BATCH, FILING_PAUSE_SECONDS
 from memory.sqlite.connection import connect
 from memory.sqlite.fts import align_channel_partitions, file_waiting
 from memory.sqlite.recall import recall
-from memory.sqlite.session import shared
 from memory.sqlite.store import SQLiteMemoryStore
+from tests.support.sqlite_verbs import on_connection
 
-episodes = shared(shared_episodes)
-erasure = shared(shared_erasure)
+episodes = on_connection(shared_episodes)
+erasure = on_connection(shared_erasure)
 
 pytestmark = pytest.mark.sqlite_only
 
@@ -52,7 +52,7 @@ def _voted(db: Database, config: MemoryConfig, *, user: str, scope: Scope, index
     )
     assert episode is not None
     vote = thumbs_up(scope, ts, user)
-    [outcome] = shared(votes).apply_votes(db, [vote], config)
+    [outcome] = on_connection(votes).apply_votes(db, [vote], config)
     assert outcome.applied
     return episode.id
 
@@ -115,7 +115,7 @@ def test_a_vote_removed_before_filing_files_nothing(db_path: Path) -> None:
             added=False,
             at=T0 + timedelta(minutes=2),
         )
-        [outcome] = shared(votes).apply_votes(db, [removal], config)
+        [outcome] = on_connection(votes).apply_votes(db, [removal], config)
         assert outcome.applied
         assert _recall(db, config, user="U1", scope=DM) == []
         assert _filed(db) == set() and _waiting(db) == set()

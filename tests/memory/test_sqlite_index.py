@@ -19,11 +19,11 @@ from memory.sql import votes
 from memory.sqlite import fts
 from memory.sqlite.fts import CREATE_INDEX_QUEUE
 from memory.sqlite.migrations import migrations
-from memory.sqlite.session import shared
 from memory.sqlite.store import SQLiteMemoryStore
 from memory.sqlite.vectors import CREATE_VECTORS
+from tests.support.sqlite_verbs import on_connection
 
-episodes = shared(shared_episodes)
+episodes = on_connection(shared_episodes)
 
 INDEX_STATE = """
 CREATE TABLE index_state (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -123,7 +123,7 @@ def _build_before_contentless_index(path: Path, config: MemoryConfig) -> None:
             config,
         )
         event = thumbs_up(scope, ts, user)
-        assert shared(votes).apply_vote(db, event, config).applied
+        assert on_connection(votes).apply_vote(db, event, config).applied
     db.execute("DROP TABLE episode_vectors")  # not there yet: migration 8 creates it
     db.execute("DROP TABLE index_state")
     db.execute("DROP TABLE index_queue")  # nor this: migration 12
@@ -184,7 +184,7 @@ def _build_with_every_word_indexed(path: Path, config: MemoryConfig) -> None:
         event = VoteEvent(
             channel_id=DM.channel_id, message_ts=ts, voter_id=user, reaction="+1", added=True, at=T0
         )
-        assert shared(votes).apply_vote(db, event, config).applied
+        assert on_connection(votes).apply_vote(db, event, config).applied
     # Refile the index the old way: every word, as it was written before migration 10.
     db.execute("INSERT INTO episodes_fts (episodes_fts) VALUES ('delete-all')")
     for row in list(db.query("SELECT * FROM episodes")):

@@ -20,10 +20,10 @@ from memory.sql import erasure as shared_erasure
 from memory.sql import votes
 from memory.sqlite import fts
 from memory.sqlite.connection import connect
-from memory.sqlite.session import shared
+from tests.support.sqlite_verbs import on_connection
 
-episodes = shared(shared_episodes)
-erasure = shared(shared_erasure)
+episodes = on_connection(shared_episodes)
+erasure = on_connection(shared_erasure)
 
 ROUNDS = 40
 
@@ -75,7 +75,7 @@ def _voted_exchange(db: Database, scope: Scope, config: MemoryConfig) -> None:
         created_at=T0,
     )
     episodes.record_exchange(db, exchange, config)
-    shared(votes).apply_vote(db, thumbs_up(scope, "1000.000100", "U1"), config)
+    on_connection(votes).apply_vote(db, thumbs_up(scope, "1000.000100", "U1"), config)
 
 
 def _meanwhile(monkeypatch: pytest.MonkeyPatch, bot: Database, other: Callable[[], None]) -> None:

@@ -15,14 +15,14 @@ from memory import EpisodeStatus, MemoryConfig, NewExchange, VoteEvent
 from memory.sql import episodes as shared_episodes
 from memory.sql import votes as sql_votes
 from memory.sqlite.connection import connect, engine
-from memory.sqlite.session import shared
+from tests.support.sqlite_verbs import on_connection
 
-episodes = shared(shared_episodes)
+episodes = on_connection(shared_episodes)
 
 pytestmark = pytest.mark.sqlite_only
 
 CONFIG = MemoryConfig()
-apply_votes = shared(sql_votes).apply_votes
+apply_votes = on_connection(sql_votes).apply_votes
 
 
 def _answered(db: Database, user: str, ts: str) -> VoteEvent:

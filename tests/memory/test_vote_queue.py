@@ -19,9 +19,9 @@ from memory.sql import episodes as shared_episodes
 from memory.sql import votes
 from memory.sql.vote_queue import VoteQueue
 from memory.sqlite.connection import DatabaseThread, engine
-from memory.sqlite.session import shared
+from tests.support.sqlite_verbs import on_connection
 
-episodes = shared(shared_episodes)
+episodes = on_connection(shared_episodes)
 
 VOTES = 40
 
@@ -62,6 +62,15 @@ def _committed(db_path: Path, event: VoteEvent) -> bool:
     return bool(count)
 
 
+def _queue(thread: DatabaseThread, config: MemoryConfig) -> VoteQueue:
+    """The store's queue: each group applied in one unit of work on the database thread."""
+
+    async def apply_votes(events: list[VoteEvent]) -> list[VoteOutcome]:
+        return await thread.run(lambda db: on_connection(votes).apply_votes(db, events, config))
+
+    return VoteQueue(apply_votes)
+
+
 @pytest.fixture
 async def thread(db_path: Path) -> AsyncIterator[DatabaseThread]:
     opened = await DatabaseThread.open(db_path)
@@ -76,7 +85,7 @@ async def test_votes_waiting_together_commit_in_one_transaction_each_answered_on
     await _exchanges(thread, ["U1"] * VOTES, config)
     statements: list[str] = []
     await thread.run(lambda db: db.conn.set_trace_callback(statements.append))
-    queue = VoteQueue(thread, shared(votes).apply_votes, config)
+    queue = _queue(thread, config)
 
     async def vote(event: VoteEvent) -> tuple[VoteOutcome, bool]:
         outcome = await queue.apply(event)
@@ -98,7 +107,7 @@ async def test_a_vote_that_fails_fails_alone(thread: DatabaseThread, db_path: Pa
             " BEGIN SELECT RAISE(ABORT, 'refused'); END"
         )
     )
-    queue = VoteQueue(thread, shared(votes).apply_votes, config)
+    queue = _queue(thread, config)
     events = [_vote(0, "U1"), _vote(1, "UREFUSED"), _vote(2, "U1")]
 
     results = await asyncio.gather(*(queue.apply(e) for e in events), return_exceptions=True)
