@@ -203,26 +203,25 @@ class PendingQuestion(NewQuestion):
     killed after they showed left them for the next to take back."""
 
 
-class ForgetReport(BaseModel):
+class _ErasureReport(BaseModel):
+    counts: dict[str, int]
+    """Rows erased, by kind."""
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+
+class ForgetReport(_ErasureReport):
     """How many rows of each kind were erased for one person."""
 
     user_id: str
-    counts: dict[str, int]
-
-    @property
-    def total(self) -> int:
-        return sum(self.counts.values())
 
 
-class WorkspaceReport(BaseModel):
+class WorkspaceReport(_ErasureReport):
     """How many rows of each kind were erased for a workspace that uninstalled the app."""
 
     team_id: str
-    counts: dict[str, int]
-
-    @property
-    def total(self) -> int:
-        return sum(self.counts.values())
 
 
 class ExportedVote(BaseModel):
