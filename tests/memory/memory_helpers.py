@@ -21,7 +21,7 @@ from memory import (
     VoteOutcome,
 )
 
-__all__ = ["CHANNEL", "DM", "T0", "FreshStore", "Memory", "thumbs_up"]
+__all__ = ["CHANNEL", "DM", "T0", "FreshStore", "Memory", "exchange", "thumbs_up"]
 
 FreshStore = Callable[[MemoryConfig], AbstractAsyncContextManager[MemoryStore]]
 """Opens a new, empty store on the test's backend (the ``fresh_store`` fixture)."""
@@ -29,6 +29,28 @@ FreshStore = Callable[[MemoryConfig], AbstractAsyncContextManager[MemoryStore]]
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 DM = Scope(team_id="T1", channel_id="D100", kind=ConversationKind.DM)
 CHANNEL = Scope(team_id="T1", channel_id="C100", kind=ConversationKind.CHANNEL)
+
+
+def exchange(
+    question: str,
+    answer: str = "An answer.",
+    *,
+    ts: str | list[str],
+    user: str = "U1",
+    scope: Scope = DM,
+    at: datetime = T0,
+    thread_ts: str | None = None,
+) -> NewExchange:
+    """``user``'s question in ``scope``, answered at ``at`` in the messages ``ts``."""
+    return NewExchange(
+        scope=scope,
+        requester_id=user,
+        thread_ts=thread_ts,
+        question=question,
+        answer=answer,
+        message_ts=[ts] if isinstance(ts, str) else ts,
+        created_at=at,
+    )
 
 
 def thumbs_up(scope: Scope, message_ts: str, voter: str) -> VoteEvent:
@@ -70,14 +92,8 @@ class Memory:
         """A pending exchange, as recorded right after the bot answered."""
         message_ts = [self.new_ts() for _ in range(parts)]
         episode = await self.store.record_exchange(
-            NewExchange(
-                scope=scope,
-                requester_id=user,
-                thread_ts=thread_ts,
-                question=question,
-                answer=answer,
-                message_ts=message_ts,
-                created_at=at,
+            exchange(
+                question, answer, ts=message_ts, user=user, scope=scope, at=at, thread_ts=thread_ts
             )
         )
         assert episode is not None, "the asker was forgotten after the exchange began"
@@ -125,6 +141,21 @@ class Memory:
                 at=at,
             )
         )
+
+    async def library(
+        self, exchanges: dict[str, tuple[str, str]], *, user: str = "U1", scope: Scope = DM
+    ) -> dict[str, int]:
+        """Each topic's (question, answer), validated by its asker; their episodes' ids."""
+        return {
+            topic: (await self.answered(question, answer, user=user, scope=scope)).id
+            for topic, (question, answer) in exchanges.items()
+        }
+
+    async def first_recalled(self, text: str) -> int:
+        """The id of the episode recalled first for ``text`` (one is)."""
+        recalled = await self.recall(text)
+        assert recalled, text
+        return recalled[0].episode.id
 
     async def recall(
         self,

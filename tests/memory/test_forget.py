@@ -6,9 +6,9 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from memory_helpers import CHANNEL, DM, T0, Memory
+from memory_helpers import CHANNEL, DM, T0, Memory, exchange
 
-from memory import EpisodeStatus, MemoryConfig, NewExchange, NewQuestion, Vote
+from memory import EpisodeStatus, MemoryConfig, NewQuestion, Vote
 from memory.partitions import personal_key
 from memory.sql import fence
 from tests.stored import disk_bytes
@@ -160,14 +160,12 @@ async def test_nothing_that_started_before_forget_writes_about_the_person_after_
     started = T0 + timedelta(hours=1)
     await store.forget_user(FORGOTTEN, at=T0 + timedelta(hours=2))
 
-    in_flight = NewExchange(
-        scope=DM,
-        requester_id=FORGOTTEN,
-        thread_ts=None,
-        question=SECRET_QUESTION,
-        answer="An answer written while /forget ran.",
-        message_ts=["1.000100"],
-        created_at=started,
+    in_flight = exchange(
+        SECRET_QUESTION,
+        "An answer written while /forget ran.",
+        ts="1.000100",
+        user=FORGOTTEN,
+        at=started,
     )
     assert await store.record_exchange(in_flight) is None
     assert (

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from memory_helpers import T0, Memory
+from memory_helpers import T0, Memory, exchange
 
 from memory import (
     ConversationKind,
     InstallationRecord,
     MemoryStore,
-    NewExchange,
     NewQuestion,
     Scope,
 )
@@ -53,17 +52,9 @@ async def test_a_workspace_is_erased_and_the_other_kept(memory: Memory, store: M
 async def test_an_answer_in_flight_at_the_erasure_records_nothing(store: MemoryStore) -> None:
     started = T0
     await store.forget_workspace("T0000ONE", at=T0 + timedelta(seconds=5))
-    exchange = NewExchange(
-        scope=ONE,
-        requester_id="U1",
-        thread_ts=None,
-        question="q",
-        answer="a",
-        message_ts=["1.0"],
-        created_at=started,
-    )
-    assert await store.record_exchange(exchange) is None
-    elsewhere = exchange.model_copy(update={"scope": TWO})
+    in_flight = exchange("q", "a", ts="1.0", scope=ONE, at=started)
+    assert await store.record_exchange(in_flight) is None
+    elsewhere = in_flight.model_copy(update={"scope": TWO})
     assert await store.record_exchange(elsewhere) is not None
 
 

@@ -10,11 +10,11 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from memory_helpers import CHANNEL, DM, T0, Memory, thumbs_up
+from memory_helpers import CHANNEL, DM, T0, Memory, exchange, thumbs_up
 from sqlite_utils import Database
 from test_forget import disk_bytes, traces
 
-from memory import MemoryConfig, NewExchange, RecallRequest, Scope, VoteEvent, open_store
+from memory import MemoryConfig, RecallRequest, Scope, VoteEvent, open_store
 from memory.sql import episodes as shared_episodes
 from memory.sql import erasure as shared_erasure
 from memory.sql import votes
@@ -39,15 +39,7 @@ def _voted(db: Database, config: MemoryConfig, *, user: str, scope: Scope, index
     ts = f"1700000000.{index:06d}"
     episode = episodes.record_exchange(
         db,
-        NewExchange(
-            scope=scope,
-            requester_id=user,
-            thread_ts=None,
-            question=f"{QUESTION} ({index})",
-            answer=ANSWER,
-            message_ts=[ts],
-            created_at=T0,
-        ),
+        exchange(f"{QUESTION} ({index})", ANSWER, ts=ts, user=user, scope=scope),
         config,
     )
     assert episode is not None

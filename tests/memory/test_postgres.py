@@ -14,13 +14,12 @@ from datetime import timedelta
 
 import psycopg
 import pytest
-from memory_helpers import CHANNEL, DM, T0, Memory
+from memory_helpers import CHANNEL, DM, T0, Memory, exchange
 
 from memory import (
     EpisodeStatus,
     MemoryConfig,
     MemoryStore,
-    NewExchange,
     RecallWeights,
     Vote,
     open_store,
@@ -285,17 +284,8 @@ async def test_an_exchange_racing_forget_on_another_replica_never_outlives_it(
     writer, eraser = replicas[0], replicas[1]
     for round_ in range(8):
         user = f"U0RACE{round_}"
-        exchange = NewExchange(
-            scope=DM,
-            requester_id=user,
-            thread_ts=None,
-            question=SECRET,
-            answer="An answer.",
-            message_ts=[f"{round_}.000100"],
-            created_at=T0,
-        )
         recorded, _ = await asyncio.gather(
-            writer.record_exchange(exchange),
+            writer.record_exchange(exchange(SECRET, ts=f"{round_}.000100", user=user)),
             eraser.forget_user(user, at=T0 + timedelta(hours=1)),
         )
         export = await writer.export_user(user)

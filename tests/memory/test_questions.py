@@ -10,12 +10,11 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from memory_helpers import DM, T0
+from memory_helpers import T0, exchange
 
 from memory import (
     MemoryConfig,
     MemoryStore,
-    NewExchange,
     NewQuestion,
     PendingQuestion,
     open_store,
@@ -188,15 +187,7 @@ async def test_a_question_taken_up_comes_with_the_parts_an_earlier_attempt_showe
 ) -> None:
     question = await receive(first, 1)
     shown = await first.record_exchange(
-        NewExchange(
-            scope=DM,
-            requester_id="U1",
-            thread_ts="1.0",
-            question="q1",
-            answer="half an ans",
-            message_ts=["5.000200", "5.000100"],
-            created_at=T0,
-        )
+        exchange("q1", "half an ans", ts=["5.000200", "5.000100"], thread_ts="1.0")
     )
     assert shown is not None
     assert await first.question_shown(question.id, shown.id)

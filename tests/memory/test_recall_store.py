@@ -20,30 +20,25 @@ from memory import (
 DAY = timedelta(days=1)
 
 
-async def _library(memory: Memory) -> dict[str, int]:
-    """A few validated exchanges on unrelated topics; returns their ids by topic."""
-    exchanges = {
-        "deploy": (
-            "How do I deploy the billing service to staging?",
-            "Run `make deploy SERVICE=billing ENV=staging` from the ops repo.",
-        ),
-        "vpn": (
-            "My VPN keeps disconnecting every few minutes, what can I do?",
-            "Switch the VPN client to TCP mode and disable IPv6 on the adapter.",
-        ),
-        "expenses": (
-            "Where do I submit expense reports for conference travel?",
-            "Expense reports go through Navan; attach receipts within 30 days.",
-        ),
-        "postgres": (
-            "The nightly Postgres backup job failed with a disk full error",
-            "Prune old WAL archives on the backup volume, then rerun the job.",
-        ),
-    }
-    ids = {}
-    for topic, (question, answer) in exchanges.items():
-        ids[topic] = (await memory.answered(question, answer)).id
-    return ids
+LIBRARY = {
+    "deploy": (
+        "How do I deploy the billing service to staging?",
+        "Run `make deploy SERVICE=billing ENV=staging` from the ops repo.",
+    ),
+    "vpn": (
+        "My VPN keeps disconnecting every few minutes, what can I do?",
+        "Switch the VPN client to TCP mode and disable IPv6 on the adapter.",
+    ),
+    "expenses": (
+        "Where do I submit expense reports for conference travel?",
+        "Expense reports go through Navan; attach receipts within 30 days.",
+    ),
+    "postgres": (
+        "The nightly Postgres backup job failed with a disk full error",
+        "Prune old WAL archives on the backup volume, then rerun the job.",
+    ),
+}
+"""A few exchanges on unrelated topics."""
 
 
 @pytest.mark.parametrize(
@@ -61,35 +56,29 @@ async def _library(memory: Memory) -> dict[str, int]:
 async def test_paraphrased_questions_recall_the_matching_episode_first(
     memory: Memory, question: str, topic: str
 ) -> None:
-    ids = await _library(memory)
-    recalled = await memory.recall(question)
-    assert recalled, question
-    assert recalled[0].episode.id == ids[topic]
+    ids = await memory.library(LIBRARY)
+    assert await memory.first_recalled(question) == ids[topic]
 
 
-async def _paraphrase_library(memory: Memory) -> dict[str, int]:
-    exchanges = {
-        "benefits": (
-            "Can I change my health plan after a marriage or a birth?",
-            "Yes, within 30 days of the event, in the benefits portal.",
-        ),
-        "summary": (
-            "Why does the order summary page show stale totals?",
-            "It caches totals for a minute; invalidate the cache on checkout.",
-        ),
-        "gateway": (
-            "Where does the payment gateway keep its configuration?",
-            "In the settings repo, under gateways/stripe.yaml.",
-        ),
-        "printer": (
-            "The printer on floor 2 jams every morning",
-            "A known recurrence: facilities replaced the feeder, use floor 3 meanwhile.",
-        ),
-    }
-    return {
-        topic: (await memory.answered(question, answer)).id
-        for topic, (question, answer) in exchanges.items()
-    }
+PARAPHRASED = {
+    "benefits": (
+        "Can I change my health plan after a marriage or a birth?",
+        "Yes, within 30 days of the event, in the benefits portal.",
+    ),
+    "summary": (
+        "Why does the order summary page show stale totals?",
+        "It caches totals for a minute; invalidate the cache on checkout.",
+    ),
+    "gateway": (
+        "Where does the payment gateway keep its configuration?",
+        "In the settings repo, under gateways/stripe.yaml.",
+    ),
+    "printer": (
+        "The printer on floor 2 jams every morning",
+        "A known recurrence: facilities replaced the feeder, use floor 3 meanwhile.",
+    ),
+}
+"""Exchanges that the paraphrases below find by a shared stem or identifier part."""
 
 
 @pytest.mark.parametrize(
@@ -111,10 +100,8 @@ async def _paraphrase_library(memory: Memory) -> dict[str, int]:
 async def test_paraphrases_sharing_a_word_stem_or_identifier_part_are_recalled_first(
     memory: Memory, question: str, topic: str
 ) -> None:
-    ids = await _paraphrase_library(memory)
-    recalled = await memory.recall(question)
-    assert recalled, question
-    assert recalled[0].episode.id == ids[topic]
+    ids = await memory.library(PARAPHRASED)
+    assert await memory.first_recalled(question) == ids[topic]
 
 
 @pytest.mark.parametrize(
@@ -122,14 +109,13 @@ async def test_paraphrases_sharing_a_word_stem_or_identifier_part_are_recalled_f
     ["what's for lunch today?", "who won the football match", "how are you?", "?!"],
 )
 async def test_unrelated_questions_recall_nothing(memory: Memory, question: str) -> None:
-    await _library(memory)
+    await memory.library(LIBRARY)
     assert await memory.recall(question) == []
 
 
 async def test_the_answer_text_is_searched_too(memory: Memory) -> None:
-    ids = await _library(memory)
-    [first, *_] = await memory.recall("navan receipts")
-    assert first.episode.id == ids["expenses"]
+    ids = await memory.library(LIBRARY)
+    assert await memory.first_recalled("navan receipts") == ids["expenses"]
 
 
 async def test_a_failures_lesson_is_searchable(memory: Memory) -> None:

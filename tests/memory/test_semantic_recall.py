@@ -12,7 +12,7 @@ import pytest
 from memory_helpers import CHANNEL, DM, T0, FreshStore, Memory
 from test_forget import disk_bytes
 
-from memory import Episode, HybridRecall, MemoryConfig, RecallRequest, Scope, Vote, vectors
+from memory import Episode, HybridRecall, MemoryConfig, RecallRequest, Vote, vectors
 from memory.embedding import default_embedder
 from memory.sqlite.connection import connect
 from memory.sqlite.recall import recall
@@ -43,13 +43,6 @@ PARAPHRASES = [
 ]
 
 
-async def _library(memory: Memory, *, user: str = "U1", scope: Scope = DM) -> dict[str, int]:
-    return {
-        topic: (await memory.answered(question, answer, user=user, scope=scope)).id
-        for topic, (question, answer) in LIBRARY.items()
-    }
-
-
 def _vector(episode: Episode) -> bytes:
     embedder = default_embedder()
     assert embedder is not None, "the model ships with the package"
@@ -60,10 +53,8 @@ def _vector(episode: Episode) -> bytes:
 async def test_a_paraphrase_sharing_no_word_is_recalled_first(
     memory: Memory, question: str, topic: str
 ) -> None:
-    ids = await _library(memory)
-    recalled = await memory.recall(question)
-    assert recalled, question
-    assert recalled[0].episode.id == ids[topic]
+    ids = await memory.library(LIBRARY)
+    assert await memory.first_recalled(question) == ids[topic]
 
 
 @pytest.mark.parametrize(("question", "topic"), PARAPHRASES)
@@ -73,26 +64,26 @@ async def test_full_text_recall_alone_misses_those_paraphrases(
     lexical = MemoryConfig(hybrid=HybridRecall(semantic=0))
     async with fresh_store(lexical) as store:
         memory = Memory(store)
-        await _library(memory)
+        await memory.library(LIBRARY)
         assert await memory.recall(question) == [], topic
 
 
 async def test_small_talk_recalls_nothing(memory: Memory) -> None:
-    await _library(memory)
+    await memory.library(LIBRARY)
     for question in ["how are you?", "who won the football match", "thanks!"]:
         assert await memory.recall(question) == [], question
 
 
 async def test_another_persons_vectors_are_never_searched(memory: Memory) -> None:
-    await _library(memory, user="U0ALICE")
-    await _library(memory, user="U0ALICE", scope=CHANNEL)
+    await memory.library(LIBRARY, user="U0ALICE")
+    await memory.library(LIBRARY, user="U0ALICE", scope=CHANNEL)
     for question, _ in PARAPHRASES:
         assert await memory.recall(question, user="U0BOB") == []
         assert await memory.recall(question, user="U0BOB", scope=CHANNEL) == []
 
 
 async def test_a_dms_vectors_are_never_searched_in_a_channel(memory: Memory) -> None:
-    await _library(memory, user="U1", scope=DM)
+    await memory.library(LIBRARY, user="U1", scope=DM)
     for question, _ in PARAPHRASES:
         assert await memory.recall(question, user="U1", scope=CHANNEL) == []
 
@@ -114,7 +105,7 @@ async def test_shared_channel_successes_are_searched_for_members_but_not_failure
 
 
 async def test_an_episode_no_longer_validated_is_not_searched(memory: Memory) -> None:
-    ids = await _library(memory)
+    ids = await memory.library(LIBRARY)
     await memory.react(DM, memory.sent[ids["vpn"]][0], "U1", "+1", added=False)
     recalled = await memory.recall(PARAPHRASES[0][0])
     assert ids["vpn"] not in [item.episode.id for item in recalled]
@@ -139,7 +130,7 @@ async def test_forgetting_leaves_no_vector_bytes_on_disk(memory: Memory, db_path
 async def test_forgetting_one_episode_leaves_no_vector_bytes_on_disk(
     memory: Memory, db_path: Path
 ) -> None:
-    ids = await _library(memory)
+    ids = await memory.library(LIBRARY)
     [episode] = [item for item in await memory.store.list_episodes("U1") if item.id == ids["puppy"]]
     assert await memory.store.forget_episode("U1", episode.id)
     assert _vector(episode) not in disk_bytes(db_path)
@@ -152,7 +143,7 @@ async def test_without_the_model_recall_is_full_text_only(
     monkeypatch.setattr(vectors, "default_embedder", lambda: None)
     async with fresh_store(MemoryConfig()) as store:
         memory = Memory(store)
-        ids = await _library(memory)
+        ids = await memory.library(LIBRARY)
         assert await memory.recall(PARAPHRASES[0][0]) == []
         [found] = await memory.recall("the VPN disconnects again")
         assert found.episode.id == ids["vpn"]
@@ -169,7 +160,7 @@ async def test_a_question_naming_the_day_finds_that_days_episode(memory: Memory)
 async def test_a_recall_reads_its_candidates_by_id_never_the_whole_store(
     memory: Memory, db_path: Path
 ) -> None:
-    topics = await _library(memory)
+    topics = await memory.library(LIBRARY)
     request = RecallRequest(scope=DM, requester_id="U1", text=PARAPHRASES[0][0], now=T0 + DAY)
     with closing(connect(db_path)) as db:
         traced: list[str] = []

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 import sqlite_utils
-from memory_helpers import CHANNEL, DM, T0, Memory, thumbs_up
+from memory_helpers import CHANNEL, DM, T0, Memory, exchange, thumbs_up
 from test_forget import disk_bytes
 
-from memory import MemoryConfig, MemoryStore, NewExchange, Vote, VoteEvent, open_store
+from memory import MemoryConfig, MemoryStore, Vote, VoteEvent, open_store
 from memory.partitions import personal_key
 from memory.sql import episodes as shared_episodes
 from memory.sql import votes
@@ -111,14 +111,12 @@ def _build_before_contentless_index(path: Path, config: MemoryConfig) -> None:
         ts = f"1700000000.00010{index}"
         episodes.record_exchange(
             db,
-            NewExchange(
+            exchange(
+                OLD_QUESTION if user == "UOLD" else "Where do the spare badges live?",
+                "The quartermaster keeps it." if user == "UOLD" else "In the lobby.",
+                ts=ts,
+                user=user,
                 scope=scope,
-                requester_id=user,
-                thread_ts=None,
-                question=OLD_QUESTION if user == "UOLD" else "Where do the spare badges live?",
-                answer="The quartermaster keeps it." if user == "UOLD" else "In the lobby.",
-                message_ts=[ts],
-                created_at=T0,
             ),
             config,
         )
@@ -170,15 +168,7 @@ def _build_with_every_word_indexed(path: Path, config: MemoryConfig) -> None:
         question = OLD_QUESTION if user == "UOLD" else "Where do the spare badges live?"
         episodes.record_exchange(
             db,
-            NewExchange(
-                scope=DM,
-                requester_id=user,
-                thread_ts=None,
-                question=question,
-                answer="Ask the quartermaster, he has it.",
-                message_ts=[ts],
-                created_at=T0,
-            ),
+            exchange(question, "Ask the quartermaster, he has it.", ts=ts, user=user),
             config,
         )
         event = VoteEvent(

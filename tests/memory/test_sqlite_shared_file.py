@@ -11,10 +11,10 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from memory_helpers import CHANNEL, DM, T0, Memory, thumbs_up
+from memory_helpers import CHANNEL, DM, T0, Memory, exchange, thumbs_up
 from sqlite_utils import Database
 
-from memory import MemoryConfig, NewExchange, Scope, Vote, open_store
+from memory import MemoryConfig, Scope, Vote, open_store
 from memory.sql import episodes as shared_episodes
 from memory.sql import erasure as shared_erasure
 from memory.sql import votes
@@ -65,16 +65,13 @@ def connections(db_path: Path) -> Iterator[tuple[Database, Database]]:
 def _voted_exchange(db: Database, scope: Scope, config: MemoryConfig) -> None:
     """U1's question in ``scope``, and their 👍 on the answer (which leaves it waiting to be
     filed)."""
-    exchange = NewExchange(
+    asked = exchange(
+        "Where is the quartermaster's flugelhorn?",
+        "In the badger sett.",
+        ts="1000.000100",
         scope=scope,
-        requester_id="U1",
-        thread_ts=None,
-        question="Where is the quartermaster's flugelhorn?",
-        answer="In the badger sett.",
-        message_ts=["1000.000100"],
-        created_at=T0,
     )
-    episodes.record_exchange(db, exchange, config)
+    episodes.record_exchange(db, asked, config)
     on_connection(votes).apply_vote(db, thumbs_up(scope, "1000.000100", "U1"), config)
 
 

@@ -8,10 +8,10 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from memory_helpers import DM, T0, thumbs_up
+from memory_helpers import DM, exchange, thumbs_up
 from sqlite_utils import Database
 
-from memory import EpisodeStatus, MemoryConfig, NewExchange, VoteEvent
+from memory import EpisodeStatus, MemoryConfig, VoteEvent
 from memory.sql import episodes as shared_episodes
 from memory.sql import votes as sql_votes
 from memory.sqlite.connection import connect, engine
@@ -30,15 +30,7 @@ def _answered(db: Database, user: str, ts: str) -> VoteEvent:
     scope = DM.model_copy(update={"channel_id": f"D{user}"})
     episodes.record_exchange(
         db,
-        NewExchange(
-            scope=scope,
-            requester_id=user,
-            thread_ts=None,
-            question="Where is the staging cluster?",
-            answer="In eu-west-1.",
-            message_ts=[ts],
-            created_at=T0,
-        ),
+        exchange("Where is the staging cluster?", "In eu-west-1.", ts=ts, user=user, scope=scope),
         CONFIG,
     )
     return thumbs_up(scope, ts, user)
@@ -108,15 +100,7 @@ def test_votes_on_two_parts_of_one_answer_in_one_group_share_its_status(
     parts = ["1700000000.000001", "1700000000.000002"]
     episodes.record_exchange(
         db,
-        NewExchange(
-            scope=scope,
-            requester_id="A",
-            thread_ts=None,
-            question="Where is the staging cluster?",
-            answer="In eu-west-1.",
-            message_ts=parts,
-            created_at=T0,
-        ),
+        exchange("Where is the staging cluster?", "In eu-west-1.", ts=parts, user="A", scope=scope),
         CONFIG,
     )
     up = thumbs_up(scope, parts[0], "A")

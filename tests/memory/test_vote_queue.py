@@ -11,9 +11,9 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from memory_helpers import DM, T0
+from memory_helpers import DM, T0, exchange
 
-from memory import EpisodeStatus, MemoryConfig, NewExchange, VoteEvent, VoteOutcome
+from memory import EpisodeStatus, MemoryConfig, VoteEvent, VoteOutcome
 from memory.errors import StoreError
 from memory.sql import episodes as shared_episodes
 from memory.sql import votes
@@ -39,16 +39,12 @@ def _vote(index: int, voter: str) -> VoteEvent:
 
 async def _exchanges(thread: DatabaseThread, askers: list[str], config: MemoryConfig) -> None:
     for index, asker in enumerate(askers):
-        exchange = NewExchange(
-            scope=DM,
-            requester_id=asker,
-            thread_ts=None,
-            question=f"Question number {index} about the release train?",
-            answer="An answer.",
-            message_ts=[f"1700000000.{index:06d}"],
-            created_at=T0,
+        asked = exchange(
+            f"Question number {index} about the release train?",
+            ts=f"1700000000.{index:06d}",
+            user=asker,
         )
-        await thread.run(lambda db, e=exchange: episodes.record_exchange(db, e, config))
+        await thread.run(lambda db, e=asked: episodes.record_exchange(db, e, config))
 
 
 def _committed(db_path: Path, event: VoteEvent) -> bool:
