@@ -21,23 +21,7 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Protocol
 
-from memory.models import (
-    Episode,
-    EpisodeStatus,
-    ForgetReport,
-    InstallationRecord,
-    NewExchange,
-    NewQuestion,
-    PendingQuestion,
-    RecalledEpisode,
-    RecallRequest,
-    Scope,
-    UserExport,
-    VoteEvent,
-    VoteOutcome,
-    WisdomNote,
-    WorkspaceReport,
-)
+from memory import models
 from memory.privacy import VALIDATED, Visibility
 
 __all__ = [
@@ -64,11 +48,11 @@ class Recall(Protocol):
         """Who may see what in this store (see :mod:`memory.privacy`)."""
 
     @abstractmethod
-    async def recall(self, request: RecallRequest) -> list[RecalledEpisode]:
+    async def recall(self, request: models.RecallRequest) -> list[models.RecalledEpisode]:
         """The requester's validated episodes in this scope most relevant to the text."""
 
     @abstractmethod
-    async def wisdom(self, scope: Scope, user_id: str) -> list[WisdomNote]: ...
+    async def wisdom(self, scope: models.Scope, user_id: str) -> list[models.WisdomNote]: ...
 
 
 class Counting(Protocol):
@@ -96,7 +80,7 @@ class ExchangeLedger(Protocol):
         its key, no personal data."""
 
     @abstractmethod
-    async def record_exchange(self, exchange: NewExchange) -> Episode | None:
+    async def record_exchange(self, exchange: models.NewExchange) -> models.Episode | None:
         """Store a pending episode and a ledger entry for each message part sent.
 
         None when the asker was forgotten after the exchange began (``created_at``): work
@@ -141,8 +125,8 @@ class Questions(Protocol):
 
     @abstractmethod
     async def receive_question(
-        self, question: NewQuestion, *keys: str, lease: timedelta
-    ) -> PendingQuestion | None:
+        self, question: models.NewQuestion, *keys: str, lease: timedelta
+    ) -> models.PendingQuestion | None:
         """Claim the message (as :meth:`ExchangeLedger.claim` does) and keep the question,
         leased to this process for ``lease``, in one write; None, and nothing kept, when
         the message was claimed before (a re-delivery)."""
@@ -150,7 +134,7 @@ class Questions(Protocol):
     @abstractmethod
     async def take_questions(
         self, *, now: datetime, lease: timedelta, limit: int
-    ) -> list[PendingQuestion]:
+    ) -> list[models.PendingQuestion]:
         """Lease to this process, for ``lease``, the oldest questions (at most ``limit``)
         that no process is answering: their lease ran out by ``now``, their process died
         or let them go. Each take counts an attempt."""
@@ -183,7 +167,7 @@ class VoteRecorder(Protocol):
     """A reaction or a feedback button on a message the bot sent."""
 
     @abstractmethod
-    async def apply_vote(self, event: VoteEvent) -> VoteOutcome:
+    async def apply_vote(self, event: models.VoteEvent) -> models.VoteOutcome:
         """Turn a reaction (or button) on a ledger message into the episode's status."""
 
 
@@ -196,7 +180,7 @@ class Reasons(Protocol):
     @abstractmethod
     async def ask_reason_once(
         self, episode_id: int, user_id: str, *, at: datetime
-    ) -> Episode | None:
+    ) -> models.Episode | None:
         """Note that ``user_id`` is being asked, at ``at``, why they 👎'd this answer. The
         episode the first time, when it is their failure with no reason yet; None ever
         after, and for anyone else's answer, so nobody is asked twice about one answer
@@ -205,14 +189,14 @@ class Reasons(Protocol):
     @abstractmethod
     async def awaiting_reason(
         self, channel_id: str, thread_ts: str, user_id: str, *, since: datetime
-    ) -> Episode | None:
+    ) -> models.Episode | None:
         """The answer in this thread that ``user_id`` asked for and 👎'd most recently, at
         ``since`` or later, with no reason yet; None when there is none."""
 
     @abstractmethod
     async def give_reason(
         self, episode_id: int, user_id: str, reason: str, *, at: datetime
-    ) -> Episode | None:
+    ) -> models.Episode | None:
         """Store the asker's reason for their 👎 (replacing an earlier one); the lesson
         drafted without it is dropped, so it is drafted again with it. None, and nothing
         stored, when the episode is not their failure or they were forgotten since ``at``."""
@@ -222,11 +206,11 @@ class Erasure(Protocol):
     """A person's right to see and erase what is kept about them."""
 
     @abstractmethod
-    async def export_user(self, user_id: str, *, team_id: str | None = None) -> UserExport:
+    async def export_user(self, user_id: str, *, team_id: str | None = None) -> models.UserExport:
         """Everything kept about the person (in workspace ``team_id``, when given)."""
 
     @abstractmethod
-    async def forget_user(self, user_id: str, *, at: datetime | None = None) -> ForgetReport:
+    async def forget_user(self, user_id: str, *, at: datetime | None = None) -> models.ForgetReport:
         """Erase every row holding this person's data, leaving no trace on disk, and fence
         them off: nothing that started before ``at`` (default: now) writes about them after.
 
@@ -235,7 +219,7 @@ class Erasure(Protocol):
     @abstractmethod
     async def forget_workspace(
         self, team_id: str, *, at: datetime | None = None
-    ) -> WorkspaceReport:
+    ) -> models.WorkspaceReport:
         """Erase everything kept of a workspace (its people's exchanges, votes, lessons,
         notes, index entries, vectors, ledger, questions not answered yet, dedupe claims and
         installations), leaving no trace on disk, and fence it off as :meth:`forget_user`
@@ -248,7 +232,7 @@ class ReflectionQueue(Protocol):
     @abstractmethod
     async def episodes_awaiting_reflection(
         self, *, limit: int, with_successes: bool = True
-    ) -> list[Episode]:
+    ) -> list[models.Episode]:
         """Failures without a lesson and, unless ``with_successes`` is False, successes
         without an importance score."""
 
@@ -266,7 +250,9 @@ class ConsolidationSource(Protocol):
     """Recent validated episodes per (scope, person), and their wisdom notes."""
 
     @abstractmethod
-    async def scopes_with_recent_episodes(self, *, since: datetime) -> list[tuple[Scope, str]]:
+    async def scopes_with_recent_episodes(
+        self, *, since: datetime
+    ) -> list[tuple[models.Scope, str]]:
         """(scope, user) pairs with validated episodes since ``since``, for consolidation."""
 
     @abstractmethod
@@ -274,19 +260,25 @@ class ConsolidationSource(Protocol):
         self,
         user_id: str,
         *,
-        scope: Scope | None = None,
-        statuses: frozenset[EpisodeStatus] = VALIDATED,
+        scope: models.Scope | None = None,
+        statuses: frozenset[models.EpisodeStatus] = VALIDATED,
         since: datetime | None = None,
         limit: int = 100,
         team_id: str | None = None,
-    ) -> list[Episode]:
+    ) -> list[models.Episode]:
         """A person's episodes (by default the validated ones; in workspace ``team_id``,
         when given), newest first."""
 
     @abstractmethod
     async def replace_wisdom(
-        self, scope: Scope, user_id: str, notes: list[str], *, episode_count: int, at: datetime
-    ) -> list[WisdomNote]:
+        self,
+        scope: models.Scope,
+        user_id: str,
+        notes: list[str],
+        *,
+        episode_count: int,
+        at: datetime,
+    ) -> list[models.WisdomNote]:
         """Replace the person's notes in ``scope``, distilled by work that began at ``at``;
         nothing is written, and [] returned, when they were forgotten since."""
 
@@ -296,13 +288,13 @@ class Installations(Protocol):
     in the store so that every replica sharing it authorizes the same workspaces."""
 
     @abstractmethod
-    async def save_installation(self, record: InstallationRecord) -> None:
+    async def save_installation(self, record: models.InstallationRecord) -> None:
         """Insert or replace the record of (enterprise, team, user)."""
 
     @abstractmethod
     async def find_installation(
         self, *, enterprise_id: str, team_id: str, user_id: str | None
-    ) -> InstallationRecord | None:
+    ) -> models.InstallationRecord | None:
         """The record of that user (``""``: the workspace's bot); with ``user_id`` None,
         the latest installer's."""
 

@@ -6,6 +6,9 @@ from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import sqlite_utils
 
 from memory import (
     ConversationKind,
@@ -20,8 +23,18 @@ from memory import (
     VoteEvent,
     VoteOutcome,
 )
+from memory.sqlite.migrations import migrations
 
-__all__ = ["CHANNEL", "DM", "T0", "FreshStore", "Memory", "exchange", "thumbs_up"]
+__all__ = [
+    "CHANNEL",
+    "DM",
+    "T0",
+    "FreshStore",
+    "Memory",
+    "exchange",
+    "older_sqlite_store",
+    "thumbs_up",
+]
 
 FreshStore = Callable[[MemoryConfig], AbstractAsyncContextManager[MemoryStore]]
 """Opens a new, empty store on the test's backend (the ``fresh_store`` fixture)."""
@@ -51,6 +64,15 @@ def exchange(
         message_ts=[ts] if isinstance(ts, str) else ts,
         created_at=at,
     )
+
+
+def older_sqlite_store(path: Path, before: str) -> sqlite_utils.Database:
+    """A SQLite file migrated up to the migration ``before``, as an older bot left it
+    (with ``secure_delete``, as the bot connects)."""
+    db = sqlite_utils.Database(path)
+    db.execute("PRAGMA secure_delete = ON")
+    migrations.apply(db, stop_before=before)
+    return db
 
 
 def thumbs_up(scope: Scope, message_ts: str, voter: str) -> VoteEvent:

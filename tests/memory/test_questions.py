@@ -42,6 +42,14 @@ async def first(url: str) -> AsyncIterator[MemoryStore]:
     await store.close()
 
 
+@pytest.fixture
+async def second(url: str) -> AsyncIterator[MemoryStore]:
+    """The store of another replica on the same database."""
+    store = await open_store(url, MemoryConfig())
+    yield store
+    await store.close()
+
+
 def asked(n: int, *, user: str = "U1", team: str = "T1") -> NewQuestion:
     return NewQuestion(
         team_id=team, user_id=user, received_at=T0 + timedelta(seconds=n), payload=f"q{n}"
@@ -84,17 +92,13 @@ async def test_only_the_leases_named_are_renewed(first: MemoryStore) -> None:
 
 @pytest.mark.postgres_only
 async def test_another_replica_takes_a_question_once_its_lease_runs_out(
-    first: MemoryStore, url: str
+    first: MemoryStore, second: MemoryStore
 ) -> None:
     question = await receive(first, 1)
-    second = await open_store(url, MemoryConfig())
-    try:
-        assert await second.take_questions(now=T0 + LEASE / 2, lease=LEASE, limit=5) == []
-        [taken] = await second.take_questions(now=T0 + LEASE * 2, lease=LEASE, limit=5)
-        assert (taken.id, taken.attempts) == (question.id, 2)
-        assert await first.take_questions(now=T0 + LEASE * 2, lease=LEASE, limit=5) == []
-    finally:
-        await second.close()
+    assert await second.take_questions(now=T0 + LEASE / 2, lease=LEASE, limit=5) == []
+    [taken] = await second.take_questions(now=T0 + LEASE * 2, lease=LEASE, limit=5)
+    assert (taken.id, taken.attempts) == (question.id, 2)
+    assert await first.take_questions(now=T0 + LEASE * 2, lease=LEASE, limit=5) == []
 
 
 @pytest.mark.sqlite_only
@@ -114,16 +118,12 @@ async def test_a_restarted_process_takes_at_once_what_the_one_before_held(
 
 @pytest.mark.postgres_only
 async def test_a_renewed_lease_keeps_the_question_from_other_replicas(
-    first: MemoryStore, url: str
+    first: MemoryStore, second: MemoryStore
 ) -> None:
     question = await receive(first, 1)
-    second = await open_store(url, MemoryConfig())
-    try:
-        assert await first.renew_questions([question.id], now=T0 + LEASE, lease=LEASE) == 1
-        assert await second.take_questions(now=T0 + LEASE * 1.5, lease=LEASE, limit=5) == []
-        assert len(await second.take_questions(now=T0 + LEASE * 3, lease=LEASE, limit=5)) == 1
-    finally:
-        await second.close()
+    assert await first.renew_questions([question.id], now=T0 + LEASE, lease=LEASE) == 1
+    assert await second.take_questions(now=T0 + LEASE * 1.5, lease=LEASE, limit=5) == []
+    assert len(await second.take_questions(now=T0 + LEASE * 3, lease=LEASE, limit=5)) == 1
 
 
 @pytest.mark.postgres_only

@@ -71,6 +71,13 @@ async def take_back(memory: Memory, episode: Episode, reaction: str) -> None:
     assert outcome.applied, outcome.reason
 
 
+async def deploy_failure(memory: Memory) -> Episode:
+    """An answer in the channel its asker 👎'd."""
+    return await memory.answered(
+        "deploy billing?", "run make deploy", scope=CHANNEL, vote=Vote.DOWN
+    )
+
+
 @pytest.fixture
 def model() -> ScriptedModel:
     return ScriptedModel()
@@ -96,9 +103,7 @@ SCORING = MemoryConfig(weights=RecallWeights(importance=0.5))
 async def test_failures_get_lessons_and_successes_get_importance(
     memory: Memory, model: ScriptedModel, worker: ReflectionWorker
 ) -> None:
-    failed = await memory.answered(
-        "deploy billing?", "run make deploy", scope=CHANNEL, vote=Vote.DOWN
-    )
+    failed = await deploy_failure(memory)
     worked = await memory.answered(
         "restart search?", "kubectl rollout", scope=CHANNEL, vote=Vote.UP
     )
@@ -218,9 +223,7 @@ async def test_an_episode_the_model_chokes_on_does_not_block_the_others(
 async def test_a_vote_removed_while_reflecting_gets_no_lesson(
     memory: Memory, model: ScriptedModel, worker: ReflectionWorker
 ) -> None:
-    failed = await memory.answered(
-        "deploy billing?", "run make deploy", scope=CHANNEL, vote=Vote.DOWN
-    )
+    failed = await deploy_failure(memory)
 
     async def person_takes_back_the_thumbs_down() -> None:
         await take_back(memory, failed, "-1")
@@ -238,9 +241,7 @@ async def test_a_vote_removed_while_reflecting_gets_no_lesson(
 async def test_a_vote_flipped_to_thumbs_up_while_reflecting_gets_no_lesson(
     memory: Memory, model: ScriptedModel, worker: ReflectionWorker
 ) -> None:
-    failed = await memory.answered(
-        "deploy billing?", "run make deploy", scope=CHANNEL, vote=Vote.DOWN
-    )
+    failed = await deploy_failure(memory)
 
     async def person_changes_their_mind() -> None:
         model.while_thinking = None
@@ -317,9 +318,7 @@ async def test_a_wake_up_runs_the_worker(
     worker = ReflectionWorker(store, model, model, retry_interval=timedelta(hours=1))
     scheduler, job = scheduled(worker)
 
-    failed = await memory.answered(
-        "deploy billing?", "run make deploy", scope=CHANNEL, vote=Vote.DOWN
-    )
+    failed = await deploy_failure(memory)
     job.wake()
     await written.until(1)
     await scheduler.stop()
@@ -351,9 +350,7 @@ async def test_stop_ends_the_worker_while_the_model_hangs(
         await asyncio.Event().wait()
 
     model.while_thinking = hang
-    failed = await memory.answered(
-        "deploy billing?", "run make deploy", scope=CHANNEL, vote=Vote.DOWN
-    )
+    failed = await deploy_failure(memory)
     worker = ReflectionWorker(store, model, model, retry_interval=timedelta(hours=1))
     scheduler, _ = scheduled(worker)
     await asyncio.wait_for(thinking.wait(), timeout=10)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import sqlite_utils
-from memory_helpers import CHANNEL, DM, T0, Memory, exchange, thumbs_up
+from memory_helpers import CHANNEL, DM, T0, Memory, exchange, older_sqlite_store, thumbs_up
 from test_forget import disk_bytes
 
 from memory import MemoryConfig, MemoryStore, Vote, VoteEvent, open_store
@@ -18,7 +18,6 @@ from memory.sql import episodes as shared_episodes
 from memory.sql import votes
 from memory.sqlite import fts
 from memory.sqlite.fts import CREATE_INDEX_QUEUE
-from memory.sqlite.migrations import migrations
 from memory.sqlite.store import SQLiteMemoryStore
 from memory.sqlite.vectors import CREATE_VECTORS
 from tests.support.sqlite_verbs import on_connection
@@ -99,9 +98,7 @@ async def test_index_entries_follow_every_change_of_an_episode(
 
 def _build_before_contentless_index(path: Path, config: MemoryConfig) -> None:
     """A store as the bot left it before migration 7: the index with its own copy."""
-    db = sqlite_utils.Database(path)
-    db.execute("PRAGMA secure_delete = ON")
-    migrations.apply(db, stop_before="m007_contentless_index")
+    db = older_sqlite_store(path, "m007_contentless_index")
     db.executescript(CREATE_VECTORS)  # today's write path below also files vectors
     db.executescript(INDEX_STATE)
     db.execute(CREATE_INDEX_QUEUE)  # ... and queues a voted episode for filing
@@ -156,9 +153,7 @@ async def test_a_store_built_before_the_contentless_index_is_converted(db_path: 
 def _build_with_every_word_indexed(path: Path, config: MemoryConfig) -> None:
     """A store as the bot left it before migration 10: every word in the index, stopwords
     and single characters included, and vectors keyed by the partition's text."""
-    db = sqlite_utils.Database(path)
-    db.execute("PRAGMA secure_delete = ON")
-    migrations.apply(db, stop_before="m010_lean_index")
+    db = older_sqlite_store(path, "m010_lean_index")
     db.executescript(INDEX_STATE)
     db.execute(CREATE_INDEX_QUEUE)  # today's write path below queues a voted episode
     db.execute("ALTER TABLE episodes ADD COLUMN enterprise_id TEXT NOT NULL DEFAULT ''")

@@ -9,11 +9,10 @@ from pathlib import Path
 import sqlite_utils
 from hypothesis import given
 from hypothesis import strategies as st
-from memory_helpers import DM, T0
+from memory_helpers import DM, T0, older_sqlite_store
 
 from memory import MemoryConfig, open_store
 from memory.sqlite.codec import from_db_time, to_db_time
-from memory.sqlite.migrations import migrations
 
 moments = st.datetimes(timezones=st.just(UTC))
 
@@ -33,8 +32,7 @@ def test_a_naive_time_is_taken_as_utc() -> None:
 
 
 async def test_iso_times_of_an_older_store_are_converted(db_path: Path) -> None:
-    db = sqlite_utils.Database(db_path)
-    migrations.apply(db, stop_before="m014_compact_times")
+    db = older_sqlite_store(db_path, "m014_compact_times")
     asked, voted = "2026-01-05T10:00:00+00:00", "2026-01-05T10:01:00.250000+00:00"
     db.execute(
         "INSERT INTO episodes (id, team_id, channel_id, kind, requester_id, question, answer,"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import sqlite_utils
-from memory_helpers import CHANNEL, DM, T0, Memory
+from memory_helpers import CHANNEL, DM, T0, Memory, older_sqlite_store
 
 from memory import (
     EpisodeStatus,
@@ -246,8 +246,7 @@ async def test_the_database_uses_wal_and_a_numbered_schema(
 async def test_upgrading_a_first_version_database_reindexes_its_validated_episodes(
     db_path: Path, config: MemoryConfig
 ) -> None:
-    db = sqlite_utils.Database(db_path)
-    migrations.apply(db, stop_before="m002_partitioned_index")
+    db = older_sqlite_store(db_path, "m002_partitioned_index")
     db.execute(
         "INSERT INTO episodes (id, team_id, channel_id, kind, requester_id, question, answer,"
         " status, created_at, validated_at) VALUES (7, ?, ?, ?, 'U1', ?, 'Use make deploy.',"
@@ -296,8 +295,7 @@ async def test_open_store_rejects_what_it_cannot_open(url: str) -> None:
 async def test_upgrading_keeps_claims_as_keyed_hashes_only(
     db_path: Path, config: MemoryConfig
 ) -> None:
-    db = sqlite_utils.Database(db_path)
-    migrations.apply(db, stop_before="m004_erasure_fence")
+    db = older_sqlite_store(db_path, "m004_erasure_fence")
     db.execute(
         "INSERT INTO claims (key, user_id, at) VALUES ('Ev0UPGRADED', 'U0CLAIMER', ?)",
         ["2026-01-05T10:00:00.000000+00:00"],
