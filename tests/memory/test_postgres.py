@@ -26,6 +26,7 @@ from memory import (
 )
 from memory.embedding import default_embedder
 from memory.errors import StoreError, StoreUnavailable
+from memory.partitions import channel_key, personal_key
 from memory.postgres import PostgresMemoryStore
 from memory.postgres.connection import Database
 from memory.postgres.migrations import MIGRATIONS
@@ -135,6 +136,59 @@ async def test_a_database_from_before_counter_shards_keeps_its_counts_and_old_re
     finally:
         await store.close()
     assert (stats.recalls, stats.tool_errors) == (9, {"E:t": 2})
+
+
+async def test_a_database_from_before_the_recall_row_keeps_each_episodes_words_and_vector(
+    url: str, config: MemoryConfig
+) -> None:
+    before = [name for name, _ in MIGRATIONS].index("m010_one_recall_row")
+    keys = [personal_key(CHANNEL, "U1"), channel_key(CHANNEL)]
+    question, answer = ["zanzibarite", "marmalade", "november"], ["stir", "ossifrage"]
+    vector = bytes(range(128))
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+        await conn.execute(
+            "CREATE TABLE memory_migrations"
+            " (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        for name, sql in MIGRATIONS[:before]:
+            await conn.execute(sql)
+            await conn.execute("INSERT INTO memory_migrations (name) VALUES (%s)", [name])
+        cursor = await conn.execute(
+            "INSERT INTO episodes (team_id, channel_id, kind, requester_id, question, answer,"
+            " status, created_at, validated_at)"
+            " VALUES ('T1', 'C100', 'channel', 'U1', %s, %s, 'success', %s, %s) RETURNING id",
+            [SECRET, "Stir the ossifrage.", T0, T0],
+        )
+        row = await cursor.fetchone()
+        assert row is not None
+        for key in keys:  # as the index was written before: a row per partition, words keyed
+            await conn.execute(
+                "INSERT INTO episode_terms (episode_id, partition, doc) VALUES (%(id)s, %(key)s,"
+                " memory_words(%(key)s, %(q)s, 'A') || memory_words(%(key)s, %(a)s, 'B')"
+                " || memory_words(%(key)s, '{}', 'C'))",
+                {"id": row[0], "key": key, "q": question, "a": answer},
+            )
+            await conn.execute(
+                "INSERT INTO episode_vectors (partition, episode_id, vector) VALUES (%s, %s, %s)",
+                [key, row[0], vector],
+            )
+
+    store = await open_store(url, config)
+    try:
+        recalled = await Memory(store).recall("marmalade", scope=CHANNEL)
+    finally:
+        await store.close()
+    async with await psycopg.AsyncConnection.connect(url) as conn:
+        cursor = await conn.execute(
+            "SELECT partitions, vector, doc = (memory_doc(%s, 'A') || memory_doc(%s, 'B')"
+            " || memory_doc('{}', 'C')) AS as_written_now,"
+            " to_regclass('episode_terms') IS NULL AND to_regclass('episode_vectors') IS NULL"
+            " FROM episode_recall",
+            [question, answer],
+        )
+        migrated = await cursor.fetchall()
+    assert [r.episode.id for r in recalled] == [row[0]]
+    assert migrated == [(sorted(keys), vector, True, True)]
 
 
 async def test_an_unreachable_server_raises_the_stores_own_error_at_once() -> None:
