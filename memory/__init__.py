@@ -1,7 +1,8 @@
 """Episodic memory validated by people's reactions: store, ledger, recall, forgetting.
 
 Imports neither Slack nor any LLM client: what it needs from a model it takes as a
-small protocol (see :mod:`memory.protocols`).
+small protocol (:class:`FailureReflector`, :class:`ImportanceScorer`,
+:class:`EpisodeSummarizer`).
 """
 
 from memory.advice import Advice, PlanAdvisor
@@ -19,7 +20,7 @@ from memory.callers import (
     VoteRecorder,
 )
 from memory.config import Fusion, HybridRecall, MemoryConfig, RecallWeights
-from memory.consolidation import ConsolidationReport, Consolidator
+from memory.consolidation import ConsolidationReport, Consolidator, EpisodeSummarizer
 from memory.errors import StoreClosed, StoreError, StoreUnavailable
 from memory.models import (
     ConversationKind,
@@ -45,8 +46,12 @@ from memory.models import (
 )
 from memory.open import open_store
 from memory.privacy import Visibility
-from memory.protocols import EpisodeSummarizer, FailureReflector, ImportanceScorer
-from memory.reflection import ReflectionReport, ReflectionWorker
+from memory.reflection import (
+    FailureReflector,
+    ImportanceScorer,
+    ReflectionReport,
+    ReflectionWorker,
+)
 from memory.store import MemoryStore
 from memory.working import WorkingMemory
 

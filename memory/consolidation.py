@@ -9,17 +9,26 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta
+from typing import Protocol
 
 from pydantic import BaseModel
 
 from memory.callers import ConsolidationSource
-from memory.models import Scope
-from memory.protocols import EpisodeSummarizer
+from memory.models import Episode, Scope
 from memory.text import shorten
 
-__all__ = ["ConsolidationReport", "Consolidator"]
+__all__ = ["ConsolidationReport", "Consolidator", "EpisodeSummarizer"]
 
 logger = logging.getLogger(__name__)
+
+
+class EpisodeSummarizer(Protocol):
+    """Distils a batch of validated episodes of one person and scope into wisdom notes (the
+    bot asks a model: :mod:`bot.assistant.lessons`); may raise, and the old notes stay."""
+
+    async def summarize(self, episodes: list[Episode]) -> list[str]:
+        """A few short, general notes; the caller bounds their number and length."""
+        ...
 
 
 class ConsolidationReport(BaseModel):

@@ -3,7 +3,9 @@
 A vote is stored the moment it arrives; asking a model about it takes seconds and may fail,
 so that work happens here, off the event path: the app's scheduler runs
 :meth:`ReflectionWorker.run_once` after a vote, and periodically for whatever the model
-could not handle before.
+could not handle before. What it needs of a model is two small protocols, which the bot
+implements (:mod:`bot.assistant.lessons`) and tests implement with plain objects; either may
+raise when the model fails or answers nonsense: the votes are kept and it retries later.
 """
 
 from __future__ import annotations
@@ -12,16 +14,33 @@ import logging
 import time
 from collections.abc import Callable
 from datetime import timedelta
+from typing import Protocol
 
 from pydantic import BaseModel
 
 from memory.callers import ReflectionQueue
 from memory.models import Episode, EpisodeStatus
-from memory.protocols import FailureReflector, ImportanceScorer
 
-__all__ = ["ReflectionReport", "ReflectionWorker"]
+__all__ = ["FailureReflector", "ImportanceScorer", "ReflectionReport", "ReflectionWorker"]
 
 logger = logging.getLogger(__name__)
+
+
+class FailureReflector(Protocol):
+    """Turns an answer the person rejected (👎) into a lesson, after Reflexion (Shinn et al.)."""
+
+    async def reflect(self, question: str, answer: str, *, reason: str | None = None) -> str:
+        """Two or three sentences: what went wrong, and what to do instead next time;
+        ``reason`` is what the person said went wrong, when they said."""
+        ...
+
+
+class ImportanceScorer(Protocol):
+    """Rates how much a validated exchange is worth remembering, after Generative Agents."""
+
+    async def score(self, question: str, answer: str, status: EpisodeStatus) -> int:
+        """An integer from 1 (routine) to 10 (novel, critical, reusable)."""
+        ...
 
 
 class ReflectionReport(BaseModel):

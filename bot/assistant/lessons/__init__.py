@@ -1,4 +1,5 @@
-"""Model-backed implementations of the protocols in :mod:`memory.protocols`.
+"""Model-backed implementations of what memory asks of a model (:class:`memory.FailureReflector`,
+:class:`memory.ImportanceScorer`, :class:`memory.EpisodeSummarizer`).
 
 Each takes any :class:`bot.agent.provider.Provider`, asks one short, specific question, and
 parses the reply robustly, raising :class:`UnusableReply` rather than storing nonsense.

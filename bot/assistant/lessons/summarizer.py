@@ -1,4 +1,4 @@
-"""An :class:`memory.protocols.EpisodeSummarizer` that asks the model."""
+"""An :class:`memory.EpisodeSummarizer` that asks the model."""
 
 from __future__ import annotations
 
