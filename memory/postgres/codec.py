@@ -1,5 +1,5 @@
-"""Conversions between PostgreSQL rows and the memory models (:mod:`memory.rows`; times
-are ``timestamptz``, returned as datetimes)."""
+"""PostgreSQL rows as memory models (:mod:`memory.rows`; times are ``timestamptz``,
+returned as datetimes)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,9 @@ from datetime import datetime
 from typing import Any
 
 from memory import rows
-from memory.models import Episode, WisdomNote
-from memory.rows import scope_from_row, utc
+from memory.models import Episode
 
-__all__ = ["episode_from_row", "scope_from_row", "utc", "wisdom_from_row"]
+__all__ = ["episode_from_row"]
 
 
 def _as_returned(moment: datetime) -> datetime:
@@ -19,7 +18,3 @@ def _as_returned(moment: datetime) -> datetime:
 
 def episode_from_row(row: dict[str, Any]) -> Episode:
     return rows.episode_from_row(row, _as_returned)
-
-
-def wisdom_from_row(row: dict[str, Any]) -> WisdomNote:
-    return rows.wisdom_from_row(row, _as_returned)

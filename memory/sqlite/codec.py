@@ -12,9 +12,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from memory import rows
-from memory.models import Episode, WisdomNote
+from memory.models import Episode
 
-__all__ = ["episode_from_row", "from_db_time", "to_db_time", "wisdom_from_row"]
+__all__ = ["episode_from_row", "from_db_time", "to_db_time"]
 
 
 _ORIGIN = datetime.min.replace(tzinfo=UTC)
@@ -36,7 +36,3 @@ def from_db_time(text: str) -> datetime:
 
 def episode_from_row(row: dict[str, Any]) -> Episode:
     return rows.episode_from_row(row, from_db_time)
-
-
-def wisdom_from_row(row: dict[str, Any]) -> WisdomNote:
-    return rows.wisdom_from_row(row, from_db_time)
