@@ -17,8 +17,9 @@ Slack answers every call 2 s late for 40 s.
 
 It prints a line a minute (requests, 5xx, connection errors, acknowledgement latency
 percentiles, time to the reply) and, at the end, what was lost: a question acknowledged
-with a 200 that got neither an answer nor a notice saying why, a vote acknowledged that
-the store does not hold, an answer given twice. It is not part of the test suite.
+with a 200 that got neither an answer nor a notice saying why (one its asker's later
+``/forget`` erased before any replica answered it is counted apart), a vote acknowledged
+that the store does not hold, an answer given twice. It is not part of the test suite.
 """
 
 from __future__ import annotations
@@ -318,10 +319,13 @@ def report_minutes(soak: Soak) -> None:
 
 async def report_losses(soak: Soak, database_url: str) -> int:
     """Print what was lost; the number of losses."""
-    answered = told = lost = twice = 0
+    answered = told = erased = lost = twice = 0
     notices: Counter[str] = Counter()
     for question in soak.questions:
         replies = reply_to(soak.fake, question)
+        if not replies and soak.forgotten.get(question.person, -1.0) > question.acked_at:
+            erased += 1  # its asker's /forget erased it before any replica answered it
+            continue
         if not replies:
             lost += 1
             continue
@@ -356,7 +360,8 @@ async def report_losses(soak: Soak, database_url: str) -> int:
         await store.close()
     print(
         f"questions acknowledged {len(soak.questions)}: answered {answered}, told why {told},"
-        f" LOST {lost}, answered twice {twice}"
+        f" erased by a later /forget before an answer {erased}, LOST {lost},"
+        f" answered twice {twice}"
     )
     for notice, count in notices.most_common():
         print(f"  notice x{count}: {notice}…")

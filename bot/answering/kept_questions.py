@@ -55,6 +55,8 @@ Start = Callable[[Coroutine[Any, Any, Any]], object]
 
 @dataclass(frozen=True)
 class QuestionPolicy:
+    """``QUESTION_LEASE_SECONDS``, ``QUESTION_MAX_ATTEMPTS``, ``QUESTION_ANSWER_WITHIN_MINUTES``."""
+
     lease: timedelta
     """How long a question stays with the process answering it unless it renews the lease:
     a killed process's questions are taken up by another this long after, at most."""
@@ -67,7 +69,8 @@ class QuestionPolicy:
 
     @property
     def every_seconds(self) -> float:
-        """How often to renew leases and take up questions: three times a lease."""
+        """How often to renew leases and take up questions: three times a lease, so a lease
+        outlives two missed renewals."""
         return self.lease.total_seconds() / 3
 
 
