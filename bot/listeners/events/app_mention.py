@@ -8,10 +8,9 @@ from typing import Any
 from slack_bolt.context.async_context import AsyncBoltContext
 
 from bot.answering import BotIdentity, IncomingMessage
-from bot.listeners.events.hand_off import answer_or_ignore, received_in
+from bot.listeners.events.hand_off import question_listener
 from bot.listeners.services import Services
 from bot.listeners.translate import Ignored, from_app_mention
-from bot.listeners.workspace import identity_in
 from memory import MemoryStore
 
 __all__ = ["app_mention_callback", "translate_mention"]
@@ -27,11 +26,4 @@ async def translate_mention(
 def app_mention_callback(
     services: Services,
 ) -> Callable[[dict[str, Any], AsyncBoltContext], Awaitable[None]]:
-    async def on_app_mention(body: dict[str, Any], context: AsyncBoltContext) -> None:
-        if (kept := received_in(context)) is not None:
-            answer_or_ignore(services, context, "mention", body, kept.translated, kept=kept)
-            return
-        translated = from_app_mention(body, identity_in(services, context))
-        answer_or_ignore(services, context, "mention", body, translated)
-
-    return on_app_mention
+    return question_listener(services, "mention", translate_mention)

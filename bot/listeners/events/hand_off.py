@@ -1,19 +1,42 @@
-"""What ``message`` and ``app_mention`` listeners do with an event: start its answer (logged
-by the answering service), or log it as deliberately ignored."""
+"""The listener of ``message`` and ``app_mention`` events, which may ask a question: start
+its answer (logged by the answering service), or log it as deliberately ignored."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from slack_bolt.context.async_context import AsyncBoltContext
 
 from bot.answering import IncomingMessage
-from bot.listeners.keep_before_ack import RECEIVED, Received
+from bot.answering.patience import when_the_store_answers
+from bot.listeners.keep_before_ack import RECEIVED, Received, Translate
 from bot.listeners.services import Services
 from bot.listeners.translate import Ignored, ignored_reason
-from bot.listeners.workspace import answering_in
+from bot.listeners.workspace import answering_in, identity_in
 
-__all__ = ["answer_or_ignore", "received_in"]
+__all__ = ["answer_or_ignore", "question_listener", "received_in"]
+
+
+def question_listener(
+    services: Services, kind: str, translate: Translate
+) -> Callable[[dict[str, Any], AsyncBoltContext], Awaitable[None]]:
+    """The listener of ``kind`` events: the question kept before the acknowledgement is
+    answered as kept; an event the database could not take in time is read with
+    ``translate`` once the database answers, then answered."""
+
+    async def on_question(body: dict[str, Any], context: AsyncBoltContext) -> None:
+        if (kept := received_in(context)) is not None:
+            answer_or_ignore(services, context, kind, body, kept.translated, kept=kept)
+            return
+        # Acknowledged already: a database restart is waited out, not a reason to drop it.
+        translated = await when_the_store_answers(
+            lambda: translate(body, identity_in(services, context), services.memory),
+            within=services.answering.store_patience_seconds,
+        )
+        answer_or_ignore(services, context, kind, body, translated)
+
+    return on_question
 
 
 def _slack_id(value: object) -> str | None:
