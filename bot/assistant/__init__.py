@@ -8,6 +8,7 @@ that counts tool failures. :func:`build_agent` assembles them into the agent eve
 from bot.agent import Agent, GuardPolicy, LoopMemory, Provider
 from bot.assistant.context import AssistantContext, SlackDirectory
 from bot.assistant.lesson_evaluator import LessonEvaluator
+from bot.assistant.notes_evaluator import NotesEvaluator
 from bot.assistant.prompt import EXPERIENCE_HEADING, SYSTEM_PROMPT, render_experience
 from bot.assistant.tool_errors import CountToolErrors
 from bot.assistant.tools import default_tools
@@ -19,6 +20,7 @@ __all__ = [
     "AssistantContext",
     "CountToolErrors",
     "LessonEvaluator",
+    "NotesEvaluator",
     "SlackDirectory",
     "build_agent",
     "default_tools",
@@ -40,7 +42,7 @@ def build_agent(
         provider,
         tools=default_tools(),
         instructions=SYSTEM_PROMPT,
-        evaluators=[LessonEvaluator()],
+        evaluators=[LessonEvaluator(), NotesEvaluator()],
         callbacks=[CountToolErrors(memory)],
         guard=guard,
         loop_memory=loop_memory,

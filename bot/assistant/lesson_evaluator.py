@@ -21,6 +21,7 @@ from memory.text import shorten
 
 __all__ = [
     "DIFFERENT_APPROACH",
+    "FOLLOW_NOTES",
     "NO_OTHER_ANSWER",
     "NO_OTHER_ANSWER_GIVEN_REASON",
     "REPEATS_FAILURE",
@@ -32,6 +33,7 @@ REPEATS_FAILURE = (
     "something similar before. Give a different answer."
 )
 DIFFERENT_APPROACH = "Take a different approach."
+FOLLOW_NOTES = "Do what your notes on this person say to do this time, in your own words."
 NO_OTHER_ANSWER = (
     "What I suggested when you asked this before didn't help you, and I don't have a "
     "different answer I'm sure of. What went wrong with it, or what are you trying to do?"
@@ -93,8 +95,9 @@ class LessonEvaluator:
     distinctive stemmed words (those not already in its question), shares a passage of at
     least ``min_common_words`` words with it, or uses a phrase the lesson says to avoid
     (quoted, or after "avoid", "don't", "never", "instead of"). The model is told to give a
-    different answer and what to do instead (the lessons), never what the failed answer
-    said: quoting it primed models to give it again. When every draft repeats it, the person
+    different answer and to follow its notes (the lessons, in its instructions), never what
+    the failed answer said: quoting it primed models to give it again; nor the lesson's
+    words, which a small model then sent as its answer. When every draft repeats it, the person
     is told so and asked what went wrong instead (:data:`NO_OTHER_ANSWER`): a small model
     often knows one answer only, and giving back what the person rejected helps nobody.
     """
@@ -127,7 +130,7 @@ class LessonEvaluator:
             else NO_OTHER_ANSWER,
             details=EvaluationDetails(
                 violations=[violation for f in findings for violation in f.violations],
-                suggestions=[f"Instead: {lesson}" for lesson in lessons] or [DIFFERENT_APPROACH],
+                suggestions=[FOLLOW_NOTES if lessons else DIFFERENT_APPROACH],
             ),
         )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from bot.agent import EvaluationResult
 from bot.assistant import LessonEvaluator
 from bot.assistant.lesson_evaluator import (
+    FOLLOW_NOTES,
     NO_OTHER_ANSWER,
     NO_OTHER_ANSWER_GIVEN_REASON,
     REPEATS_FAILURE,
@@ -78,7 +79,7 @@ async def test_the_lesson_evaluator_rejects_a_phrase_the_lesson_says_to_avoid() 
 
     assert not result.success
     assert any("rerun the deploy job" in v for v in result.details.violations)
-    assert result.details.suggestions == [f"Instead: {LESSON}"]
+    assert result.details.suggestions == [FOLLOW_NOTES]
 
 
 async def test_the_lesson_evaluator_accepts_an_answer_that_follows_the_lesson() -> None:
@@ -117,7 +118,9 @@ async def test_the_loop_with_the_lesson_evaluator_does_not_repeat_a_failed_answe
     )
 
     assert result.text == "Check the logs for the failing step first."
-    assert LESSON in provider.requests[1].messages[-1].content
+    sent_back = provider.requests[1].messages[-1].content
+    assert FOLLOW_NOTES in sent_back
+    assert LESSON not in sent_back, "the lesson is in the instructions; quoted here, it was copied"
     assert collected.pieces == [result.text]
 
 
