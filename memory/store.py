@@ -10,11 +10,13 @@ turns at background jobs.
 
 from __future__ import annotations
 
+import inspect
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from datetime import UTC, datetime, timedelta
-from typing import ParamSpec, TypeVar
+from functools import update_wrapper
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from memory import models
 from memory.callers import (
@@ -29,7 +31,7 @@ from memory.callers import (
     VoteRecorder,
 )
 from memory.config import MemoryConfig
-from memory.privacy import VALIDATED, Visibility
+from memory.privacy import Visibility
 from memory.sql import (
     counters,
     episodes,
@@ -50,6 +52,20 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
+def _as_is(verb: Verb[P, T]) -> Callable[Concatenate[MemoryStore, P], Coroutine[Any, Any, T]]:
+    """The store's verb that runs ``verb`` with its caller's arguments as they are (its
+    signature is ``verb``'s, the store in place of the database)."""
+
+    async def run(self: MemoryStore, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return await self._run(verb, *args, **kwargs)
+
+    signature = inspect.signature(verb)
+    _, *parameters = signature.parameters.values()
+    store = inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)
+    update_wrapper(run, verb).__signature__ = signature.replace(parameters=[store, *parameters])
+    return run
+
+
 class MemoryStore(
     AgentMemory,
     ExchangeLedger,
@@ -66,7 +82,10 @@ class MemoryStore(
 
     The verbs each caller uses are declared with its protocol in :mod:`memory.callers`;
     here are the rest: opening and closing, importing, the ledger's upkeep, the Home tab's
-    list and forget buttons, and operations."""
+    list and forget buttons, and operations. Most verbs are a function of :mod:`memory.sql`
+    taking the caller's arguments as they are; the others add what the store knows (its
+    configuration, this process's leases) or what a run again must find again (a list, not
+    an iterator: PostgreSQL runs a transaction again after a conflict)."""
 
     one_process = False
     """Whether one process at most answers from this store (a SQLite file): a question
@@ -107,6 +126,30 @@ class MemoryStore(
         otherwise: PostgreSQL's indexes need no merging from the bot."""
         return False
 
+    question_shown = _as_is(questions.question_shown)
+    finish_question = _as_is(questions.finish_question)
+    import_episodes = _as_is(episodes.import_episodes)
+    withdraw_exchange = _as_is(erasure.withdraw_exchange)
+    answered_in_thread = _as_is(episodes.answered_in_thread)
+    set_lesson = _as_is(episodes.set_lesson)
+    awaiting_reason = _as_is(reasons.awaiting_reason)
+    give_reason = _as_is(reasons.give_reason)
+    set_importance = _as_is(episodes.set_importance)
+    replace_wisdom = _as_is(wisdom.replace_wisdom)
+    list_episodes = _as_is(episodes.list_episodes)
+    list_wisdom = _as_is(wisdom.list_wisdom)
+    forget_episode = _as_is(erasure.forget_episode)
+    forget_wisdom = _as_is(erasure.forget_wisdom)
+    erase_replies = _as_is(fence.erase_replies)
+    export_user = _as_is(erasure.export_user)
+    scopes_with_recent_episodes = _as_is(episodes.scopes_with_recent_episodes)
+    stats = _as_is(counters.stats)
+    save_installation = _as_is(installations.save_installation)
+    find_installation = _as_is(installations.find_installation)
+    delete_installations = _as_is(installations.delete_installations)
+    issue_oauth_state = _as_is(installations.issue_oauth_state)
+    consume_oauth_state = _as_is(installations.consume_oauth_state)
+
     @property
     def visibility(self) -> Visibility:
         return self._config.visibility
@@ -141,35 +184,16 @@ class MemoryStore(
             questions.renew_questions, self._holder, list(question_ids), now + lease
         )
 
-    async def question_shown(self, question_id: int, episode_id: int) -> bool:
-        return await self._run(questions.question_shown, question_id, episode_id)
-
-    async def finish_question(self, question_id: int) -> bool:
-        return await self._run(questions.finish_question, question_id)
-
     async def release_questions(self, *, retry_at: datetime, question_id: int | None = None) -> int:
         return await self._run(questions.release_questions, self._holder, retry_at, question_id)
 
     async def record_exchange(self, exchange: models.NewExchange) -> models.Episode | None:
         return await self._run(episodes.record_exchange, exchange, self._config)
 
-    async def import_episodes(self, imported: Sequence[models.ImportedEpisode]) -> list[int | None]:
-        """Store episodes validated elsewhere, with their own times, in one transaction,
-        recallable at once; their ids, in order (None for an episode of a person forgotten
-        after it was created: the erasure fence holds for imports too)."""
-        return await self._run(episodes.import_episodes, imported)
-
     async def extend_exchange(self, episode_id: int, *, message_ts: list[str], answer: str) -> bool:
         return await self._run(
             episodes.extend_exchange, episode_id, message_ts, answer, self._config
         )
-
-    async def withdraw_exchange(self, episode_id: int) -> bool:
-        return await self._run(erasure.withdraw_exchange, episode_id)
-
-    async def answered_in_thread(self, channel_id: str, thread_ts: str) -> bool:
-        """Whether the bot has answered in this thread (so follow-ups need no mention)."""
-        return await self._run(episodes.answered_in_thread, channel_id, thread_ts)
 
     async def apply_vote(self, event: models.VoteEvent) -> models.VoteOutcome:
         """Committed with the other votes waiting (see :mod:`memory.sql.vote_queue`);
@@ -190,9 +214,6 @@ class MemoryStore(
         with_successes = with_successes and self._config.weights.importance > 0
         return await self._run(episodes.awaiting_reflection, limit, with_successes, self._holder)
 
-    async def set_lesson(self, episode_id: int, lesson: str, *, reason: str | None = None) -> bool:
-        return await self._run(episodes.set_lesson, episode_id, lesson, reason)
-
     async def ask_reason_once(
         self, episode_id: int, user_id: str, *, at: datetime
     ) -> models.Episode | None:
@@ -200,67 +221,15 @@ class MemoryStore(
         claim_key = f"ask-why:{episode_id}"
         return await self._run(reasons.ask_reason_once, episode_id, user_id, at, claim_key)
 
-    async def awaiting_reason(
-        self, channel_id: str, thread_ts: str, user_id: str, *, since: datetime
-    ) -> models.Episode | None:
-        return await self._run(reasons.awaiting_reason, channel_id, thread_ts, user_id, since)
-
-    async def give_reason(
-        self, episode_id: int, user_id: str, reason: str, *, at: datetime
-    ) -> models.Episode | None:
-        return await self._run(reasons.give_reason, episode_id, user_id, reason, at)
-
     async def first_parts(self, episode_ids: Iterable[int]) -> dict[int, str]:
         return await self._run(reasons.first_parts, list(episode_ids))
-
-    async def set_importance(self, episode_id: int, importance: int) -> bool:
-        return await self._run(episodes.set_importance, episode_id, importance)
 
     async def purge_expired(self, *, now: datetime) -> int:
         """Delete expired ledger entries and the pending episodes nobody can vote on now."""
         return await self._run(episodes.purge_expired, now, self._config)
 
-    async def replace_wisdom(
-        self,
-        scope: models.Scope,
-        user_id: str,
-        notes: list[str],
-        *,
-        episode_count: int,
-        at: datetime,
-    ) -> list[models.WisdomNote]:
-        return await self._run(
-            wisdom.replace_wisdom, scope, user_id, notes, episode_count=episode_count, at=at
-        )
-
     async def wisdom(self, scope: models.Scope, user_id: str) -> list[models.WisdomNote]:
         return await self._run(wisdom.wisdom_for, scope, user_id)
-
-    async def list_episodes(
-        self,
-        user_id: str,
-        *,
-        scope: models.Scope | None = None,
-        statuses: frozenset[models.EpisodeStatus] = VALIDATED,
-        since: datetime | None = None,
-        limit: int = 100,
-        team_id: str | None = None,
-    ) -> list[models.Episode]:
-        return await self._run(
-            episodes.list_episodes, user_id, scope, statuses, since, limit, team_id
-        )
-
-    async def list_wisdom(
-        self, user_id: str, *, team_id: str | None = None
-    ) -> list[models.WisdomNote]:
-        """A person's notes (in workspace ``team_id``, when given)."""
-        return await self._run(wisdom.list_wisdom, user_id, team_id)
-
-    async def forget_episode(self, user_id: str, episode_id: int) -> bool:
-        return await self._run(erasure.forget_episode, user_id, episode_id)
-
-    async def forget_wisdom(self, user_id: str, note_id: int) -> bool:
-        return await self._run(erasure.forget_wisdom, user_id, note_id)
 
     async def forget_user(self, user_id: str, *, at: datetime | None = None) -> models.ForgetReport:
         return await self._run(erasure.forget_user, user_id, at or datetime.now(UTC), self._config)
@@ -270,9 +239,6 @@ class MemoryStore(
     ) -> models.WorkspaceReport:
         return await self._run(erasure.forget_workspace, team_id, at or datetime.now(UTC))
 
-    async def erase_replies(self, channel_id: str, message_ts: list[str]) -> None:
-        await self._run(fence.erase_replies, channel_id, message_ts)
-
     async def erased_replies(self, channel_id: str, message_ts: Iterable[str]) -> set[str]:
         return await self._run(fence.erased_replies, channel_id, list(message_ts))
 
@@ -281,35 +247,5 @@ class MemoryStore(
     ) -> dict[str, datetime]:
         return await self._run(fence.forgotten_at, list(user_ids), team_id)
 
-    async def export_user(self, user_id: str, *, team_id: str | None = None) -> models.UserExport:
-        return await self._run(erasure.export_user, user_id, team_id)
-
-    async def scopes_with_recent_episodes(
-        self, *, since: datetime
-    ) -> list[tuple[models.Scope, str]]:
-        return await self._run(episodes.scopes_with_recent_episodes, since)
-
     async def count(self, counter: str, *, by: int = 1) -> None:
         await self._run(counters.increment, counter, by)
-
-    async def stats(self) -> models.StoreStats:
-        return await self._run(counters.stats)
-
-    async def save_installation(self, record: models.InstallationRecord) -> None:
-        await self._run(installations.save_installation, record)
-
-    async def find_installation(
-        self, *, enterprise_id: str, team_id: str, user_id: str | None
-    ) -> models.InstallationRecord | None:
-        return await self._run(installations.find_installation, enterprise_id, team_id, user_id)
-
-    async def delete_installations(
-        self, *, enterprise_id: str, team_id: str, user_id: str | None = None
-    ) -> int:
-        return await self._run(installations.delete_installations, enterprise_id, team_id, user_id)
-
-    async def issue_oauth_state(self, state: str, *, expires_at: datetime, now: datetime) -> None:
-        await self._run(installations.issue_oauth_state, state, expires_at, now)
-
-    async def consume_oauth_state(self, state: str, *, now: datetime) -> bool:
-        return await self._run(installations.consume_oauth_state, state, now)

@@ -9,6 +9,7 @@ from typing import Any
 from memory import rows
 from memory.config import MemoryConfig
 from memory.models import Episode, EpisodeStatus, ImportedEpisode, NewExchange, Scope
+from memory.privacy import VALIDATED
 from memory.sql.fence import forgotten_since
 from memory.sql.session import Session, placeholders
 
@@ -74,8 +75,9 @@ async def record_exchange(
 
 
 async def import_episodes(db: Session, episodes: Sequence[ImportedEpisode]) -> list[int | None]:
-    """Store validated episodes as they are, indexed at once, in one transaction; their
-    ids (None for one whose asker was forgotten after it was created). Their askers are
+    """Store episodes validated elsewhere, with their own times, in one transaction,
+    recallable at once; their ids, in order (None for an episode of a person forgotten
+    after it was created: the erasure fence holds for imports too). Their askers are
     locked in one order, so two imports wait for each other instead of deadlocking."""
     ids: list[int | None] = []
     async with db.transaction():
@@ -135,6 +137,7 @@ async def extend_exchange(
 
 
 async def answered_in_thread(db: Session, channel_id: str, thread_ts: str) -> bool:
+    """Whether the bot has answered in this thread (so follow-ups need no mention)."""
     row = await db.row(
         "SELECT EXISTS (SELECT 1 FROM episodes WHERE channel_id = %s AND thread_ts = %s)"
         " OR EXISTS (SELECT 1 FROM ledger WHERE channel_id = %s AND message_ts = %s)"
@@ -151,7 +154,7 @@ async def awaiting_reflection(
     return await db.awaiting_reflection(limit, with_successes, holder)
 
 
-async def set_lesson(db: Session, episode_id: int, lesson: str, reason: str | None) -> bool:
+async def set_lesson(db: Session, episode_id: int, lesson: str, reason: str | None = None) -> bool:
     """Attach a lesson to an episode that is still a failure with the reason it was drafted
     from; True when it was attached.
 
@@ -199,11 +202,11 @@ async def purge_expired(db: Session, now: datetime, config: MemoryConfig) -> int
 async def list_episodes(
     db: Session,
     user_id: str,
-    scope: Scope | None,
-    statuses: frozenset[EpisodeStatus],
-    since: datetime | None,
-    limit: int,
-    team_id: str | None,
+    scope: Scope | None = None,
+    statuses: frozenset[EpisodeStatus] = VALIDATED,
+    since: datetime | None = None,
+    limit: int = 100,
+    team_id: str | None = None,
 ) -> list[Episode]:
     """A person's episodes (in workspace ``team_id``), newest first."""
     if not statuses:

@@ -93,7 +93,7 @@ async def find_installation(
 
 
 async def delete_installations(
-    db: Session, enterprise_id: str, team_id: str, user_id: str | None
+    db: Session, enterprise_id: str, team_id: str, user_id: str | None = None
 ) -> int:
     async with db.transaction():
         if user_id is None:
