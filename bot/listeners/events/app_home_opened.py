@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.listeners.payloads import read_payload
 from bot.listeners.services import Services
 from bot.listeners.workspace import listed_workspace, scope_org
 from bot.slack.assistant import suggest_prompts
@@ -49,10 +50,8 @@ def app_home_opened_callback(
     services: Services,
 ) -> Callable[[dict[str, Any], AsyncWebClient], Awaitable[None]]:
     async def on_app_home_opened(body: dict[str, Any], client: AsyncWebClient) -> None:
-        try:
-            opened = _HomeOpened.model_validate(body)
-        except ValidationError:
-            services.observer.ignored("home", "malformed")
+        opened = read_payload(_HomeOpened, body, services.observer, "home")
+        if opened is None:
             return
         event = opened.event
         kind = "home" if event.tab == "home" else "messages_tab"

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
+from bot.listeners.payloads import read_payload
 from bot.observability import Observer
 
 __all__ = ["assistant_thread_context_changed_callback"]
@@ -39,10 +40,8 @@ def assistant_thread_context_changed_callback(
 ) -> Callable[[dict[str, Any]], Awaitable[None]]:
     async def on_context_changed(body: dict[str, Any]) -> None:
         """Nothing to do: the DM stays its own memory partition."""
-        try:
-            changed = _ContextChanged.model_validate(body)
-        except ValidationError:
-            observer.ignored("context_changed", "malformed")
+        changed = read_payload(_ContextChanged, body, observer, "context_changed")
+        if changed is None:
             return
         thread = changed.event.assistant_thread
         observer.ignored(

@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.listeners.payloads import read_payload
 from bot.listeners.services import Services
 from bot.listeners.workspace import scope_org
 from bot.slack.assistant import greet, suggest_prompts
@@ -38,10 +39,8 @@ def assistant_thread_started_callback(
     services: Services,
 ) -> Callable[[dict[str, Any], AsyncWebClient], Awaitable[None]]:
     async def on_thread_started(body: dict[str, Any], client: AsyncWebClient) -> None:
-        try:
-            started = _ThreadStarted.model_validate(body)
-        except ValidationError:
-            services.observer.ignored("thread_started", "malformed")
+        started = read_payload(_ThreadStarted, body, services.observer, "thread_started")
+        if started is None:
             return
         thread = started.event.assistant_thread
         async with services.observer.event(

@@ -11,8 +11,9 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
+from bot.listeners.payloads import read_payload
 from bot.listeners.services import Services
 from memory import Installations
 
@@ -78,10 +79,8 @@ def _in_background(
     """A listener that starts ``work`` on the callback, or logs a malformed one as ignored."""
 
     async def listener(body: dict[str, Any]) -> None:
-        try:
-            callback = _Callback.model_validate(body)
-        except ValidationError:
-            services.observer.ignored(kind, "malformed")
+        callback = read_payload(_Callback, body, services.observer, kind)
+        if callback is None:
             return
         services.inflight.start(work(callback))
 
