@@ -129,7 +129,8 @@ class Questions(Protocol):
     ) -> models.PendingQuestion | None:
         """Claim the message (as :meth:`ExchangeLedger.claim` does) and keep the question,
         leased to this process for ``lease``, in one write; None, and nothing kept, when
-        the message was claimed before (a re-delivery)."""
+        the message was claimed before (a re-delivery) or its asker forgotten since it
+        arrived (the erasure fence)."""
 
     @abstractmethod
     async def take_questions(

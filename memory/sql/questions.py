@@ -21,6 +21,7 @@ from typing import Any
 
 from memory.models import NewQuestion, PendingQuestion
 from memory.sql.counters import claim
+from memory.sql.fence import forgotten_since
 from memory.sql.session import Session
 
 __all__ = [
@@ -51,9 +52,16 @@ async def receive_question(
     db: Session, question: NewQuestion, keys: Sequence[str], holder: str, lease_until: datetime
 ) -> PendingQuestion | None:
     """Claim the message's ``keys`` and keep the question, leased to ``holder``, in one
-    transaction; None (and nothing kept) when any key was claimed before (a re-delivery)."""
+    transaction; None (and nothing kept) when any key was claimed before (a re-delivery),
+    or when its asker (or workspace) was forgotten since it arrived: an erasure running at
+    once either comes after the question is kept, and erases it, or before, and it is not
+    kept (its keys are claimed all the same, so Slack's retries are not answered either)."""
+    team_id = question.team_id or None
     async with db.transaction():
-        if not await claim(db, keys, question.received_at, question.team_id or None):
+        await db.lock_person(question.user_id, team_id)
+        if not await claim(db, keys, question.received_at, team_id):
+            return None
+        if await forgotten_since(db, question.user_id, question.received_at, team_id):
             return None
         row = await db.row(
             "INSERT INTO questions (team_id, user_id, received_at, payload, holder, lease_until,"

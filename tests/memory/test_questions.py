@@ -201,3 +201,14 @@ async def test_a_question_taken_up_comes_with_the_parts_an_earlier_attempt_showe
     assert again.shown == [], "the parts were taken back"
     assert await first.finish_question(question.id)
     assert not await first.question_shown(question.id, shown.id), "gone"
+
+
+async def test_a_question_whose_asker_was_forgotten_since_it_arrived_is_not_kept(
+    first: MemoryStore,
+) -> None:
+    await first.forget_user("U1", at=T0 + timedelta(seconds=5))
+
+    assert await first.receive_question(asked(1), "Ev1", lease=LEASE) is None
+    assert await first.take_questions(now=T0 + LEASE * 9, lease=LEASE, limit=5) == []
+    assert not await first.claim("Ev1", at=T0), "claimed all the same: retries are not answered"
+    assert await receive(first, 9), "a question asked after the erasure is kept"
