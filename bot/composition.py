@@ -19,7 +19,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.agent import Agent, GuardPolicy, LoopMemory, Provider
 from bot.answering import AnswerService, BotIdentity, WaitingLine
 from bot.answering.attachments import ImageIntake, VisionSettings
-from bot.assistant import build_agent, render_experience
+from bot.assistant import build_agent
 from bot.assistant.forgetting import Forgetting
 from bot.assistant.lessons import LLMEpisodeSummarizer, LLMFailureReflector, LLMImportanceScorer
 from bot.assistant.reasons import Reasons
@@ -41,7 +41,6 @@ from memory import (
     Consolidator,
     EpisodeStatus,
     MemoryStore,
-    PlanAdvisor,
     WorkingMemory,
     open_store,
 )
@@ -80,7 +79,6 @@ class Components:
     agent: Agent
     working_memory: WorkingMemory
     """Per-thread notes of running conversations (dropped by ``/forget``)."""
-    advisor: PlanAdvisor
     consolidator: Consolidator
     votes: Votes
     reasons: Reasons
@@ -111,8 +109,6 @@ class Components:
             agent=self.agent,
             directory=WebApiDirectory(client),
             identity=identity,
-            render_experience=render_experience,
-            advisor=self.advisor,
             working_memory=self.working_memory,
             reasons=self.reasons,
             recall_limit=self.settings.recall_top_k,
@@ -272,7 +268,6 @@ async def open_components(
                 max_tokens=settings.llm_max_tokens,
             ),
             working_memory=working_memory,
-            advisor=PlanAdvisor(store),
             consolidator=consolidator,
             votes=Votes(store, wake_for(worker, reflection.wake), observer),
             reasons=Reasons(

@@ -31,6 +31,7 @@ from bot.answering.tool_tasks import task_update
 from bot.answering.waiting_line import Declined, WaitingLine
 from bot.answering.working_notes import has_notes, note_turn, thread_key, working_notes
 from bot.assistant.context import AssistantContext, SlackDirectory
+from bot.assistant.prompt import render_experience
 from bot.assistant.reasons import Reasons, asks_question
 from bot.observability import EventRecord, Observer, timed
 from bot.slack.splitting import PART_LIMIT
@@ -39,7 +40,6 @@ from bot.slack.unreachable import SLACK_TRANSPORT_ERRORS, slack_unreachable
 from bot.views import FEEDBACK_FOOTERS
 from bot.views.learned import LEARNED_TEXT, learned_from_block
 from memory import (
-    Advice,
     Episode,
     MemoryStore,
     PendingQuestion,
@@ -61,7 +61,6 @@ __all__ = [
     "AnswerAgent",
     "AnswerOutcome",
     "AnswerService",
-    "ExperienceRenderer",
     "is_notice",
 ]
 
@@ -123,9 +122,6 @@ class AnswerAgent(Protocol):
     ) -> AgentAnswer: ...
 
 
-ExperienceRenderer = Callable[[Advice], str]
-
-
 class AnswerOutcome(StrEnum):
     ANSWERED = "answered"
     DUPLICATE = "duplicate"
@@ -160,8 +156,6 @@ class AnswerService:
         agent: AnswerAgent,
         directory: SlackDirectory,
         identity: BotIdentity,
-        render_experience: ExperienceRenderer,
-        advisor: PlanAdvisor,
         working_memory: WorkingMemory,
         reasons: Reasons | None = None,
         recall_limit: int = 5,
@@ -179,12 +173,11 @@ class AnswerService:
         self._agent = agent
         self._directory = directory
         self.identity = identity
-        self._render_experience = render_experience
         self._recall_limit = recall_limit
         self._recall_token_budget = recall_token_budget
         self._history_token_budget = history_token_budget
         self._part_limit = part_limit
-        self._advisor = advisor
+        self._advisor = PlanAdvisor(memory)
         self._reasons = reasons
         """Takes a reply in the thread of an answer its writer just 👎'd as the reason."""
         self.working_memory = working_memory
@@ -566,7 +559,7 @@ class AnswerService:
         The advice is built from the episodes already recalled for this turn (the store is
         searched once a question) and holds all of them, so they are not listed twice."""
         advice = await self._advisor.advice_from(message.scope, message.user_id, recalled)
-        text = self._render_experience(advice) if advice is not None else ""
+        text = render_experience(advice) if advice is not None else ""
         return [Message.system(text)] if text else []
 
     @staticmethod

@@ -6,14 +6,12 @@ import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.answering import AnswerOutcome, AnswerService, BotIdentity, IncomingMessage
-from bot.assistant import render_experience
 from bot.simulator.slack_web_api import FakeSlackWebAPI
 from bot.slack.directory import WebApiDirectory
 from memory import (
     EpisodeStatus,
     MemoryStore,
     NewExchange,
-    PlanAdvisor,
     WorkingMemory,
 )
 from tests.support.agent import ScriptedProvider, make_agent
@@ -35,8 +33,6 @@ def service(
         identity=BotIdentity(
             user_id=fake_slack.bot_user_id, bot_id=fake_slack.bot_id, team_id=fake_slack.team_id
         ),
-        render_experience=render_experience,
-        advisor=PlanAdvisor(store),
         working_memory=WorkingMemory(),
     )
 
