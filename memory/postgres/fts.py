@@ -94,8 +94,10 @@ def _row(episode: Episode, vector: bytes | None) -> dict[str, object]:
 
 async def index_episode(db: Session, episode: Episode) -> None:
     """Write the validated episode's row: its partitions, words and vector (none without a
-    model: recall is then full-text only)."""
-    await db.execute(_INSERT, _row(episode, episode_vector(episode)))
+    model: recall is then full-text only), embedded on a worker thread, not the event
+    loop's."""
+    vector = await asyncio.to_thread(episode_vector, episode)
+    await db.execute(_INSERT, _row(episode, vector))
 
 
 async def reindex(db: Session, episode: Episode, *, indexed: bool = True) -> None:
