@@ -1,6 +1,10 @@
 """A pool of connections to one PostgreSQL database, and running transactions on it.
 
-Every store method is one transaction (:meth:`Database.run`). Several bot processes share
+Every store method is one transaction (:meth:`Database.run`), in pipeline mode: a statement
+whose result its work does not read (a lock, a ledger row, a status) is sent with the next
+one it does read, and ``BEGIN`` and ``COMMIT`` with the first and the last, so a transaction
+costs a round trip to the server per result it waits for, not per statement: on a busy
+machine each one took 1.5 to 2.5 ms. Several bot processes share
 the database, so two transactions may deadlock or fail to serialise; PostgreSQL then
 aborts one of them, and it is run again from the start (at most :data:`ATTEMPTS` times).
 
@@ -16,11 +20,13 @@ psycopg's errors become :class:`memory.errors.StoreError`, so the bot never sees
 from __future__ import annotations
 
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager, suppress
 from typing import TypeVar
 
 import psycopg
-from psycopg import AsyncConnection
+from psycopg import AsyncConnection, AsyncPipeline
+from psycopg.pq import TransactionStatus
 from psycopg.rows import DictRow, dict_row
 from psycopg_pool import AsyncConnectionPool, PoolClosed, PoolTimeout
 
@@ -70,6 +76,23 @@ async def _load_secret(conn: AsyncConnection[DictRow]) -> bytes:
     row = await cursor.fetchone()
     assert row is not None
     return bytes(row["value"])
+
+
+@asynccontextmanager
+async def _transaction(conn: AsyncConnection[DictRow]) -> AsyncIterator[AsyncPipeline]:
+    """A transaction in pipeline mode: its ``BEGIN`` goes with its first statement, its
+    ``COMMIT`` with its last (psycopg's own ``transaction()`` waits for each). When its work
+    fails, it is rolled back: a failed statement leaves the rest of the pipeline undone."""
+    try:
+        async with conn.pipeline() as pipeline:
+            await conn.execute("BEGIN")
+            yield pipeline
+            await conn.execute("COMMIT")
+    except BaseException:
+        if not conn.broken and conn.info.transaction_status is not TransactionStatus.IDLE:
+            with suppress(psycopg.Error):  # the work's own error is the one to raise
+                await conn.rollback()
+        raise
 
 
 class Database:
@@ -124,8 +147,8 @@ class Database:
             try:
                 async with self._pool.connection() as conn:
                     used = conn
-                    async with conn.transaction():
-                        session = Session(conn, self._secret)
+                    async with _transaction(conn) as pipeline:
+                        session = Session(conn, self._secret, pipeline)
                         result = await work(session)
                         await session.file_restated()
                         committing = True

@@ -19,7 +19,7 @@ SHARDS = 16
 
 async def increment(db: Session, name: str, by: int = 1) -> None:
     """Add ``by`` to the counter: the last write of its transaction, and the only one."""
-    await db.execute(
+    await db.send(
         "INSERT INTO counter_shards (name, shard, value)"
         " SELECT %s, pg_backend_pid() %% %s, %s"
         " FROM (SELECT set_config('synchronous_commit', 'off', true)) AS this_transaction"

@@ -66,7 +66,7 @@ def partitions(episode: Episode) -> list[str]:
 
 async def unindex_episodes(db: Session, episode_ids: Sequence[int]) -> None:
     """Take the episodes out of recall."""
-    await db.execute("DELETE FROM episode_recall WHERE episode_id = ANY(%s)", [list(episode_ids)])
+    await db.send("DELETE FROM episode_recall WHERE episode_id = ANY(%s)", [list(episode_ids)])
 
 
 _INSERT = (
@@ -97,7 +97,7 @@ async def index_episode(db: Session, episode: Episode) -> None:
     model: recall is then full-text only), embedded on a worker thread, not the event
     loop's."""
     vector = await asyncio.to_thread(episode_vector, episode)
-    await db.execute(_INSERT, _row(episode, vector))
+    await db.send(_INSERT, _row(episode, vector))
 
 
 async def reindex(db: Session, episode: Episode, *, indexed: bool = True) -> None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from psycopg import AsyncConnection
+from psycopg import AsyncConnection, AsyncPipeline
 from psycopg.rows import DictRow
 
 from memory.config import MemoryConfig
@@ -35,10 +35,12 @@ _WORKSPACE_LOCKS = 0x7465616D
 
 @dataclass(frozen=True)
 class Session:
-    """A connection inside a transaction, and this database's digest secret."""
+    """A connection inside a transaction in pipeline mode, and this database's digest
+    secret."""
 
     conn: AsyncConnection[DictRow]
     secret: bytes
+    pipeline: AsyncPipeline
     restated: set[int] = field(default_factory=set)
     """Episodes whose status changed in this transaction: filed at its end, together."""
     lease_cleared = ", reflection_holder = NULL, reflection_until = NULL"
@@ -54,9 +56,16 @@ class Session:
         return await cursor.fetchone()
 
     async def execute(self, sql: str, params: Params = ()) -> int:
-        """Run a statement; the number of rows it changed."""
+        """Run a statement; the number of rows it changed (waiting for the server)."""
         cursor = await self.conn.execute(sql, params)
+        await self.pipeline.sync()
         return cursor.rowcount
+
+    async def send(self, sql: str, params: Params = ()) -> None:
+        """Queue a statement whose outcome this work does not read: it reaches the server
+        with the next statement whose result is read (or the ``COMMIT``), and its error, if
+        any, is raised there."""
+        await self.conn.execute(sql, params)
 
     def digest(self, text: str) -> str:
         """The keyed hash of ``text`` under this database's secret, in hex."""
@@ -81,9 +90,9 @@ class Session:
         (:meth:`lock_workspace`) waits for them."""
         person = self._lock_key(user_id)
         if not team_id:
-            await self.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_PERSON_LOCKS, person])
+            await self.send("SELECT pg_advisory_xact_lock(%s, %s)", [_PERSON_LOCKS, person])
             return
-        await self.execute(
+        await self.send(
             "SELECT pg_advisory_xact_lock(%s, %s), pg_advisory_xact_lock_shared(%s, %s)",
             [_PERSON_LOCKS, person, _WORKSPACE_LOCKS, self._lock_key(workspace_subject(team_id))],
         )
@@ -94,7 +103,7 @@ class Session:
         each other rather than deadlock."""
         keys = sorted({self._lock_key(user_id) for user_id in user_ids})
         if keys:
-            await self.execute(
+            await self.send(
                 "SELECT count(pg_advisory_xact_lock(%s, key)) FROM unnest(%s::int[]) AS key",
                 [_PERSON_LOCKS, keys],
             )
@@ -103,7 +112,7 @@ class Session:
         """Hold the workspace's lock alone until the transaction ends: every write about one
         of its people that began before has committed, and none begins until this ends."""
         key = self._lock_key(workspace_subject(team_id))
-        await self.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_WORKSPACE_LOCKS, key])
+        await self.send("SELECT pg_advisory_xact_lock(%s, %s)", [_WORKSPACE_LOCKS, key])
 
     @asynccontextmanager
     async def refiling(self, episode_ids: Sequence[int]) -> AsyncIterator[None]:
@@ -140,15 +149,17 @@ class Session:
     def one_of(self, values: Sequence[int] | Sequence[str]) -> tuple[str, Any]:
         return "= ANY(%s)", list(values)
 
-    async def insert_episode(self, values: Mapping[str, Any]) -> int:
+    async def insert_episode(
+        self, values: Mapping[str, Any], where: tuple[str, Sequence[Any]]
+    ) -> int | None:
         """Numbered by the identity column, whose sequence never goes back."""
+        condition, params = where
         row = await self.row(
-            f"INSERT INTO episodes ({', '.join(values)}) VALUES ({placeholders(len(values))})"
-            " RETURNING id",
-            list(values.values()),
+            f"INSERT INTO episodes ({', '.join(values)}) SELECT {placeholders(len(values))}"
+            f" WHERE {condition} RETURNING id",
+            [*values.values(), *params],
         )
-        assert row is not None
-        return int(row["id"])
+        return None if row is None else int(row["id"])
 
     async def file_new(self, episode: Episode) -> None:
         from memory.postgres.fts import index_episode

@@ -10,7 +10,7 @@ from memory import rows
 from memory.config import MemoryConfig
 from memory.models import Episode, EpisodeStatus, ImportedEpisode, NewExchange, Scope
 from memory.privacy import VALIDATED
-from memory.sql.fence import forgotten_since
+from memory.sql.fence import not_forgotten_since
 from memory.sql.session import Session, placeholders
 
 __all__ = [
@@ -35,9 +35,11 @@ def _unnumbered(item: NewExchange | ImportedEpisode, **fields: Any) -> Episode:
     return Episode(id=0, scope=item.scope, created_at=rows.utc(item.created_at), **common, **fields)
 
 
-async def _insert(db: Session, episode: Episode) -> Episode:
-    """``episode`` stored under a new id, as a read would return it: the columns it fills
-    are the episode's fields."""
+async def _insert(db: Session, episode: Episode) -> Episode | None:
+    """``episode`` stored under a new id, as a read would return it (the columns it fills
+    are the episode's fields); None when its asker (or workspace) was forgotten since it
+    was created: the erasure fence, checked by the insert itself, after the lock on the
+    asker (:func:`memory.sql.fence.not_forgotten_since`)."""
     episode_id = await db.insert_episode(
         {
             "enterprise_id": episode.scope.enterprise_id,
@@ -52,9 +54,10 @@ async def _insert(db: Session, episode: Episode) -> Episode:
             "lesson": episode.lesson,
             "created_at": episode.created_at,
             "validated_at": episode.validated_at,
-        }
+        },
+        not_forgotten_since(db, episode.requester_id, episode.created_at, episode.scope.team_id),
     )
-    return episode.model_copy(update={"id": episode_id})
+    return None if episode_id is None else episode.model_copy(update={"id": episode_id})
 
 
 async def record_exchange(
@@ -64,11 +67,9 @@ async def record_exchange(
     the exchange began (the erasure fence: nothing that started before it writes after)."""
     async with db.transaction():
         await db.lock_person(exchange.requester_id, exchange.scope.team_id)
-        if await forgotten_since(
-            db, exchange.requester_id, exchange.created_at, exchange.scope.team_id
-        ):
-            return None
         episode = await _insert(db, _unnumbered(exchange, status=EpisodeStatus.PENDING))
+        if episode is None:
+            return None
         expires_at = episode.created_at + config.ledger_ttl
         await _add_parts(db, exchange.scope.channel_id, exchange.message_ts, episode.id, expires_at)
         return episode
@@ -84,9 +85,6 @@ async def import_episodes(db: Session, episodes: Sequence[ImportedEpisode]) -> l
         for person, team in sorted({(item.requester_id, item.scope.team_id) for item in episodes}):
             await db.lock_person(person, team)
         for item in episodes:
-            if await forgotten_since(db, item.requester_id, item.created_at, item.scope.team_id):
-                ids.append(None)
-                continue
             validated = _unnumbered(
                 item,
                 status=item.status,
@@ -94,8 +92,9 @@ async def import_episodes(db: Session, episodes: Sequence[ImportedEpisode]) -> l
                 validated_at=rows.utc(item.validated_at),
             )
             episode = await _insert(db, validated)
-            await db.file_new(episode)
-            ids.append(episode.id)
+            if episode is not None:
+                await db.file_new(episode)
+            ids.append(None if episode is None else episode.id)
     return ids
 
 
@@ -105,7 +104,7 @@ async def _add_parts(
     parts = list(dict.fromkeys(message_ts))
     if not parts:
         return
-    await db.execute(
+    await db.send(
         "INSERT INTO ledger (channel_id, message_ts, episode_id, expires_at) VALUES "
         + ", ".join(["(%s, %s, %s, %s)"] * len(parts))
         + " ON CONFLICT (channel_id, message_ts)"

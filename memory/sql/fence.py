@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
+from typing import Any
 
 from memory.sql.session import Session
 from memory.subjects import fence_subjects, latest_erasures
@@ -32,6 +33,7 @@ __all__ = [
     "erased_replies",
     "forgotten_at",
     "forgotten_since",
+    "not_forgotten_since",
     "record_forgetting",
 ]
 
@@ -82,17 +84,30 @@ async def erased_replies(db: Session, channel_id: str, message_ts: Iterable[str]
     return {by_digest[row["digest"]] for row in rows}
 
 
+def not_forgotten_since(
+    db: Session, user_id: str, started_at: datetime, team_id: str | None = None
+) -> tuple[str, list[Any]]:
+    """The condition that the person (or their workspace ``team_id``) was not forgotten at
+    or after ``started_at``, and its parameters: a write guarded by it is its own check, a
+    statement after the person's lock (:meth:`Session.lock_person`), so it sees an erasure
+    that committed while the lock was awaited."""
+    digests = [db.digest(subject) for subject in fence_subjects(user_id, team_id)]
+    marks = ", ".join("%s" for _ in digests)  # one or two: no list parameter needed
+    return (
+        f"NOT EXISTS (SELECT 1 FROM forgotten WHERE person IN ({marks}) AND at >= %s)",
+        [*digests, started_at],
+    )
+
+
 async def forgotten_since(
     db: Session, user_id: str, started_at: datetime, team_id: str | None = None
 ) -> bool:
     """Whether the person (or their workspace ``team_id``) was forgotten at or after
     ``started_at``: work that began then must not write about them."""
-    digests = [db.digest(subject) for subject in fence_subjects(user_id, team_id)]
-    marks = ", ".join("%s" for _ in digests)  # one or two: no list parameter needed
-    row = await db.row(
-        f"SELECT 1 FROM forgotten WHERE person IN ({marks}) AND at >= %s", [*digests, started_at]
-    )
-    return row is not None
+    condition, params = not_forgotten_since(db, user_id, started_at, team_id)
+    row = await db.row(f"SELECT {condition} AS unforgotten", params)
+    assert row is not None
+    return not row["unforgotten"]
 
 
 async def forgotten_at(

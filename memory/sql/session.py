@@ -1,6 +1,6 @@
 """What a verb of :mod:`memory.sql` asks of the database it runs on: one unit of work.
 
-The first four methods run SQL and hash under the database's secret; the rest are the
+The first five methods run SQL and hash under the database's secret; the rest are the
 queries that differ per database, each backend's session answering them its own way
 (Prefect's ``BaseQueryComponents`` plays this part for its two databases).
 """
@@ -49,6 +49,11 @@ class Session(Protocol):
 
     async def execute(self, sql: str, params: Params = ()) -> int:
         """Run a statement; the number of rows it changed."""
+        ...
+
+    async def send(self, sql: str, params: Params = ()) -> None:
+        """Run a statement whose outcome the work does not read (PostgreSQL sends it with
+        the next statement whose result is read: no round trip of its own)."""
         ...
 
     def digest(self, text: str) -> str:
@@ -103,10 +108,12 @@ class Session(Protocol):
         one parameter."""
         ...
 
-    async def insert_episode(self, values: Mapping[str, Any]) -> int:
+    async def insert_episode(
+        self, values: Mapping[str, Any], where: tuple[str, Sequence[Any]]
+    ) -> int | None:
         """Insert an episode of these column values under a new id, one no episode ever
         had (so a lesson or score drafted for an erased episode never lands on a newer
-        one); the id."""
+        one), if ``where`` (a condition and its parameters) holds; the id, or None."""
         ...
 
     async def file_new(self, episode: Episode) -> None:

@@ -95,7 +95,7 @@ async def _settle(
     status = status_for(latest[0] if latest else None)
     if status != was:
         async with db.restating(episode_id, was, status, config):
-            await db.execute(
+            await db.send(
                 "UPDATE episodes SET status = %s, validated_at = %s, lesson = NULL,"
                 f" reason = NULL, importance = NULL{db.lease_cleared} WHERE id = %s",
                 [status.value, latest[1] if latest else None, episode_id],

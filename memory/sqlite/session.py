@@ -90,6 +90,9 @@ class SQLiteSession:
     async def execute(self, sql: str, params: Params = ()) -> int:
         return self.db.execute(_markers(sql), _params(params)).rowcount
 
+    async def send(self, sql: str, params: Params = ()) -> None:
+        await self.execute(sql, params)
+
     def digest(self, text: str) -> str:
         return digest(self.db, text)
 
@@ -135,17 +138,21 @@ class SQLiteSession:
     def one_of(self, values: Sequence[int] | Sequence[str]) -> tuple[str, Any]:
         return "IN (SELECT value FROM json_each(%s))", json.dumps(list(values))
 
-    async def insert_episode(self, values: Mapping[str, Any]) -> int:
+    async def insert_episode(
+        self, values: Mapping[str, Any], where: tuple[str, Sequence[Any]]
+    ) -> int | None:
         """Numbered from the store's count of ids issued (SQLite would reuse the largest
         rowid once it is deleted), so known before the insert, which needs no ``RETURNING``:
         SQLite takes longer for an insert with one than for the insert and a read back."""
         episode_id = counters.next_episode_id(self.db)
         row = {"id": episode_id, **values}
-        await self.execute(
-            f"INSERT INTO episodes ({', '.join(row)}) VALUES ({placeholders(len(row))})",
-            list(row.values()),
+        condition, params = where
+        inserted = await self.execute(
+            f"INSERT INTO episodes ({', '.join(row)}) SELECT {placeholders(len(row))}"
+            f" WHERE {condition}",
+            [*row.values(), *params],
         )
-        return episode_id
+        return episode_id if inserted else None
 
     async def file_new(self, episode: Episode) -> None:
         file_episodes(self.db, [episode.id])
