@@ -219,7 +219,12 @@ class HttpServer:
             await self.bot.stop(0)
             await self._runner.stop()
             raise
-        log.info("listening on %s", self.url)
+        log.info(
+            "listening on %s in HTTP mode: Slack must send events, commands and clicks to "
+            "https://<your host>%s (Socket Mode instead: set SLACK_APP_TOKEN)",
+            self.url,
+            EVENTS_PATH,
+        )
 
     async def stop(self) -> None:
         """Stop taking events (503, so Slack retries later), finish answers, close."""

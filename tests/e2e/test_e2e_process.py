@@ -105,6 +105,7 @@ async def test_sigterm_lets_the_answer_in_flight_finish_then_exits_cleanly(
     assert answer.text == "Answer: finish me first"
     logs = stderr.decode()
     assert "ready as" in logs, "DEBUG logging was not on"
+    assert "in HTTP mode: Slack must send events" in logs  # what an app made for Socket Mode misses
     for secret in (fake_slack.token, SIGNING_SECRET, LLM_KEY):
         assert secret not in logs
 
