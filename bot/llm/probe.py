@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import socket
 
 import httpx
@@ -12,6 +13,8 @@ from bot.logging_setup import causes
 __all__ = ["ModelStatus", "describe_endpoint", "probe_model"]
 
 PROBE_TIMEOUT_SECONDS = 5.0
+VERSIONED_PATH = re.compile(r"/v\d+[a-z0-9]*/?$")
+"""How the base URL of an OpenAI-compatible API ends (``/v1``, ``/v1beta``)."""
 
 
 class ModelStatus(BaseModel):
@@ -64,6 +67,12 @@ async def probe_model(client: httpx.AsyncClient, model: str) -> ModelStatus:
     if status in (401, 403):
         return ModelStatus(
             reachable=True, problem=f"rejected the credentials (HTTP {status}): check LLM_API_KEY"
+        )
+    if status == 404 and not VERSIONED_PATH.search(client.base_url.path):
+        return ModelStatus(
+            reachable=True,
+            problem="answered HTTP 404 for its models: check LLM_BASE_URL, which ends in /v1 "
+            "for most servers (Ollama: http://localhost:11434/v1)",
         )
     if status == 404:
         return ModelStatus(reachable=True)  # the server does not list its models

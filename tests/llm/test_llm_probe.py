@@ -58,6 +58,17 @@ async def test_an_endpoint_that_does_not_list_models_is_given_the_benefit_of_the
     assert status.listed is None
 
 
+async def test_a_base_url_without_its_api_version_names_the_setting_and_v1() -> None:
+    async with FakeLLMServer() as fake:
+        without_v1 = fake.base_url.rstrip("/").removesuffix("/v1")
+        async with httpx.AsyncClient(base_url=without_v1) as http:
+            status = await probe_model(http, fake.model)
+
+    assert status.reachable
+    assert status.problem is not None
+    assert "check LLM_BASE_URL, which ends in /v1" in status.problem
+
+
 async def test_an_unreachable_endpoint_is_reported_as_such() -> None:
     def refuse(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("refused", request=request)
