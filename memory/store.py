@@ -13,7 +13,7 @@ from __future__ import annotations
 import inspect
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from collections.abc import Callable, Coroutine, Iterable
 from datetime import UTC, datetime, timedelta
 from functools import update_wrapper
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -44,7 +44,7 @@ from memory.sql import (
     wisdom,
 )
 from memory.sql.session import Verb
-from memory.sql.vote_queue import VoteQueue
+from memory.sql.vote_queue import Filing, VoteQueue
 
 __all__ = ["MemoryStore"]
 
@@ -91,9 +91,7 @@ class MemoryStore(
     """Whether one process at most answers from this store (a SQLite file): a question
     another process holds is then one whose process died."""
 
-    def __init__(
-        self, config: MemoryConfig, filing: Callable[[int], Awaitable[int]] | None = None
-    ) -> None:
+    def __init__(self, config: MemoryConfig, filing: Filing | None = None) -> None:
         """``filing`` files episodes a vote left to be filed later (SQLite's index queue)."""
         self._config = config
         self._votes = VoteQueue(self._apply_votes, filing)
