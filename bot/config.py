@@ -314,6 +314,7 @@ def load_settings(kind: type[SettingsT]) -> SettingsT:
     if isinstance(settings, Settings) and (placeholders := settings.example_values()):
         raise ConfigurationError(
             f"{' and '.join(placeholders)} still hold the example values of .env.example: "
-            "put your Slack app's values in .env (README, Creating the Slack app)"
+            "put your Slack app's values in .env, and SLACK_APP_TOKEN for Socket Mode (README, "
+            "Creating the Slack app), or try it with no workspace: python -m bot playground"
         )
     return settings

@@ -341,7 +341,11 @@ async def run(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m bot.playground", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m bot.playground",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,  # keeps the table of verbs
+    )
     parser.add_argument("--port", type=int, default=3000, help="the bot's HTTP port")
     parser.add_argument("--db", type=Path, default=Path("playground.db"), help="SQLite file")
     parser.add_argument(

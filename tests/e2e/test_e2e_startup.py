@@ -48,6 +48,8 @@ def test_the_first_run_with_the_example_env_says_to_fill_it_in(tmp_path: Path) -
     assert "example values" in line
     assert "SLACK_BOT_TOKEN" in line
     assert "SLACK_SIGNING_SECRET" in line
+    assert "SLACK_APP_TOKEN for Socket Mode" in line
+    assert "python -m bot playground" in line
     assert "URL" not in line
 
 
