@@ -6,9 +6,15 @@ import re
 from pathlib import Path
 
 import pytest
-from pydantic import ValidationError
+from pydantic import SecretStr, ValidationError
 
-from bot.config import ConfigurationError, Settings, load_settings, manifest_bot_scopes
+from bot.config import (
+    EXAMPLE_VALUES,
+    ConfigurationError,
+    Settings,
+    load_settings,
+    manifest_bot_scopes,
+)
 
 ENV_EXAMPLE = Path(__file__).resolve().parents[1] / ".env.example"
 
@@ -43,6 +49,23 @@ def test_env_example_values_are_valid_settings(monkeypatch: pytest.MonkeyPatch) 
     assert settings.port == 3000
     assert not settings.socket_mode
     assert settings.positive_reactions == frozenset({"+1", "thumbsup"})
+
+
+def test_env_example_values_are_the_defaults_but_for_the_slack_placeholders(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in documented_variables():
+        monkeypatch.delenv(name, raising=False)
+    example = Settings(_env_file=ENV_EXAMPLE)  # type: ignore[call-arg]
+    defaults = Settings(_env_file=None, **EXAMPLE_VALUES)  # type: ignore[call-arg, arg-type]
+
+    def shown(value: object) -> object:
+        """An empty secret and an unset one are alike: no token."""
+        raw = value.get_secret_value() if isinstance(value, SecretStr) else value
+        return None if raw == "" else raw
+
+    for name in Settings.model_fields:
+        assert shown(getattr(example, name)) == shown(getattr(defaults, name)), name
 
 
 def test_reaction_sets_are_comma_separated_and_colons_are_optional(
