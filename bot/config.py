@@ -201,6 +201,15 @@ class AdminSettings(BaseSettings):
 
 
 _OAUTH_CREDENTIALS = ("slack_client_id", "slack_client_secret")
+_TOKEN_KINDS = {
+    "xoxb-": "a bot token",
+    "xoxe.xoxb-": "a bot token",
+    "xapp-": "an app-level token",
+    "xoxp-": "a user token",
+    "xoxe.xoxp-": "a user token",
+}
+_TOKEN_PREFIXES = {"slack_bot_token": ("xoxb-", "xoxe.xoxb-"), "slack_app_token": ("xapp-",)}
+"""What each token setting starts with (``xoxe.xoxb-``: a bot token with rotation on)."""
 
 
 class Settings(AdminSettings):
@@ -231,6 +240,22 @@ class Settings(AdminSettings):
     _required_secrets = field_validator("slack_bot_token", "slack_signing_secret", mode="before")(
         _not_empty
     )
+
+    @field_validator("slack_bot_token", "slack_app_token")
+    @classmethod
+    def _token_kind(cls, value: SecretStr | None, info: ValidationInfo) -> SecretStr | None:
+        """A token pasted into the other setting (or a user token) is named as such at start,
+        not by Slack's ``not_allowed_token_type``; only its kind is told, never the token."""
+        token = value.get_secret_value() if value is not None else ""
+        expected = _TOKEN_PREFIXES[str(info.field_name)]
+        if not token or token.startswith(expected):
+            return value
+        kind = next((k for p, k in _TOKEN_KINDS.items() if token.startswith(p)), "no Slack token")
+        raise PydanticCustomError(
+            "token",
+            "it holds {kind}; this setting takes one starting with {expected}",
+            {"kind": kind, "expected": expected[0]},
+        )
 
     @model_validator(mode="before")
     @classmethod

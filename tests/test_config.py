@@ -12,6 +12,7 @@ from bot.config import (
     EXAMPLE_VALUES,
     ConfigurationError,
     Settings,
+    describe_validation_error,
     load_settings,
     manifest_bot_scopes,
 )
@@ -85,6 +86,36 @@ def test_missing_token_is_reported_by_name(monkeypatch: pytest.MonkeyPatch) -> N
     with pytest.raises(ValidationError) as raised:
         Settings(_env_file=None)  # type: ignore[call-arg]
     assert "slack_bot_token" in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "told"),
+    [
+        ("SLACK_APP_TOKEN", "xoxb-1-pasted", "SLACK_APP_TOKEN is invalid (it holds a bot token; "),
+        ("SLACK_BOT_TOKEN", "xapp-1-pasted", "SLACK_BOT_TOKEN is invalid (it holds an app-level"),
+        ("SLACK_BOT_TOKEN", "xoxp-1-pasted", "SLACK_BOT_TOKEN is invalid (it holds a user token"),
+        ("SLACK_BOT_TOKEN", "pasted", "SLACK_BOT_TOKEN is invalid (it holds no Slack token; "),
+    ],
+)
+def test_a_token_in_the_wrong_setting_is_named_by_its_kind_never_its_value(
+    monkeypatch: pytest.MonkeyPatch, name: str, value: str, told: str
+) -> None:
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-1")
+    monkeypatch.setenv("SLACK_SIGNING_SECRET", "secret")
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ValidationError) as raised:
+        Settings(_env_file=None)  # type: ignore[call-arg]
+
+    line = describe_validation_error(raised.value)
+    assert line.startswith(told)
+    assert "pasted" not in line
+
+
+def test_a_rotating_bot_token_is_a_bot_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxe.xoxb-1-rotating")
+    monkeypatch.setenv("SLACK_SIGNING_SECRET", "secret")
+
+    assert Settings(_env_file=None).slack_bot_token is not None  # type: ignore[call-arg]
 
 
 def test_secrets_do_not_leak_through_repr(monkeypatch: pytest.MonkeyPatch) -> None:

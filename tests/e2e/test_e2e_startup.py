@@ -25,7 +25,7 @@ def the_one_line(finished: subprocess.CompletedProcess[str]) -> str:
 def test_an_empty_slack_setting_is_named_in_one_line(
     tmp_path: Path, empty: str, other: str
 ) -> None:
-    line = the_one_line(run_bot_to_end(cwd=tmp_path, **{empty: "", other: "set"}))
+    line = the_one_line(run_bot_to_end(cwd=tmp_path, **{empty: "", other: "xoxb-set"}))
 
     assert empty in line
     assert "empty" in line
