@@ -1,4 +1,4 @@
-"""On-demand benchmarks of the bot (``python benchmarks/run.py``); not part of the tests.
+"""On-demand benchmarks of the bot (``python -m benchmarks.run``); not part of the tests.
 
 One module per figure group, each with ``NAME``, ``FIGURES`` and ``run(quick)``; the
 shared harness is :mod:`benchmarks.harness` (figures, the bot under test) with

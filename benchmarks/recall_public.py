@@ -24,7 +24,7 @@ store:
 - ``hybrid``: the default (weighted normalised-score fusion);
 - ``rrf``: the same candidates fused by reciprocal rank.
 
-    python benchmarks/recall_public.py [--corpus memorybank|locomo] [--split tune|report]
+    python -m benchmarks.recall_public [--corpus memorybank|locomo] [--split tune|report]
         [--misses]
 """
 
@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -41,12 +40,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script: make the project importable
-    sys.path.insert(0, str(ROOT))
-
-from benchmarks.harness import Figure, percentile  # noqa: E402
-from benchmarks.public_corpora import (  # noqa: E402
+from benchmarks.harness import Figure, percentile
+from benchmarks.public_corpora import (
     CORPORA,
     LOCOMO_CATEGORIES,
     SPLITS,
@@ -54,7 +49,7 @@ from benchmarks.public_corpora import (  # noqa: E402
     Question,
     load,
 )
-from memory import (  # noqa: E402
+from memory import (
     ConversationKind,
     EpisodeStatus,
     Fusion,

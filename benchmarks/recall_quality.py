@@ -19,7 +19,7 @@ benchmark (the first 24 content words OR-ed, 4 candidates per result), ``wide_po
 today's query with that wider pool of candidates, ``lexical`` today's query with one
 candidate per result (full-text recall as it was before hybrid recall).
 
-    python benchmarks/recall_quality.py [--misses]
+    python -m benchmarks.recall_quality [--misses]
 
 ``--misses`` lists the dev questions whose exchanges were not all recalled (never the
 test questions: they stay unseen).
@@ -42,12 +42,8 @@ from typing import TypeVar
 
 from pydantic import BaseModel, Field, TypeAdapter
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script: make the project importable
-    sys.path.insert(0, str(ROOT))
-
-from benchmarks.harness import Comparison, Figure, Target, percentile  # noqa: E402
-from memory import (  # noqa: E402
+from benchmarks.harness import Comparison, Figure, Target, percentile
+from memory import (
     ConversationKind,
     HybridRecall,
     MemoryConfig,
@@ -57,11 +53,11 @@ from memory import (  # noqa: E402
     Scope,
     open_store,
 )
-from memory.partitions import partition_keys  # noqa: E402
-from memory.recall_query import ENGLISH_STOPWORDS, question_match  # noqa: E402
-from memory.sqlite.connection import connect  # noqa: E402
-from memory.sqlite.recall import recall_matching  # noqa: E402
-from tests.support.answers import record_answer  # noqa: E402
+from memory.partitions import partition_keys
+from memory.recall_query import ENGLISH_STOPWORDS, question_match
+from memory.sqlite.connection import connect
+from memory.sqlite.recall import recall_matching
+from tests.support.answers import record_answer
 
 __all__ = [
     "FIGURES",

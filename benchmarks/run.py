@@ -1,6 +1,6 @@
 """Run the benchmarks and print one line per figure: ``name value unit (detail)``.
 
-    python benchmarks/run.py [--quick] [--only NAME]
+    python -m benchmarks.run [--quick] [--only NAME]
 
 ``--quick`` uses smaller sizes (under two minutes on 2 cores once the stores are
 cached); ``--only`` runs the benchmark that has NAME as its name or one of its figures.
@@ -16,11 +16,7 @@ import time
 from pathlib import Path
 from types import ModuleType
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script: make the project importable
-    sys.path.insert(0, str(ROOT))
-
-from benchmarks import (  # noqa: E402
+from benchmarks import (
     ack_latency,
     agent_overhead,
     backends,
@@ -31,7 +27,7 @@ from benchmarks import (  # noqa: E402
     recall_quality,
     wasted_calls,
 )
-from benchmarks.harness import BENCH_DIR  # noqa: E402
+from benchmarks.harness import BENCH_DIR
 
 __all__ = ["BENCHMARKS", "main", "select"]
 

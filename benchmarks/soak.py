@@ -1,6 +1,6 @@
 """A soak test, on demand: replicas on PostgreSQL under mixed traffic, with faults injected.
 
-    python benchmarks/soak.py [--minutes 30] [--replicas 3] [--rate 2.0]
+    python -m benchmarks.soak [--minutes 30] [--replicas 3] [--rate 2.0]
 
 Starts the fake Slack Web API and the fake model on 127.0.0.1, ``--replicas`` bot processes
 (``python -m bot``) sharing a throwaway PostgreSQL schema (``TEST_POSTGRES_URL``, as the
@@ -40,25 +40,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlencode
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script: make the project importable
-    sys.path.insert(0, str(ROOT))
+import httpx
 
-import httpx  # noqa: E402
-
-from benchmarks.harness import BENCH_DIR, percentile  # noqa: E402
-from bot.server import EVENTS_PATH  # noqa: E402
-from bot.simulator import FakeLLMServer  # noqa: E402
-from bot.simulator.slack_people import SlackPeople, dm_channel, reaction_event  # noqa: E402
-from bot.simulator.slack_web_api import FakeMessage, FakeSlackWebAPI  # noqa: E402
-from bot.slack.streaming import THINKING_PLACEHOLDER  # noqa: E402
-from memory import EpisodeStatus, MemoryConfig, open_store  # noqa: E402
-from tests.support.postgres_scratch import (  # noqa: E402
+from benchmarks.harness import BENCH_DIR, percentile
+from bot.server import EVENTS_PATH
+from bot.simulator import FakeLLMServer
+from bot.simulator.slack_people import SlackPeople, dm_channel, reaction_event
+from bot.simulator.slack_web_api import FakeMessage, FakeSlackWebAPI
+from bot.slack.streaming import THINKING_PLACEHOLDER
+from memory import EpisodeStatus, MemoryConfig, open_store
+from tests.support.postgres_scratch import (
     end_connections,
     named_connections,
     scratch_schema,
 )
-from tests.support.process import fakes_env, local_url, run_bot, wait_until_healthy  # noqa: E402
+from tests.support.process import fakes_env, local_url, run_bot, wait_until_healthy
 
 PEOPLE = [f"U{n:04d}SOAK" for n in range(40)]
 CYCLE_SECONDS = 300.0

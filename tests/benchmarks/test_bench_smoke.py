@@ -20,9 +20,9 @@ FIGURE_LINE = re.compile(
 
 
 def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``python benchmarks/run.py ARGS``, keeping its log and caches under ``tmp_path``."""
+    """``python -m benchmarks.run ARGS``, keeping its log and caches under ``tmp_path``."""
     return subprocess.run(
-        [sys.executable, "benchmarks/run.py", *args],
+        [sys.executable, "-m", "benchmarks.run", *args],
         cwd=ROOT,
         env={**os.environ, "TMPDIR": str(tmp_path)},
         capture_output=True,
