@@ -27,6 +27,7 @@ __all__ = [
     "importance_score",
     "neighbours",
     "rank",
+    "reads_context",
     "recency_score",
     "related_neighbours",
     "relevance_scores",
@@ -117,6 +118,11 @@ def _scored(
     return scored
 
 
+def reads_context(config: MemoryConfig) -> bool:
+    """Whether recall reads the candidates' neighbours (:func:`context_sources`)."""
+    return config.hybrid.context != 0 and config.hybrid.fusion is not Fusion.RRF
+
+
 def context_sources(
     candidates: Sequence[Candidate], request: RecallRequest, config: MemoryConfig
 ) -> list[int]:
@@ -125,7 +131,7 @@ def context_sources(
     best by the weighted sum alone. None when the context is off, and none under reciprocal
     rank fusion, whose relevances are all close to the best one's (``1 / (60 + rank)``):
     half a neighbour's would outweigh any difference between them."""
-    if config.hybrid.context == 0 or config.hybrid.fusion is Fusion.RRF:
+    if not reads_context(config):
         return []
     scored = _scored(candidates, request.now, config.weights, config.hybrid)
     scored.sort(key=lambda item: (-item.score, -item.relevance, -item.candidate.episode.id))

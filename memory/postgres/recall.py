@@ -6,13 +6,13 @@ content words (:func:`memory.recall_query.search_terms`), joined by OR, long one
 prefixes, matched in the rows of the asker's partitions (:mod:`memory.postgres.fts`),
 ``ts_rank`` standing in for BM25; and the vectors of the same rows, compared by brute force
 (:func:`memory.vectors.nearest`), so the nearest neighbours are exact. One statement reads
-both. Every candidate is checked against the episode's own columns and
-:class:`memory.Visibility` before it is ranked.
+both, and the best matches' neighbours in their conversations. Every candidate is checked
+against the episode's own columns and :class:`memory.Visibility` before it is ranked.
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
+from typing import Any
 
 from memory.config import MemoryConfig
 from memory.models import Episode, RecalledEpisode, RecallRequest
@@ -26,6 +26,7 @@ from memory.ranking import (
     fit_budget,
     neighbours,
     rank,
+    reads_context,
     related_neighbours,
     visible_candidates,
 )
@@ -49,6 +50,27 @@ _IN_SCOPE = """
   )
 """
 
+_AROUND = """
+  CASE WHEN %(context)s THEN (SELECT p.id FROM episodes AS p
+   WHERE p.requester_id = {episode}.requester_id AND p.team_id = {episode}.team_id
+     AND p.channel_id = {episode}.channel_id AND p.kind = {episode}.kind
+     AND p.status IN ('success', 'failure')
+     AND (p.created_at, p.id) < ({episode}.created_at, {episode}.id)
+     AND p.created_at >= {episode}.created_at - %(window)s
+   ORDER BY p.created_at DESC, p.id DESC LIMIT 1) END AS before,
+  CASE WHEN %(context)s THEN (SELECT n.id FROM episodes AS n
+   WHERE n.requester_id = {episode}.requester_id AND n.team_id = {episode}.team_id
+     AND n.channel_id = {episode}.channel_id AND n.kind = {episode}.kind
+     AND n.status IN ('success', 'failure')
+     AND (n.created_at, n.id) > ({episode}.created_at, {episode}.id)
+     AND n.created_at <= {episode}.created_at + %(window)s
+   ORDER BY n.created_at, n.id LIMIT 1) END AS after
+"""
+"""An episode's validated neighbours in its asker's conversation, as in SQLite: the one
+just before it and the one just after, within the window, from the ``(requester_id,
+created_at)`` index; read with the candidate itself (when the context is on), so that a
+recall takes no round trip of its own for them."""
+
 _SEARCH_SQL = f"""
 WITH q AS (
   SELECT string_agg(
@@ -66,56 +88,44 @@ WITH q AS (
   WHERE partition_rows.rank IS NOT NULL AND {_IN_SCOPE}
   ORDER BY partition_rows.rank DESC, episodes.validated_at DESC, episodes.id DESC
   LIMIT %(candidates)s
+), lexical_around AS (
+  SELECT lexical.*, {_AROUND.format(episode="lexical")} FROM lexical
 )
-SELECT partition_rows.episode_id, partition_rows.vector, lexical.*
-FROM partition_rows LEFT JOIN lexical ON lexical.id = partition_rows.episode_id
-ORDER BY lexical.rank DESC NULLS LAST, lexical.validated_at DESC, lexical.id DESC
+SELECT partition_rows.episode_id, partition_rows.vector, lexical_around.*
+FROM partition_rows LEFT JOIN lexical_around ON lexical_around.id = partition_rows.episode_id
+ORDER BY lexical_around.rank DESC NULLS LAST, lexical_around.validated_at DESC,
+  lexical_around.id DESC
 """
-"""Both searches in one read of the partitions' rows: each row's vector, and the episode
-and rank of the best full-text matches (the others' columns are null)."""
+"""Both searches in one read of the partitions' rows: each row's vector, and the episode,
+rank and neighbours of the best full-text matches (the others' columns are null)."""
 
-_BY_ID_SQL = f"SELECT episodes.* FROM episodes WHERE episodes.id = ANY(%(ids)s) AND {_IN_SCOPE}"
-
-_ADJACENT_SQL = """
-SELECT c.id,
-  (SELECT p.id FROM episodes AS p
-   WHERE p.requester_id = c.requester_id AND p.team_id = c.team_id
-     AND p.channel_id = c.channel_id AND p.kind = c.kind AND p.status IN ('success', 'failure')
-     AND (p.created_at, p.id) < (c.created_at, c.id)
-     AND p.created_at >= c.created_at - %(window)s
-   ORDER BY p.created_at DESC, p.id DESC LIMIT 1) AS before,
-  (SELECT n.id FROM episodes AS n
-   WHERE n.requester_id = c.requester_id AND n.team_id = c.team_id
-     AND n.channel_id = c.channel_id AND n.kind = c.kind AND n.status IN ('success', 'failure')
-     AND (n.created_at, n.id) > (c.created_at, c.id)
-     AND n.created_at <= c.created_at + %(window)s
-   ORDER BY n.created_at, n.id LIMIT 1) AS after
-FROM episodes AS c WHERE c.id = ANY(%(ids)s)
+_BY_ID_SQL = f"""
+SELECT episodes.*, {_AROUND.format(episode="episodes")}
+FROM episodes WHERE episodes.id = ANY(%(ids)s) AND {_IN_SCOPE}
 """
-"""Each episode's validated neighbours in its asker's conversation, as in SQLite: the one
-just before it and the one just after, within the window, from the ``(requester_id,
-created_at)`` index."""
 
-
-async def _adjacent(db: Session, episode_ids: list[int], window: timedelta) -> dict[int, set[int]]:
-    rows = await db.rows(_ADJACENT_SQL, {"ids": episode_ids, "window": window})
-    return neighbours((row["id"], row["before"], row["after"]) for row in rows)
+_Around = dict[int, tuple[int | None, int | None]]
+"""Each candidate's neighbours as its row was read with them: the ids before and after it."""
 
 
 async def _by_id(
     db: Session, episode_ids: list[int], params: dict[str, object]
-) -> list[tuple[Episode, float | None]]:
+) -> tuple[list[tuple[Episode, float | None]], _Around]:
     """The episodes of these ids that are in the request's scope, found by no full-text
-    search."""
+    search, and their neighbours."""
     rows = await db.rows(_BY_ID_SQL, {**params, "ids": episode_ids})
-    return [(episode_from_row(row), None) for row in rows]
+    return [(episode_from_row(row), None) for row in rows], _around(rows)
+
+
+def _around(rows: list[dict[str, Any]]) -> _Around:
+    return {row["id"]: (row["before"], row["after"]) for row in rows}
 
 
 async def _search(
     db: Session, text: str, params: dict[str, object], *, lexical: bool, semantic: bool
-) -> tuple[dict[int, tuple[Episode, float]], dict[int, float]]:
-    """The full-text candidates, best first, with their ``-rank``; and the cosine of the
-    text with every episode of the partitions, by id."""
+) -> tuple[dict[int, tuple[Episode, float]], dict[int, float], _Around]:
+    """The full-text candidates, best first, with their ``-rank``; the cosine of the text
+    with every episode of the partitions, by id; and the candidates' neighbours."""
     words = folded_words(search_terms(text)) if lexical else []
     rows = await db.rows(
         _SEARCH_SQL,
@@ -127,19 +137,22 @@ async def _search(
             "semantic": semantic,
         },
     )
-    found = {
-        row["id"]: (episode_from_row(row), -row["rank"]) for row in rows if row["id"] is not None
-    }
+    matched = [row for row in rows if row["id"] is not None]
+    found = {row["id"]: (episode_from_row(row), -row["rank"]) for row in matched}
     stored = [row for row in rows if row["vector"] is not None]
     cosines = nearest(
         text, [row["episode_id"] for row in stored], [bytes(row["vector"]) for row in stored]
     )
-    return found, cosines
+    return found, cosines, _around(matched)
 
 
 async def recall(
     db: Session, request: RecallRequest, config: MemoryConfig
 ) -> list[RecalledEpisode]:
+    """Three reads at most, each a round trip: the partitions' rows (with the full-text
+    matches and their neighbours), the episodes found by meaning alone (with theirs), and
+    the neighbours related to the question that neither found; the recalls counter goes
+    with the commit."""
     hybrid = config.hybrid
     scope = request.scope
     keys = partition_keys(request, config)
@@ -153,8 +166,10 @@ async def recall(
         "requester_id": request.requester_id,
         "shared": config.visibility.shares_in(scope),
         "candidates": pool,
+        "context": reads_context(config),
+        "window": hybrid.context_window,
     }
-    lexical, cosines = await _search(
+    lexical, cosines, around = await _search(
         db, request.text, params, lexical=hybrid.semantic < 1, semantic=hybrid.semantic > 0
     )
     semantic_only = [
@@ -164,13 +179,15 @@ async def recall(
     ]
     found: list[tuple[Episode, float | None]] = list(lexical.values())
     if semantic_only:
-        found += await _by_id(db, semantic_only, params)
+        by_meaning, theirs = await _by_id(db, semantic_only, params)
+        found += by_meaning
+        around.update(theirs)
     candidates = visible_candidates(found, cosines, request, config)
     sources = context_sources(candidates, request, config)
-    adjacent = await _adjacent(db, sources, hybrid.context_window) if sources else {}
+    adjacent = neighbours((source, *around[source]) for source in sources)
     unread = related_neighbours(adjacent, candidates, cosines, floor=hybrid.min_similarity)
     if unread:
-        pulled = await _by_id(db, unread, params)
+        pulled, _ = await _by_id(db, unread, {**params, "context": False})
         candidates += visible_candidates(pulled, cosines, request, config)
     ranked = rank(
         candidates, now=request.now, weights=config.weights, hybrid=hybrid, adjacent=adjacent
