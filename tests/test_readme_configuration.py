@@ -1,9 +1,11 @@
-"""The README a newcomer follows: two commands first, and a configuration section that names
+"""The README a newcomer follows: two commands first, a configuration section that names
 every variable of ``.env.example``, each a setting the bot reads (``tests/test_config.py``
-holds ``.env.example`` and the settings to each other)."""
+holds ``.env.example`` and the settings to each other), and the Slack app as the manifest
+makes it."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -37,3 +39,17 @@ def test_the_configuration_table_names_every_variable_and_only_settings_the_bot_
 
     assert set(documented_variables()) - named == set(), "not in README's Configuration"
     assert named - settings == set(), "README's Configuration names what the bot does not read"
+
+
+def test_creating_the_slack_app_names_the_manifests_events_and_commands() -> None:
+    manifest = json.loads((README.parent / "bot" / "manifest.json").read_text())
+    first_step = section("Creating the Slack app").split("\n2. ", 1)[0]
+    events = first_step.split("the events", 1)[1].split(")", 1)[0]
+
+    assert set(re.findall(r"`([a-z_.]+)`", events)) == set(
+        manifest["settings"]["event_subscriptions"]["bot_events"]
+    )
+    for command in manifest["features"]["slash_commands"]:
+        assert f"`{command['command']}`" in first_step
+    assert manifest["settings"]["socket_mode_enabled"]
+    assert "Socket Mode" in " ".join(first_step.split())
