@@ -84,7 +84,6 @@ POSTGRES_WRITE_PATH = (
     "recall_query.py",
     "rows.py",
     "sql/episodes.py",
-    "postgres/codec.py",
     "postgres/fts.py",
     "postgres/migrations.py",
     "postgres/session.py",

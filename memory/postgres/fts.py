@@ -23,10 +23,10 @@ from collections.abc import Sequence
 
 from memory.models import Episode, EpisodeStatus
 from memory.partitions import channel_key, personal_key
-from memory.postgres.codec import episode_from_row
 from memory.postgres.session import Session
 from memory.privacy import Visibility
 from memory.recall_query import date_words, indexed_words
+from memory.rows import episode_from_row
 from memory.vectors import episode_vector, episode_vectors
 
 __all__ = [
@@ -116,7 +116,7 @@ async def reindex_episode(db: Session, episode_id: int) -> None:
     if row is None:
         await unindex_episodes(db, [episode_id])
     else:
-        await reindex(db, episode_from_row(row))
+        await reindex(db, episode_from_row(row, db.read_time))
 
 
 async def reindex_episodes(db: Session, episode_ids: Sequence[int]) -> None:
@@ -124,7 +124,7 @@ async def reindex_episodes(db: Session, episode_ids: Sequence[int]) -> None:
     one pipeline, their vectors embedded together on a worker thread (the event loop
     serves other work meanwhile)."""
     found = await db.rows("SELECT * FROM episodes WHERE id = ANY(%s)", [list(episode_ids)])
-    episodes = [episode_from_row(row) for row in found]
+    episodes = [episode_from_row(row, db.read_time) for row in found]
     validated = [e for e in episodes if e.status is not EpisodeStatus.PENDING]
     gone = set(episode_ids) - {episode.id for episode in validated}
     if gone:

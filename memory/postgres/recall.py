@@ -17,7 +17,6 @@ from typing import Any
 from memory.config import MemoryConfig
 from memory.models import Episode, RecalledEpisode, RecallRequest
 from memory.partitions import partition_keys
-from memory.postgres.codec import episode_from_row
 from memory.postgres.counters import increment
 from memory.postgres.fts import RANK_WEIGHTS, folded_words
 from memory.postgres.session import Session
@@ -31,6 +30,7 @@ from memory.ranking import (
     visible_candidates,
 )
 from memory.recall_query import MIN_PREFIX_LENGTH, search_terms
+from memory.rows import episode_from_row
 from memory.vectors import most_similar, nearest
 
 __all__ = ["recall"]
@@ -114,7 +114,7 @@ async def _by_id(
     """The episodes of these ids that are in the request's scope, found by no full-text
     search, and their neighbours."""
     rows = await db.rows(_BY_ID_SQL, {**params, "ids": episode_ids})
-    return [(episode_from_row(row), None) for row in rows], _around(rows)
+    return [(episode_from_row(row, db.read_time), None) for row in rows], _around(rows)
 
 
 def _around(rows: list[dict[str, Any]]) -> _Around:
@@ -138,7 +138,7 @@ async def _search(
         },
     )
     matched = [row for row in rows if row["id"] is not None]
-    found = {row["id"]: (episode_from_row(row), -row["rank"]) for row in matched}
+    found = {row["id"]: (episode_from_row(row, db.read_time), -row["rank"]) for row in matched}
     stored = [row for row in rows if row["vector"] is not None]
     cosines = nearest(
         text, [row["episode_id"] for row in stored], [bytes(row["vector"]) for row in stored]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 from memory.models import Episode
-from memory.postgres.codec import episode_from_row
 from memory.postgres.session import Session
+from memory.rows import episode_from_row
 
 __all__ = ["REFLECTION_LEASE", "awaiting_reflection"]
 
@@ -44,5 +44,5 @@ async def awaiting_reflection(
             "with_successes": with_successes,
         },
     )
-    episodes = [episode_from_row(row) for row in rows]
+    episodes = [episode_from_row(row, db.read_time) for row in rows]
     return sorted(episodes, key=lambda episode: (episode.validated_at, episode.id))
