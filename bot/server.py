@@ -89,7 +89,7 @@ def build_web_app(bot: Bot) -> web.Application:
         except UnicodeDecodeError:
             return _reject(400, "body is not UTF-8")
         if not _signed(verifier, text, request):
-            return _reject(401, "invalid signature")
+            return _reject(401, "bad or stale signature (from Slack? check SLACK_SIGNING_SECRET)")
         try:
             bolt_request = AsyncBoltRequest(
                 body=text,

@@ -34,15 +34,18 @@ async def still_answers(slack: SignedSlack) -> None:
     assert answer.text == "Answer: are you still there?"
 
 
-async def test_a_forged_signature_gets_401_and_reaches_nothing(
-    slack: SignedSlack, fake_llm: FakeLLMServer
+async def test_a_forged_signature_gets_401_reaches_nothing_and_names_the_setting(
+    slack: SignedSlack, fake_llm: FakeLLMServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     body = dm_body(slack, "forged")
     forged = sign(body, secret="not-the-signing-secret")
 
-    response = await slack.post(body, headers=forged)
+    with caplog.at_level(logging.INFO, logger="bot"):
+        response = await slack.post(body, headers=forged)
 
     assert response.status_code == 401
+    [line] = [record.getMessage() for record in caplog.records if record.name == "bot.server"]
+    assert "401" in line and "check SLACK_SIGNING_SECRET" in line  # a newcomer's wrong secret
     await still_answers(slack)
     assert len(fake_llm.requests) == 1
 
