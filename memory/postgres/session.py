@@ -55,6 +55,12 @@ class Session:
         cursor = await self.conn.execute(sql, params)
         return await cursor.fetchone()
 
+    async def rows_together(self, *reads: tuple[str, Params]) -> list[list[dict[str, Any]]]:
+        """Sent together: the first read's rows wait for the server, the others' arrive
+        with them."""
+        cursors = [await self.conn.execute(sql, params) for sql, params in reads]
+        return [await cursor.fetchall() for cursor in cursors]
+
     async def execute(self, sql: str, params: Params = ()) -> int:
         """Run a statement; the number of rows it changed (waiting for the server)."""
         cursor = await self.conn.execute(sql, params)

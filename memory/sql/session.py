@@ -1,6 +1,6 @@
 """What a verb of :mod:`memory.sql` asks of the database it runs on: one unit of work.
 
-The first five methods run SQL and hash under the database's secret; the rest are the
+The first six methods run SQL and hash under the database's secret; the rest are the
 queries that differ per database, each backend's session answering them its own way
 (Prefect's ``BaseQueryComponents`` plays this part for its two databases).
 """
@@ -46,6 +46,12 @@ class Session(Protocol):
     async def rows(self, sql: str, params: Params = ()) -> list[dict[str, Any]]: ...
 
     async def row(self, sql: str, params: Params = ()) -> dict[str, Any] | None: ...
+
+    async def rows_together(self, *reads: tuple[str, Params]) -> list[list[dict[str, Any]]]:
+        """The rows of each read, run in order as statements of their own (each sees what
+        committed while the ones before it waited for locks); PostgreSQL sends them all
+        at once, one round trip."""
+        ...
 
     async def execute(self, sql: str, params: Params = ()) -> int:
         """Run a statement; the number of rows it changed."""

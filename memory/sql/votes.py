@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from memory.config import MemoryConfig
 from memory.models import EpisodeStatus, Vote, VoteEvent, VoteOutcome
@@ -52,22 +53,31 @@ def _latest_vote(column: str, config: MemoryConfig) -> str:
     )
 
 
-async def _latest_votes(
-    db: Session, episode_ids: Sequence[int], config: MemoryConfig
-) -> dict[int, _Latest]:
-    """The latest counting vote of each of these episodes, whose rows this unit of work
-    has locked. (Read by a statement of its own: one that waited for a lock sees the
-    votes committed meanwhile only from its next statement on.)"""
-    member, ids = db.one_of(episode_ids)
-    found = await db.rows(
+def _latest_read(where: str, params: list[Any], config: MemoryConfig) -> tuple[str, list[Any]]:
+    """The read of the latest counting vote of each episode ``where`` picks, whose rows
+    this unit of work has locked. (A statement of its own: one that waited for a lock sees
+    the votes committed meanwhile only from its next statement on.)"""
+    return (
         f"SELECT id, {_latest_vote('vote', config)} AS vote, {_latest_vote('at', config)} AS at"
-        f" FROM episodes WHERE id {member}",
-        [ids],
+        f" FROM episodes WHERE {where}",
+        params,
     )
+
+
+def _latest_of(db: Session, found: list[dict[str, Any]]) -> dict[int, _Latest]:
     return {
         row["id"]: (Vote(row["vote"]), db.read_time(row["at"])) if row["vote"] else None
         for row in found
     }
+
+
+async def _latest_votes(
+    db: Session, episode_ids: Sequence[int], config: MemoryConfig
+) -> dict[int, _Latest]:
+    """The latest counting vote of each of these episodes, whose rows this unit of work
+    has locked."""
+    member, ids = db.one_of(episode_ids)
+    return _latest_of(db, await db.rows(*_latest_read(f"id {member}", [ids], config)))
 
 
 async def _latest(db: Session, episode_id: int, config: MemoryConfig) -> _Latest:
@@ -149,22 +159,35 @@ async def _episodes(db: Session, events: Sequence[VoteEvent], config: MemoryConf
     """The episode of each message voted on, its row locked until this work ends (all of
     them in one statement, in the order of their ids: two groups voting on some of the
     same episodes wait for each other rather than deadlock), with its latest counting
-    vote. The messages of one episode share one :class:`_Episode`."""
+    vote (read by the next statement, sent with it: on PostgreSQL, one round trip). The
+    messages of one episode share one :class:`_Episode`."""
     messages = sorted({(event.channel_id, event.message_ts) for event in events})
     if not messages:
         return {}
-    found = await db.rows(
-        "SELECT ledger.channel_id, ledger.message_ts, ledger.expires_at, episodes.id,"
-        " episodes.requester_id, episodes.status"
-        " FROM ledger JOIN episodes ON episodes.id = ledger.episode_id"
-        " WHERE (ledger.channel_id, ledger.message_ts)"
-        f" IN (VALUES {', '.join('(%s, %s)' for _ in messages)})"
-        f" ORDER BY episodes.id{db.for_update}",
-        [value for message in messages for value in message],
+    voted = f"(VALUES {', '.join('(%s, %s)' for _ in messages)})"
+    keys = [value for message in messages for value in message]
+    found, latest_found = await db.rows_together(
+        (
+            "SELECT ledger.channel_id, ledger.message_ts, ledger.expires_at, episodes.id,"
+            " episodes.requester_id, episodes.status"
+            " FROM ledger JOIN episodes ON episodes.id = ledger.episode_id"
+            f" WHERE (ledger.channel_id, ledger.message_ts) IN {voted}"
+            f" ORDER BY episodes.id{db.for_update}",
+            keys,
+        ),
+        _latest_read(
+            "id IN (SELECT episode_id FROM ledger"
+            f" WHERE (ledger.channel_id, ledger.message_ts) IN {voted})",
+            keys,
+            config,
+        ),
     )
     if not found:
         return {}
-    latest = await _latest_votes(db, sorted({row["id"] for row in found}), config)
+    latest = _latest_of(db, latest_found)
+    moved = sorted({row["id"] for row in found} - latest.keys())
+    if moved:  # a message's ledger row was pointed at another episode between the reads
+        latest.update(await _latest_votes(db, moved, config))
     episodes = {
         row["id"]: _Episode(
             row["id"], row["requester_id"], EpisodeStatus(row["status"]), latest[row["id"]]

@@ -87,6 +87,9 @@ class SQLiteSession:
         found = await self.rows(sql, params)  # to the end: a RETURNING statement finishes
         return found[0] if found else None
 
+    async def rows_together(self, *reads: tuple[str, Params]) -> list[list[dict[str, Any]]]:
+        return [await self.rows(sql, params) for sql, params in reads]
+
     async def execute(self, sql: str, params: Params = ()) -> int:
         return self.db.execute(_markers(sql), _params(params)).rowcount
 
