@@ -1,8 +1,9 @@
 """The Slack assistant's domain, plugged into the generic agent core (``bot.agent``).
 
-Its context (the asker, scope, store, Slack lookups), tools, the lesson evaluator that sends
-back a draft repeating a 👎 answer, the system prompt with past experience, and the callback
-that counts tool failures. :func:`build_agent` assembles them into the agent every turn runs.
+Its context (the asker, scope, store, Slack lookups), tools, the evaluators that send back a
+draft repeating a 👎 answer or copying a lesson, the system prompt with past experience, and
+the callback that counts tool failures. :func:`build_agent` assembles them into the agent
+every turn runs.
 """
 
 from bot.agent import Agent, GuardPolicy, LoopMemory, Provider
@@ -36,8 +37,9 @@ def build_agent(
     loop_memory: LoopMemory,
     max_tokens: int | None = None,
 ) -> Agent:
-    """The agent every turn runs: instructions, the assistant's tools, the lesson check, and
-    tool failures counted in ``memory``; each reply at most ``max_tokens`` long."""
+    """The agent every turn runs: instructions, the assistant's tools, the checks against 👎
+    answers and lessons, and tool failures counted in ``memory``; each reply at most
+    ``max_tokens`` long."""
     return Agent(
         provider,
         tools=default_tools(),
