@@ -42,7 +42,8 @@ class _Episode:
 
 
 def _counting(config: MemoryConfig) -> str:
-    """The condition on ``votes`` that keeps the votes counting towards ``episodes``' row."""
+    """The condition on ``votes`` that keeps only the votes that count for the episode of
+    ``episodes``' row (its asker's, unless anyone may vote)."""
     return "" if config.anyone_may_vote else " AND votes.voter_id = episodes.requester_id"
 
 
