@@ -32,6 +32,8 @@ __all__ = [
     "erase_replies",
     "erased_replies",
     "forgotten_at",
+    "forgotten_from",
+    "forgotten_read",
     "forgotten_since",
     "not_forgotten_since",
     "record_forgetting",
@@ -110,20 +112,41 @@ async def forgotten_since(
     return not row["unforgotten"]
 
 
+def _subjects(db: Session, people: set[str], team_id: str | None) -> dict[str, str]:
+    """Each subject of the fence for these people, by digest."""
+    return {
+        db.digest(subject): subject
+        for user_id in people
+        for subject in fence_subjects(user_id, team_id)
+    }
+
+
+def forgotten_read(
+    db: Session, user_ids: Iterable[str], team_id: str | None = None
+) -> tuple[str, list[Any]]:
+    """The read of :func:`forgotten_at`, for a unit of work that sends it with others; its
+    rows go to :func:`forgotten_from`."""
+    member, digests = db.one_of(list(_subjects(db, set(user_ids), team_id)))
+    return f"SELECT person, at FROM forgotten WHERE person {member}", [digests]
+
+
+def forgotten_from(
+    db: Session, user_ids: Iterable[str], found: list[dict[str, Any]], team_id: str | None = None
+) -> dict[str, datetime]:
+    """:func:`forgotten_at` from the rows of :func:`forgotten_read`."""
+    people = set(user_ids)
+    by_digest = _subjects(db, people, team_id)
+    erased = {by_digest[row["person"]]: db.read_time(row["at"]) for row in found}
+    return latest_erasures(people, team_id, erased)
+
+
 async def forgotten_at(
     db: Session, user_ids: Iterable[str], team_id: str | None = None
 ) -> dict[str, datetime]:
     """When each of these people was last forgotten, or their workspace ``team_id`` was
     (absent: never)."""
     people = set(user_ids)
-    by_digest = {
-        db.digest(subject): subject
-        for user_id in people
-        for subject in fence_subjects(user_id, team_id)
-    }
-    if not by_digest:
+    if not people:
         return {}
-    member, digests = db.one_of(list(by_digest))
-    rows = await db.rows(f"SELECT person, at FROM forgotten WHERE person {member}", [digests])
-    erased = {by_digest[row["person"]]: db.read_time(row["at"]) for row in rows}
-    return latest_erasures(people, team_id, erased)
+    found = await db.rows(*forgotten_read(db, people, team_id))
+    return forgotten_from(db, people, found, team_id)

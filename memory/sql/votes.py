@@ -22,7 +22,7 @@ from memory.config import MemoryConfig
 from memory.models import EpisodeStatus, Vote, VoteEvent, VoteOutcome
 from memory.reactions import BUTTON, Ballot, ballot_for, counted, refusal, status_for, untracked
 from memory.rows import utc
-from memory.sql.fence import forgotten_at
+from memory.sql.fence import forgotten_from, forgotten_read
 from memory.sql.session import Session
 
 __all__ = ["apply_vote", "apply_votes", "settle_status"]
@@ -156,18 +156,23 @@ _Voted = dict[tuple[str, str], tuple[_Episode, datetime]]
 closes."""
 
 
-async def _episodes(db: Session, events: Sequence[VoteEvent], config: MemoryConfig) -> _Voted:
-    """The episode of each message voted on, its row locked until this work ends (all of
-    them in one statement, in the order of their ids: two groups voting on some of the
-    same episodes wait for each other rather than deadlock), with its latest counting
-    vote (read by the next statement, sent with it: on PostgreSQL, one round trip). The
-    messages of one episode share one :class:`_Episode`."""
+async def _read(
+    db: Session, events: Sequence[VoteEvent], config: MemoryConfig
+) -> tuple[dict[str, datetime], _Voted]:
+    """What the votes read before any is applied, after their voters' fence locks, in
+    three statements sent together (on PostgreSQL, one round trip): when each voter was
+    last forgotten; the episode of each message voted on, its row locked until this work
+    ends (all of them in one statement, in the order of their ids: two groups voting on
+    some of the same episodes wait for each other rather than deadlock); and the latest
+    counting vote of each. The messages of one episode share one :class:`_Episode`."""
+    voters = {event.voter_id for event in events}
     messages = sorted({(event.channel_id, event.message_ts) for event in events})
     if not messages:
-        return {}
+        return {}, {}
     voted = f"(VALUES {', '.join('(%s, %s)' for _ in messages)})"
     keys = [value for message in messages for value in message]
-    found, latest_found = await db.rows_together(
+    forgotten_found, found, latest_found = await db.rows_together(
+        forgotten_read(db, voters),
         (
             "SELECT ledger.channel_id, ledger.message_ts, ledger.expires_at, episodes.id,"
             " episodes.requester_id, episodes.status"
@@ -183,8 +188,9 @@ async def _episodes(db: Session, events: Sequence[VoteEvent], config: MemoryConf
             config,
         ),
     )
+    forgotten = forgotten_from(db, voters, forgotten_found)
     if not found:
-        return {}
+        return forgotten, {}
     latest = _latest_of(db, latest_found)
     moved = sorted({row["id"] for row in found} - latest.keys())
     if moved:  # a message's ledger row was pointed at another episode between the reads
@@ -195,7 +201,7 @@ async def _episodes(db: Session, events: Sequence[VoteEvent], config: MemoryConf
         )
         for row in found
     }
-    return {
+    return forgotten, {
         (row["channel_id"], row["message_ts"]): (
             episodes[row["id"]],
             db.read_time(row["expires_at"]),
@@ -256,15 +262,14 @@ async def apply_votes(
 
     What the votes read first is read for the whole group at once: the erasure fence's
     locks of their voters (:meth:`Session.lock_people`), then when each voter was last
-    forgotten (a vote of someone forgotten since it was cast writes nothing), then their
-    episodes' rows, locked, with their latest counting votes."""
+    forgotten (a vote of someone forgotten since it was cast writes nothing), and their
+    episodes' rows, locked, with their latest counting votes (:func:`_read`)."""
     ballots = [ballot_for(event, config) for event in events]
     cast = [event for event, ballot in zip(events, ballots, strict=True) if ballot is not None]
     voters = sorted({event.voter_id for event in cast})
     async with db.transaction():
         await db.lock_people(voters)
-        forgotten = await forgotten_at(db, voters)
-        voted = await _episodes(db, cast, config)
+        forgotten, voted = await _read(db, cast, config)
         outcomes = []
         for event, ballot in zip(events, ballots, strict=True):
             if ballot is None:
