@@ -283,6 +283,41 @@ async def test_votes_arriving_at_different_replicas_at_once_are_all_counted(
     assert stored.status is EpisodeStatus.FAILURE, "the latest vote wins, wherever it arrived"
 
 
+async def test_votes_waiting_together_commit_in_one_transaction_each_answered_once_committed(
+    store: MemoryStore, url: str
+) -> None:
+    """The group commit SQLite's votes take (test_vote_queue), on PostgreSQL: the 40 votes
+    cast at once commit in one transaction, or two (a vote arriving while no group is
+    being applied starts one at once), each answered once another connection sees it."""
+    memory = Memory(store)
+    askers = [f"U{n:02d}" for n in range(40)]
+    asked = [
+        await memory.ask(f"Question {n} about the release train?", user=user)
+        for n, user in enumerate(askers)
+    ]
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as reader:
+
+        async def vote(user: str, episode_id: int) -> tuple[bool, int]:
+            ts = memory.sent[episode_id][0]
+            outcome = await memory.react(DM, ts, user, "+1", at=T0 + timedelta(minutes=1))
+            # Another connection sees only what is committed: what a crash would keep.
+            cursor = await reader.execute(
+                "SELECT count(*) FROM votes WHERE episode_id = %s", [episode_id]
+            )
+            row = await cursor.fetchone()
+            assert row is not None
+            return outcome.applied, row[0]
+
+        results = await asyncio.gather(
+            *(vote(user, episode.id) for user, episode in zip(askers, asked, strict=True))
+        )
+        cursor = await reader.execute("SELECT count(DISTINCT xmin::text) FROM votes")
+        transactions = await cursor.fetchone()
+
+    assert results == [(True, 1)] * len(askers), "every vote counted, and committed when answered"
+    assert transactions is not None and 1 <= transactions[0] <= 2, transactions
+
+
 @pytest.mark.parametrize("config", [MemoryConfig(weights=RecallWeights(importance=0.5))])
 async def test_each_episode_is_reflected_on_by_one_replica(
     replicas: list[MemoryStore],
