@@ -7,13 +7,23 @@ back to the model as a value. Only an error ends the turn.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from enum import Enum
 from typing import Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-__all__ = ["DecodeResult", "decode_arguments", "describe_validation_error"]
+from bot.agent.messages import ToolCall
+
+__all__ = [
+    "DecodeResult",
+    "decode_arguments",
+    "describe_validation_error",
+    "may_be_text_tool_call",
+    "text_tool_call",
+]
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -108,3 +118,46 @@ def decode_arguments(raw: str, model: type[M]) -> DecodeResult[M]:
     except Exception as exc:  # a validator bug: retrying cannot help
         return DecodeResult.error(exc)
     return DecodeResult.success(value)
+
+
+_WRAPPED = re.compile(
+    r"\A\s*(?:<tool_call>\s*)?(?:```[A-Za-z]*\s*)?"
+    r"(?P<body>\{.*\})"
+    r"\s*(?:```\s*)?(?:</tool_call>\s*)?\Z",
+    re.DOTALL,
+)
+_ARGUMENT_KEYS = ("arguments", "parameters")
+
+
+def text_tool_call(text: str, tools: Collection[str], *, call_id: str) -> ToolCall | None:
+    """The tool call a reply wrote as text instead of making it, if it is only that.
+
+    A small model sometimes answers with ``{"name": "lookup_user", "arguments": {...}}``
+    as its text (bare, in a code fence or in ``<tool_call>`` tags) rather than as a call;
+    sent to the person it is no answer at all. A reply that is one JSON object naming one
+    of ``tools``, with an ``arguments`` (or ``parameters``) object or JSON text, is that
+    call; anything else (text around it, an unknown name) is not.
+    """
+    matched = _WRAPPED.match(text)
+    if matched is None:
+        return None
+    try:
+        parsed = json.loads(matched["body"])
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(parsed, dict) or parsed.get("name") not in tools:
+        return None
+    if set(parsed) - {"name", *_ARGUMENT_KEYS}:
+        return None
+    arguments = next((parsed[key] for key in _ARGUMENT_KEYS if key in parsed), {})
+    if isinstance(arguments, dict):
+        arguments = json.dumps(arguments)
+    if not isinstance(arguments, str):
+        return None
+    return ToolCall(id=call_id, name=parsed["name"], arguments=arguments)
+
+
+def may_be_text_tool_call(start: str) -> bool:
+    """Whether a reply that starts so could still turn out to be a tool call written as
+    text (see :func:`text_tool_call`): it opens with a brace, a code fence or a tag."""
+    return start.lstrip()[:1] in ("{", "`", "<")

@@ -13,6 +13,7 @@ from typing import Any
 
 from bot.agent.callbacks import Callback, CallbackChain
 from bot.agent.context import TurnContext
+from bot.agent.decode import text_tool_call
 from bot.agent.dispatch import ToolDispatcher
 from bot.agent.evaluation import (
     Evaluator,
@@ -170,6 +171,7 @@ class Agent:
             completion = await self._reply(turn, definitions)
             if completion is None:
                 return await self._finish(turn, EMPTY_REPLY_TEXT, "empty_reply")
+            completion = self._calls_written_as_text(completion, turn.iterations)
             turn.conversation.append(Message.assistant(completion.content, completion.tool_calls))
             if completion.content.strip():
                 turn.best_text = completion.content
@@ -186,6 +188,18 @@ class Agent:
                 return await self._finish(turn, stop_text, "loop_detected")
         text = f"{turn.best_text}\n\n{NARROW_DOWN_TEXT}" if turn.best_text else NARROW_DOWN_TEXT
         return await self._finish(turn, text, "max_iterations")
+
+    def _calls_written_as_text(self, completion: Completion, iteration: int) -> Completion:
+        """The reply with a tool call it wrote as its text made the call it names: the
+        person never reads it (:func:`~bot.agent.decode.text_tool_call`)."""
+        if completion.tool_calls:
+            return completion
+        call = text_tool_call(
+            completion.content, self.tools.names, call_id=f"text_call_{iteration}"
+        )
+        if call is None:
+            return completion
+        return completion.model_copy(update={"content": "", "tool_calls": [call]})
 
     @staticmethod
     async def _run_tools(

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+from bot.agent.decode import may_be_text_tool_call
+
 __all__ = ["DEFAULT_HOLD_BACK", "OnText", "TextSink"]
 
 OnText = Callable[[str], Awaitable[None]]
@@ -38,7 +40,7 @@ class TextSink:
             return
         if not self._segment:
             self._held += text
-            if len(self._held) < self._hold_back:
+            if len(self._held) < self._hold_back or may_be_text_tool_call(self._held):
                 return
             text, self._held = self._held, ""
             if self._shown:

@@ -236,3 +236,71 @@ async def test_token_usage_is_summed(context: TurnContext) -> None:
     )
 
     assert (result.input_tokens, result.output_tokens) == (30, 7)
+
+
+_PADDING = " " * 80
+WRITTEN_CALLS = [
+    '{"name": "echo", "arguments": {"word": "hi"}}',
+    f'```json\n{{\n  "name": "echo",{_PADDING}\n  "arguments": {{"word": "hi"}}{_PADDING}\n}}\n```',
+    '<tool_call>\n{"name": "echo", "parameters": {"word": "hi"}}\n</tool_call>',
+    '{"name": "echo", "arguments": "{\\"word\\": \\"hi\\"}"}',
+]
+
+
+@pytest.mark.parametrize("written", WRITTEN_CALLS)
+async def test_a_tool_call_written_as_text_is_made_and_never_shown(
+    context: TurnContext, written: str
+) -> None:
+    provider = ScriptedProvider([written, "The word is hi."])
+    collected = Collector()
+
+    result = await make_agent(provider, tools=[echo]).run(
+        ask("word?"), context=context, on_text=collected
+    )
+
+    assert result.text == collected.text == "The word is hi."
+    assert result.tool_errors == []
+    asked = provider.requests[1].messages
+    assert asked[-2].role is Role.ASSISTANT and asked[-2].content == ""
+    assert [(c.name, json.loads(c.arguments)) for c in asked[-2].tool_calls] == [
+        ("echo", {"word": "hi"})
+    ]
+    assert asked[-1].role is Role.TOOL
+    assert asked[-1].tool_call_id == asked[-2].tool_calls[0].id
+    assert json.loads(asked[-1].content) == {"word": "hi"}
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        '{"name": "weather", "arguments": {"city": "Paris"}}',
+        'Call it like this: {"name": "echo", "arguments": {"word": "hi"}}',
+        '{"name": "echo", "arguments": {"word": "hi"}, "note": "a config, not a call"}',
+        '```json\n{"name": "echo", "arguments": {"word": "hi"\n```',
+    ],
+)
+async def test_text_that_is_not_only_a_call_to_one_of_the_tools_is_the_answer(
+    context: TurnContext, answer: str
+) -> None:
+    provider = ScriptedProvider([answer])
+    collected = Collector()
+
+    result = await make_agent(provider, tools=[echo]).run(
+        ask("word?"), context=context, on_text=collected
+    )
+
+    assert result.text == collected.text == answer
+    assert result.llm_calls == 1
+
+
+async def test_an_answer_in_a_code_fence_is_still_shown_once(context: TurnContext) -> None:
+    answer = "```bash\ngit stash list\n```\n" + "Then pick the entry you want. " * 8
+    provider = ScriptedProvider([answer])
+    collected = Collector()
+
+    result = await make_agent(provider, tools=[echo]).run(
+        ask("stash?"), context=context, on_text=collected
+    )
+
+    assert result.text == collected.text == answer
+    assert collected.pieces == [answer]
