@@ -25,6 +25,7 @@ from benchmarks import (
     recall,
     recall_public,
     recall_quality,
+    round_trips,
     wasted_calls,
 )
 from benchmarks.harness import BENCH_DIR
@@ -37,6 +38,7 @@ BENCHMARKS: tuple[ModuleType, ...] = (
     reaction_throughput,
     ack_latency,
     ingest,
+    round_trips,
     backends,
     recall_quality,
     recall_public,
