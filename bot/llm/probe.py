@@ -48,8 +48,11 @@ def _unreachable(error: httpx.HTTPError) -> str:
     if any(isinstance(cause, socket.gaierror) for cause in chain):
         return "is unreachable: its host name does not resolve (check LLM_BASE_URL)"
     if isinstance(error, httpx.TimeoutException):
-        return f"is unreachable: no answer within {PROBE_TIMEOUT_SECONDS:g} s"
-    return f"is unreachable ({type(error).__name__})"
+        return (
+            f"is unreachable: no answer within {PROBE_TIMEOUT_SECONDS:g} s (check LLM_BASE_URL, "
+            "and that the model server is up)"
+        )
+    return f"is unreachable ({type(error).__name__}): check LLM_BASE_URL"
 
 
 def _lists(ids: list[str], model: str) -> bool:

@@ -77,7 +77,7 @@ async def test_an_unreachable_endpoint_is_reported_as_such() -> None:
         status = await probe_model(http, "any")
 
     assert not status.reachable
-    assert status.problem == "is unreachable (ConnectError)"
+    assert status.problem == "is unreachable (ConnectError): check LLM_BASE_URL"
 
 
 async def test_a_refused_connection_is_named_with_what_to_check() -> None:
