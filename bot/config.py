@@ -9,6 +9,7 @@ that names the setting.
 from __future__ import annotations
 
 import json
+import sys
 from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
@@ -330,6 +331,15 @@ def describe_validation_error(error: ValidationError) -> str:
     return "; ".join(_describe(dict(item)) for item in error.errors())
 
 
+def _python() -> str:
+    """This interpreter as one would type it here: ``.venv/bin/python`` after the README's
+    first command (a bare ``python`` is not on every system's path)."""
+    try:
+        return str(Path(sys.executable).relative_to(Path.cwd()))
+    except ValueError:
+        return "python"
+
+
 def load_settings(kind: type[SettingsT]) -> SettingsT:
     """``kind`` from the environment and ``.env``, or a :class:`ConfigurationError`."""
     try:
@@ -340,6 +350,6 @@ def load_settings(kind: type[SettingsT]) -> SettingsT:
         raise ConfigurationError(
             f"{' and '.join(placeholders)} still hold the example values of .env.example: "
             "put your Slack app's values in .env, and SLACK_APP_TOKEN for Socket Mode (README, "
-            "Creating the Slack app), or try it with no workspace: python -m bot playground"
+            f"Creating the Slack app), or try it with no workspace: {_python()} -m bot playground"
         )
     return settings
