@@ -381,6 +381,29 @@ async def test_an_exchange_racing_forget_on_another_replica_never_outlives_it(
         assert export.episodes == [], f"round {round_}: recorded {recorded is not None}"
 
 
+@pytest.mark.parametrize("config", [MemoryConfig(anyone_may_vote=True)])
+async def test_a_vote_racing_forget_on_another_replica_never_outlives_it(
+    replicas: list[MemoryStore],
+) -> None:
+    """Whichever commits first, nothing of the forgotten voter's vote is left, and it no
+    longer sets the answer's status."""
+    writer, eraser = replicas[0], replicas[1]
+    memory = Memory(writer)
+    for round_ in range(8):
+        episode = await memory.ask(f"Question {round_}?", user="U1", scope=CHANNEL)
+        voter = f"U0VOTER{round_}"
+        outcome, _ = await asyncio.gather(
+            memory.react(
+                CHANNEL, memory.sent[episode.id][0], voter, "+1", at=T0 + timedelta(minutes=1)
+            ),
+            eraser.forget_user(voter, at=T0 + timedelta(hours=1)),
+        )
+        export = await writer.export_user(voter)
+        validated = await writer.list_episodes("U1", scope=CHANNEL)
+        assert export.votes == [], f"round {round_}: applied {outcome.applied}"
+        assert episode.id not in {e.id for e in validated}, f"round {round_}: still validated"
+
+
 async def test_forget_leaves_no_row_holding_the_person_or_their_words(
     store: MemoryStore, url: str
 ) -> None:
