@@ -290,8 +290,8 @@ def figures(outcomes: Sequence[Outcome], split: str) -> list[Figure]:
                     f"learning_asked_instead_share_{arm.value}_{split}",
                     asked,
                     len(mine),
-                    ": every draft repeated the 👎 answer, so the person was asked what went"
-                    " wrong (counted usable, not a repeat)",
+                    ": every draft repeated the 👎 answer or copied its lesson, so the person"
+                    " was asked what went wrong (counted usable, not a repeat)",
                 )
             )
     control, total = _rate(outcomes, Arm.CONTROL)
@@ -336,7 +336,8 @@ def figures(outcomes: Sequence[Outcome], split: str) -> list[Figure]:
 
 
 def _asks_instead(answer: str) -> bool:
-    """Whether the answer is the bot's question instead of an answer repeating a 👎 one."""
+    """Whether the answer is the bot's question instead of an answer repeating a 👎 one
+    or its lesson."""
     return answer.startswith(_ASKED_OPENING)
 
 

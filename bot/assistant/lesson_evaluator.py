@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.agent.evaluation import EvaluationDetails, EvaluationResult
@@ -26,6 +27,7 @@ __all__ = [
     "NO_OTHER_ANSWER_GIVEN_REASON",
     "REPEATS_FAILURE",
     "LessonEvaluator",
+    "ask_instead",
 ]
 
 REPEATS_FAILURE = (
@@ -121,13 +123,10 @@ class LessonEvaluator:
         if not findings:
             return EvaluationResult.passed()
         lessons = list(dict.fromkeys(f.episode.lesson for f in findings if f.episode.lesson))
-        reason = next((f.episode.reason for f in findings if f.episode.reason), None)
         return EvaluationResult(
             success=False,
             feedback=REPEATS_FAILURE,
-            fallback=NO_OTHER_ANSWER_GIVEN_REASON.format(reason=shorten(reason, 200))
-            if reason
-            else NO_OTHER_ANSWER,
+            fallback=ask_instead([f.episode for f in findings]),
             details=EvaluationDetails(
                 violations=[violation for f in findings for violation in f.violations],
                 suggestions=[FOLLOW_NOTES if lessons else DIFFERENT_APPROACH],
@@ -156,6 +155,15 @@ class LessonEvaluator:
         if not violations:
             return None
         return _Finding(episode, violations)
+
+
+def ask_instead(failures: Sequence[Episode]) -> str:
+    """What the person is sent when no draft of the turn gets past a 👎 answer (nor its
+    lesson): they are told so and asked what went wrong, with their reason if they gave one."""
+    reason = next((episode.reason for episode in failures if episode.reason), None)
+    if reason is None:
+        return NO_OTHER_ANSWER
+    return NO_OTHER_ANSWER_GIVEN_REASON.format(reason=shorten(reason, 200))
 
 
 def _failures(context: AssistantContext) -> list[Episode]:

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 from bot.assistant import LessonEvaluator, NotesEvaluator
+from bot.assistant.lesson_evaluator import NO_OTHER_ANSWER, NO_OTHER_ANSWER_GIVEN_REASON
 from bot.assistant.notes_evaluator import COPIES_NOTE
 from memory import EpisodeStatus
 from tests.episodes import make_episode
-from tests.support.agent import ScriptedProvider, ask, make_agent, make_context, recalled
+from tests.support.agent import (
+    Collector,
+    ScriptedProvider,
+    ask,
+    make_agent,
+    make_context,
+    recalled,
+)
 
 QUESTION = "How should I store the passwords for our team's shared accounts?"
 LESSON = "A secure vault like Vault, shared by the whole team."
@@ -59,10 +67,24 @@ async def test_through_the_loop_the_answer_in_its_own_words_is_sent() -> None:
     assert provider.requests[1].messages[-1].content.count(COPY) == 0
 
 
-async def test_when_every_draft_copies_the_lesson_a_draft_is_still_sent() -> None:
+async def test_when_every_draft_copies_the_lesson_the_person_is_asked_instead() -> None:
+    provider = ScriptedProvider([COPY] * 3)
+    collected = Collector()
+    agent = make_agent(provider, evaluators=[LessonEvaluator(), NotesEvaluator()])
+
+    result = await agent.run(ask(QUESTION), context=noted(), on_text=collected)
+
+    assert result.text == collected.text == NO_OTHER_ANSWER
+    assert provider.remaining == 0, "the draft was sent back twice first"
+
+
+async def test_the_question_instead_names_the_reason_behind_the_copied_lesson() -> None:
+    failure = make_episode(
+        QUESTION, "Use a spreadsheet.", EpisodeStatus.FAILURE, lesson=LESSON
+    ).model_copy(update={"reason": "we have no Vault licence"})
     provider = ScriptedProvider([COPY] * 3)
     agent = make_agent(provider, evaluators=[LessonEvaluator(), NotesEvaluator()])
 
-    result = await agent.run(ask(QUESTION), context=noted())
+    result = await agent.run(ask(QUESTION), context=make_context(recalled=recalled(failure)))
 
-    assert result.text == COPY, "copying a note is no reason to withhold the answer"
+    assert result.text == NO_OTHER_ANSWER_GIVEN_REASON.format(reason="we have no Vault licence")
