@@ -73,16 +73,16 @@ async def start_bot(
 
 def fakes_settings(fake: FakeSlackWebAPI, llm: FakeLLMServer, **values: Any) -> Settings:
     """The bot's settings against the fake Slack and the fake model, read from no ``.env``;
-    ``values`` add the rest (the bot token or OAuth client, the database)."""
-    return Settings(
-        _env_file=None,
-        slack_signing_secret=SIGNING_SECRET,
-        slack_api_url=fake.base_url,
-        llm_base_url=llm.base_url,
-        llm_api_key="test-llm-key",
-        llm_model=llm.model,
-        **values,
-    )
+    ``values`` add the rest (the bot token or OAuth client, the database) or replace these
+    (a real model's ``llm_base_url`` and ``llm_model``, for ``benchmarks/learning.py``)."""
+    defaults: dict[str, Any] = {
+        "slack_signing_secret": SIGNING_SECRET,
+        "slack_api_url": fake.base_url,
+        "llm_base_url": llm.base_url,
+        "llm_api_key": "test-llm-key",
+        "llm_model": llm.model,
+    }
+    return Settings(_env_file=None, **{**defaults, **values})
 
 
 StartBot = Callable[..., Awaitable["SignedSlack"]]
