@@ -41,6 +41,13 @@ _serials = itertools.count(1)
 _TOKEN = re.compile(r"zq(\d{6})x")
 
 
+def _question(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """The last question asked: a draft the bot's review sent back ends with the review's
+    words, and the redraft still answers the question before them."""
+    users = [m for m in messages if m["role"] == "user"]
+    return next((m for m in reversed(users) if _TOKEN.search(str(m["content"]))), users[-1])
+
+
 def recalling_model(request: dict[str, Any]) -> ScriptedReply:
     """Echoes the question; asked to recall, first calls ``recall_my_memories``.
 
@@ -56,8 +63,9 @@ def recalling_model(request: dict[str, Any]) -> ScriptedReply:
         return ScriptedReply.calls(
             ToolCall(id="call_1", name="recall_my_memories", arguments=query)
         )
-    echo = echo_last_user_message(request)
-    own = _TOKEN.findall(str(last_user["content"]))[-1:]
+    question = _question(messages)
+    echo = echo_last_user_message({**request, "messages": messages[: messages.index(question) + 1]})
+    own = _TOKEN.findall(str(question["content"]))[-1:]
     words = [f"k{digits[::-1]}{letter}" for digits in own for letter in "abcdefgh"]
     return echo.model_copy(update={"text": " ".join([echo.text, *words])})
 
@@ -199,7 +207,7 @@ class Run:
     def check(self) -> None:
         for step, request in self.prompts:
             prompt = json.dumps(request["messages"], ensure_ascii=False)
-            question = next(m for m in reversed(request["messages"]) if m["role"] == "user")
+            question = _question(request["messages"])
             [asker_token] = [t for t in self.said if t in str(question["content"])]
             asked = self.said[asker_token]
             for token, said in self.said.items():
