@@ -3,12 +3,12 @@ every vote waiting when the last group has committed, each caller answered only 
 own vote is committed.
 
 A vote alone costs a transaction: a thread hop, a commit and (SQLite) a new full-text
-index segment, or (PostgreSQL) a pooled connection and its round trips (four a group, the
-``COMMIT`` riding with the last: :mod:`memory.postgres.connection`). Under a burst, votes
-wait for each other anyway; taking all of them at once makes one commit serve the whole
-group. A vote arriving while no group is being applied is applied at once, alone: grouping
-adds no wait. A group that fails is applied again vote by vote, each alone, so a vote that
-fails fails alone.
+index segment, or (PostgreSQL) a pooled connection and its round trips (one for the group's
+reads, one a vote for its row, one to file the episodes it changed, and the ``COMMIT``: see
+:mod:`memory.postgres.connection`). Under a burst, votes wait for each other anyway; taking
+all of them at once makes one commit serve the whole group. A vote arriving while no group
+is being applied is applied at once, alone: grouping adds no wait. A group that fails is
+applied again vote by vote, each alone, so a vote that fails fails alone.
 
 SQLite leaves a vote's episode to be filed in the index later (see :mod:`memory.sqlite.fts`),
 :data:`FILING_BATCH` at a time (the ``filing`` the store gives): once that many votes were
