@@ -58,8 +58,8 @@ def _encode_message(message: Message) -> dict[str, Any]:
     if message.role is Role.USER:
         encoded["content"] = _user_content(message)
     if message.role is Role.ASSISTANT and message.tool_calls:
-        # OpenAI documents content as optional next to tool_calls; null says "no text".
-        encoded["content"] = message.content or None
+        # content stays text, "" when the model said nothing: OpenAI takes "" or null beside
+        # tool_calls, but llama.cpp's server answers null with a 500.
         encoded["tool_calls"] = [
             {
                 "id": call.id,

@@ -67,7 +67,7 @@ async def test_assistant_tool_calls_and_tool_results_use_openai_shapes(
         {"role": "user", "content": "how do I set up the vpn"},
         {
             "role": "assistant",
-            "content": None,
+            "content": "",
             "tool_calls": [
                 {
                     "id": "call_1",
