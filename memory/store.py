@@ -210,7 +210,9 @@ class MemoryStore(
     ) -> list[models.Episode]:
         # Successes wait for an importance score when asked for, and weighed by recall.
         with_successes = with_successes and self._config.weights.importance > 0
-        return await self._run(episodes.awaiting_reflection, limit, with_successes, self._holder)
+        return await self._run(
+            lambda db: db.awaiting_reflection(limit, with_successes, self._holder)
+        )
 
     async def ask_reason_once(
         self, episode_id: int, user_id: str, *, at: datetime
@@ -246,4 +248,4 @@ class MemoryStore(
         return await self._run(fence.forgotten_at, list(user_ids), team_id)
 
     async def count(self, counter: str, *, by: int = 1) -> None:
-        await self._run(counters.increment, counter, by)
+        await self._run(lambda db: db.increment(counter, by))

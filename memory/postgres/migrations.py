@@ -84,7 +84,7 @@ CREATE INDEX wisdom_owner ON wisdom (user_id, team_id, channel_id, kind);
 
 CREATE TABLE counters (name text PRIMARY KEY, value bigint NOT NULL);
 
--- Periodic jobs: which process runs one next, and not before when (see jobs.py).
+-- Periodic jobs: which process runs one next, and not before when (see store.py).
 CREATE TABLE job_turns (name text PRIMARY KEY, until timestamptz NOT NULL);
 
 -- The full-text index (see fts.py): one row per validated episode and partition, each
@@ -130,7 +130,7 @@ CREATE INDEX episode_vectors_episode ON episode_vectors (episode_id);
 """
 
 M004_COUNTER_SHARDS = """
--- Counts go to a row per shard (see counters.py): every recall of every replica added one to
+-- Counts go to a row per shard (see session.py): every recall of every replica added one to
 -- the same row of counters, each waiting for the one before to commit. Counters keeps what
 -- was counted before, and what replicas of the previous version count during a rolling
 -- upgrade; the two are summed when read.

@@ -17,7 +17,6 @@ from typing import Any
 from memory.config import MemoryConfig
 from memory.models import Episode, RecalledEpisode, RecallRequest
 from memory.partitions import partition_keys
-from memory.postgres.counters import increment
 from memory.postgres.fts import RANK_WEIGHTS, folded_words
 from memory.postgres.session import Session
 from memory.ranking import (
@@ -194,5 +193,5 @@ async def recall(
     )
     recalled = fit_budget(ranked, limit=request.limit, token_budget=request.token_budget)
     if recalled:
-        await increment(db, "recalls")
+        await db.increment("recalls")
     return recalled

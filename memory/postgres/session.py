@@ -14,7 +14,7 @@ import hmac
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from psycopg import AsyncConnection, AsyncPipeline
@@ -22,6 +22,7 @@ from psycopg.rows import DictRow
 
 from memory.config import MemoryConfig
 from memory.models import Episode, EpisodeStatus
+from memory.rows import episode_from_row
 from memory.sql.session import Params, placeholders
 from memory.subjects import workspace_subject
 
@@ -31,6 +32,11 @@ _PERSON_LOCKS = 0x6D656D6F
 """The first key of every person's advisory lock (``memo``), apart from other locks."""
 _WORKSPACE_LOCKS = 0x7465616D
 """The first key of every workspace's advisory lock (``team``)."""
+REFLECTION_LEASE = timedelta(minutes=10)
+"""How long an episode handed to one process for reflection is not handed to another; if
+that process dies meanwhile, another takes the episode over when the lease runs out."""
+SHARDS = 16
+"""Rows of ``counter_shards`` a counter is spread over (see :meth:`Session.increment`)."""
 
 
 @dataclass(frozen=True)
@@ -175,19 +181,55 @@ class Session:
     async def awaiting_reflection(
         self, limit: int, with_successes: bool, holder: str
     ) -> list[Episode]:
-        from memory.postgres.reflection_queue import awaiting_reflection
-
-        return await awaiting_reflection(self, limit, with_successes, holder)
+        """Leased to ``holder`` (:data:`REFLECTION_LEASE`) until a lesson or a score clears
+        the lease (:attr:`lease_cleared`). ``SKIP LOCKED`` lets replicas asking at the same
+        moment take different episodes, so the model is asked about each once, not once per
+        replica. The holder's own leased episodes come back to it, so its own back-off (see
+        :class:`memory.ReflectionWorker`) applies."""
+        rows = await self.rows(
+            "UPDATE episodes SET reflection_holder = %(holder)s,"
+            " reflection_until = now() + %(lease)s"
+            " WHERE id IN ("
+            "   SELECT id FROM episodes"
+            "   WHERE ((status = 'failure' AND lesson IS NULL)"
+            "     OR (%(with_successes)s AND status = 'success' AND importance IS NULL))"
+            "   AND (reflection_until IS NULL OR reflection_until < now()"
+            "     OR reflection_holder = %(holder)s)"
+            "   ORDER BY validated_at, id LIMIT %(limit)s FOR UPDATE SKIP LOCKED"
+            " ) RETURNING *",
+            {
+                "holder": holder,
+                "lease": REFLECTION_LEASE,
+                "limit": limit,
+                "with_successes": with_successes,
+            },
+        )
+        episodes = [episode_from_row(row, self.read_time) for row in rows]
+        return sorted(episodes, key=lambda episode: (episode.validated_at, episode.id))
 
     async def scored(self, episode_id: int) -> None:
         """Nothing left to do: scoring it cleared its lease (:attr:`lease_cleared`)."""
 
-    async def increment(self, name: str, by: int) -> None:
-        from memory.postgres.counters import increment
-
-        await increment(self, name, by)
+    async def increment(self, name: str, by: int = 1) -> None:
+        """Spread over :data:`SHARDS` rows of ``counter_shards``, each connection adding to
+        the row of its server process (with one row, every recall of every replica waited
+        for the one before it to commit), and committed without waiting for the disk: a
+        crash may lose the last few counts, never anything else, as a counter is its
+        transaction's last write and only one."""
+        await self.send(
+            "INSERT INTO counter_shards (name, shard, value)"
+            " SELECT %s, pg_backend_pid() %% %s, %s"
+            " FROM (SELECT set_config('synchronous_commit', 'off', true)) AS this_transaction"
+            " ON CONFLICT (name, shard)"
+            " DO UPDATE SET value = counter_shards.value + excluded.value",
+            [name, SHARDS, by],
+        )
 
     async def counts(self) -> dict[str, int]:
-        from memory.postgres.counters import counts
-
-        return await counts(self)
+        """The shards summed with what ``counters`` holds from before migration 4."""
+        summed = await self.rows(
+            "SELECT name, sum(value)::bigint AS value FROM"
+            " (SELECT name, value FROM counters UNION ALL SELECT name, value FROM counter_shards)"
+            " AS every_count GROUP BY name"
+        )
+        return {row["name"]: row["value"] for row in summed}

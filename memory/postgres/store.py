@@ -13,7 +13,7 @@ from typing import ParamSpec, TypeVar
 
 from memory import models
 from memory.config import MemoryConfig
-from memory.postgres import jobs, recall
+from memory.postgres import recall
 from memory.postgres.connection import Database
 from memory.postgres.session import Session
 from memory.sql.session import Verb
@@ -25,8 +25,26 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
+TURN_SHARE = 0.9
+"""A turn at a periodic job lasts this share of its interval, so the process whose timer
+fires next after it, whichever it is, takes the next turn: about one run per interval,
+never one per process."""
+
+
 async def _ping(db: Session) -> None:
     await db.rows("SELECT 1 FROM episodes LIMIT 1")
+
+
+async def _take_turn(db: Session, job: str, every: timedelta) -> bool:
+    """One statement decides it, so two processes asking at once cannot both win."""
+    row = await db.row(
+        "INSERT INTO job_turns (name, until) VALUES (%(job)s, now() + %(turn)s)"
+        " ON CONFLICT (name) DO UPDATE SET until = excluded.until"
+        " WHERE job_turns.until <= now()"
+        " RETURNING name",
+        {"job": job, "turn": every * TURN_SHARE},
+    )
+    return row is not None
 
 
 class PostgresMemoryStore(MemoryStore):
@@ -55,4 +73,4 @@ class PostgresMemoryStore(MemoryStore):
         await self._db.run(_ping)
 
     async def take_turn(self, job: str, *, every: timedelta) -> bool:
-        return await self._db.run(partial(jobs.take_turn, job=job, every=every))
+        return await self._db.run(partial(_take_turn, job=job, every=every))

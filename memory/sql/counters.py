@@ -17,7 +17,7 @@ from memory.models import EpisodeStatus, StoreStats
 from memory.sql.session import Session
 from memory.subjects import workspace_subject
 
-__all__ = ["TOOL_ERROR_PREFIX", "claim", "increment", "stats"]
+__all__ = ["TOOL_ERROR_PREFIX", "claim", "stats"]
 
 TOOL_ERROR_PREFIX = "tool_error:"
 
@@ -36,10 +36,6 @@ async def claim(db: Session, keys: Sequence[str], at: datetime, team_id: str | N
         [value for digest in digests for value in (digest, at, workspace)],
     )
     return new == len(digests)
-
-
-async def increment(db: Session, name: str, by: int = 1) -> None:
-    await db.increment(name, by)
 
 
 async def stats(db: Session) -> StoreStats:

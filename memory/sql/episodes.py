@@ -15,7 +15,6 @@ from memory.sql.session import Session, placeholders
 
 __all__ = [
     "answered_in_thread",
-    "awaiting_reflection",
     "extend_exchange",
     "import_episodes",
     "list_episodes",
@@ -145,12 +144,6 @@ async def answered_in_thread(db: Session, channel_id: str, thread_ts: str) -> bo
     )
     assert row is not None
     return bool(row["answered"])
-
-
-async def awaiting_reflection(
-    db: Session, limit: int, with_successes: bool, holder: str
-) -> list[Episode]:
-    return await db.awaiting_reflection(limit, with_successes, holder)
 
 
 async def set_lesson(db: Session, episode_id: int, lesson: str, reason: str | None = None) -> bool:

@@ -223,7 +223,7 @@ def m010_lean_index(db: Database) -> None:
 def m011_lean_queues(db: Database) -> None:
     """The reflection queue's index holds only the failures awaiting a lesson; a success
     waits for an importance score in ``score_queue``, and only while recall weighs
-    importance (see :func:`memory.sqlite.reflection_queue.queue_for_score`): under the default
+    importance (see :meth:`memory.sqlite.session.SQLiteSession.restating`): under the default
     weight of 0 every success stayed in the old index for good, about 50 bytes each. The
     thread index leaves out the episodes asked outside any thread."""
     db.executescript(

@@ -26,8 +26,8 @@ from memory.ranking import (
 )
 from memory.recall_query import question_match
 from memory.sqlite.codec import episode_from_row
-from memory.sqlite.counters import increment
 from memory.sqlite.fts import BM25_WEIGHTS, file_waiting
+from memory.sqlite.session import increment
 from memory.sqlite.vectors import similarities
 from memory.vectors import most_similar
 

@@ -23,19 +23,56 @@ from sqlite_utils import Database
 from memory.config import MemoryConfig
 from memory.models import Episode, EpisodeStatus
 from memory.sql.session import Params, placeholders
-from memory.sqlite import counters, reflection_queue
-from memory.sqlite.codec import from_db_time, to_db_time
+from memory.sqlite.codec import episode_from_row, from_db_time, to_db_time
 from memory.sqlite.digests import digest
 from memory.sqlite.fts import file_episodes, reindexing, unindex_episodes
 from memory.sqlite.transactions import transaction
 
-__all__ = ["SQLiteSession", "run_to_end"]
+__all__ = [
+    "AWAITING_LESSONS_SQL",
+    "AWAITING_REFLECTION_SQL",
+    "SQLiteSession",
+    "increment",
+    "run_to_end",
+]
 
 T = TypeVar("T")
 
 logger = logging.getLogger(__name__)
 
+_LESSONS = (
+    "SELECT * FROM episodes INDEXED BY episodes_awaiting_lesson"
+    " WHERE status = 'failure' AND lesson IS NULL"
+)
+_SCORES = (
+    "SELECT episodes.* FROM score_queue CROSS JOIN episodes"
+    " ON episodes.id = score_queue.episode_id"
+    " WHERE episodes.status = 'success' AND episodes.importance IS NULL"
+)
+AWAITING_LESSONS_SQL = f"{_LESSONS} ORDER BY validated_at, id LIMIT ?"
+AWAITING_REFLECTION_SQL = (
+    f"SELECT * FROM ({_LESSONS} UNION ALL {_SCORES}) ORDER BY validated_at, id LIMIT ?"
+)
+"""The reflection queue, unleased (one process reflects): failures awaiting a lesson, read
+from their own partial index, and (``with_successes``) the successes in ``score_queue``,
+oldest vote first; only the episodes waiting, however many validated episodes the store
+holds. A success is queued for a score only while recall weighs importance
+(:meth:`SQLiteSession.restating`): with the default weight of 0 no success waits, and none
+costs the queue a byte. (``CROSS JOIN`` reads the queue first: left to itself, the planner
+would read every success.)"""
 
+
+def increment(db: Database, name: str, by: int = 1) -> None:
+    """Add ``by`` to the counter ``name`` (one row of ``counters``: one process writes)."""
+    db.execute(
+        "INSERT INTO counters (name, value) VALUES (?, ?)"
+        " ON CONFLICT (name) DO UPDATE SET value = value + excluded.value",
+        [name, by],
+    )
+
+
+_ISSUED = "episode_ids_issued"
+"""The counter of episode ids handed out: an id is never reused, even after an erasure."""
 _NAMED = re.compile(r"%\((\w+)\)s")
 
 
@@ -126,12 +163,14 @@ class SQLiteSession:
     async def restating(
         self, episode_id: int, was: EpisodeStatus, now: EpisodeStatus, config: MemoryConfig
     ) -> AsyncIterator[None]:
-        """Filed later, from the index queue (see :mod:`memory.sqlite.fts`)."""
-        from memory.sqlite.reflection_queue import queue_for_score
-
+        """Filed later, from the index queue (see :mod:`memory.sqlite.fts`); in the score
+        queue exactly while a success awaits a score that recall would use."""
         with reindexing(self.db, episode_id, later=True, indexed=was is not EpisodeStatus.PENDING):
             yield
-            queue_for_score(self.db, episode_id, was, now, config)
+            if was is EpisodeStatus.SUCCESS:
+                await self.scored(episode_id)
+            if now is EpisodeStatus.SUCCESS and config.weights.importance > 0:
+                self.db.execute("INSERT INTO score_queue (episode_id) VALUES (?)", [episode_id])
 
     async def unindex(self, episode_ids: Sequence[int]) -> None:
         """The full-text index keeps no copy of an episode's words: they are taken out
@@ -144,10 +183,19 @@ class SQLiteSession:
     async def insert_episode(
         self, values: Mapping[str, Any], where: tuple[str, Sequence[Any]]
     ) -> int | None:
-        """Numbered from the store's count of ids issued (SQLite would reuse the largest
-        rowid once it is deleted), so known before the insert, which needs no ``RETURNING``:
+        """Numbered from the counter of ids issued (SQLite would reuse the largest rowid
+        once it is deleted), so known before the insert, which needs no ``RETURNING``:
         SQLite takes longer for an insert with one than for the insert and a read back."""
-        episode_id = counters.next_episode_id(self.db)
+        [episode_id] = self.db.execute(
+            "SELECT max(coalesce((SELECT value FROM counters WHERE name = ?), 0),"
+            " coalesce((SELECT max(id) FROM episodes), 0)) + 1",
+            [_ISSUED],
+        ).fetchone()
+        self.db.execute(
+            "INSERT INTO counters (name, value) VALUES (?, ?)"
+            " ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+            [_ISSUED, episode_id],
+        )
         row = {"id": episode_id, **values}
         condition, params = where
         inserted = await self.execute(
@@ -163,17 +211,17 @@ class SQLiteSession:
     async def awaiting_reflection(
         self, limit: int, with_successes: bool, holder: str
     ) -> list[Episode]:
-        """Unleased: one process reflects on them."""
-        return reflection_queue.awaiting_reflection(self.db, limit, with_successes)
+        sql = AWAITING_REFLECTION_SQL if with_successes else AWAITING_LESSONS_SQL
+        return [episode_from_row(row) for row in self.db.query(sql, [limit])]
 
     async def scored(self, episode_id: int) -> None:
-        reflection_queue.scored(self.db, episode_id)
+        self.db.execute("DELETE FROM score_queue WHERE episode_id = ?", [episode_id])
 
     async def increment(self, name: str, by: int) -> None:
-        counters.increment(self.db, name, by)
+        increment(self.db, name, by)
 
     async def counts(self) -> dict[str, int]:
-        return counters.counts(self.db)
+        return dict(self.db.execute("SELECT name, value FROM counters").fetchall())
 
     async def scrub(self) -> None:
         """Empty the write-ahead log into the file, whose freed pages ``secure_delete``

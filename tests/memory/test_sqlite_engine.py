@@ -13,7 +13,7 @@ from memory_helpers import T0, Memory
 from memory import MemoryConfig, MemoryStore, Vote, open_store
 from memory.errors import StoreUnavailable
 from memory.sqlite import connection
-from memory.sqlite.reflection_queue import AWAITING_LESSONS_SQL, AWAITING_REFLECTION_SQL
+from memory.sqlite.session import AWAITING_LESSONS_SQL, AWAITING_REFLECTION_SQL
 
 
 def test_the_store_runs_on_a_current_sqlite() -> None:
