@@ -34,7 +34,6 @@ from bot.assistant.context import AssistantContext, SlackDirectory
 from bot.assistant.prompt import render_experience
 from bot.assistant.reasons import Reasons, asks_question
 from bot.observability import EventRecord, Observer, timed
-from bot.slack.splitting import PART_LIMIT
 from bot.slack.streaming import TITLE_LIMIT, Reply, ReplyTarget, open_reply
 from bot.slack.unreachable import SLACK_TRANSPORT_ERRORS, slack_unreachable
 from bot.views import FEEDBACK_FOOTERS
@@ -84,6 +83,8 @@ REJECTED_NOTE = (
     "they said in mind."
 )
 MAX_QUESTION_CHARS = 8000
+HISTORY_TOKEN_BUDGET = 3000
+"""The most tokens of a thread's earlier messages that go into a prompt."""
 TRUNCATION_NOTE = "_Your message was very long, so I only read its first {limit:,} characters._\n\n"
 MODEL_TRUNCATION_NOTE = (
     "\n\n[The message was cut here: only its first {limit:,} characters are shown.]"
@@ -160,36 +161,32 @@ class AnswerService:
         reasons: Reasons | None = None,
         recall_limit: int = 5,
         recall_token_budget: int = 1500,
-        history_token_budget: int = 3000,
-        part_limit: int = PART_LIMIT,
         line: WaitingLine | None = None,
         store_patience_seconds: float = 60.0,
         observer: Observer | None = None,
         images: ImageIntake | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
-        self._client = client
         self._memory = memory
-        self._agent = agent
-        self._directory = directory
-        self.identity = identity
-        self._recall_limit = recall_limit
-        self._recall_token_budget = recall_token_budget
-        self._history_token_budget = history_token_budget
-        self._part_limit = part_limit
         self._advisor = PlanAdvisor(memory)
         self._reasons = reasons
         """Takes a reply in the thread of an answer its writer just 👎'd as the reason."""
         self.working_memory = working_memory
         """Per-person, per-thread notes of running conversations (dropped by ``/forget``)."""
-        self._observer = observer or Observer()
+        self._recall_limit = recall_limit
+        self._recall_token_budget = recall_token_budget
+        self._agent = agent
         self._images = images or ImageIntake(VisionSettings())
         """Turns a message's attached files into the turn's images (vision off by default)."""
-        self._clock = clock
+        self._client = client
+        self._directory = directory
+        self.identity = identity
         self.line = line or WaitingLine(16, max_waiting=500, max_wait_seconds=600)
         """Where a question waits for one of the answers worked on at once."""
         self.store_patience_seconds = store_patience_seconds
         """How long an acknowledged question waits for an unreachable database."""
+        self._observer = observer or Observer()
+        self._clock = clock
 
     def for_workspace(
         self, client: AsyncWebClient, identity: BotIdentity, directory: SlackDirectory
@@ -221,9 +218,7 @@ class AnswerService:
             async def shown(ts: str) -> None:
                 await ledger.shown(ts, answer=reply.text)
 
-            reply = open_reply(
-                self._client, self._target(message), part_limit=self._part_limit, on_shown=shown
-            )
+            reply = open_reply(self._client, self._target(message), on_shown=shown)
             try:
                 outcome = await self._answer(
                     message, question, truncated, reply, ledger, now, claimed=kept is not None
@@ -501,7 +496,7 @@ class AnswerService:
             identity=self.identity,
             requester_id=message.user_id,
             before_ts=message.ts,
-            token_budget=self._history_token_budget,
+            token_budget=HISTORY_TOKEN_BUDGET,
             forgotten=await self._memory.forgotten_at(
                 authors(earlier, self.identity), team_id=message.team_id
             ),
