@@ -116,25 +116,25 @@ class Agent:
         redraft_temperature: float | None = REDRAFT_TEMPERATURE,
         hold_back: int = DEFAULT_HOLD_BACK,
     ) -> None:
-        if max_iterations < 1:
-            raise ValueError("max_iterations must be at least 1")
-        if min(max_empty_retries, max_decode_feedback, max_evaluation_rounds) < 0:
-            raise ValueError("retry limits can't be negative")
         self.provider = provider
-        self.tools = ToolRegistry(tools)
         self.instructions = instructions
-        self.max_iterations = max_iterations
-        self.max_empty_retries = max_empty_retries
-        self.max_decode_feedback = max_decode_feedback
-        self.evaluators = list(evaluators)
-        self.max_evaluation_rounds = max_evaluation_rounds
-        self.callbacks = CallbackChain(callbacks)
+        self.tools = ToolRegistry(tools)
         self.guard = guard
         self.loop_memory = loop_memory
+        self.evaluators = list(evaluators)
+        self.callbacks = CallbackChain(callbacks)
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.redraft_temperature = redraft_temperature
         self.hold_back = hold_back
+        if max_iterations < 1:
+            raise ValueError("max_iterations must be at least 1")
+        if min(max_empty_retries, max_decode_feedback, max_evaluation_rounds) < 0:
+            raise ValueError("retry limits can't be negative")
+        self.max_iterations = max_iterations
+        self.max_empty_retries = max_empty_retries
+        self.max_decode_feedback = max_decode_feedback
+        self.max_evaluation_rounds = max_evaluation_rounds
 
     async def run(
         self,

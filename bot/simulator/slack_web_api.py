@@ -202,11 +202,11 @@ class FakeSlackWebAPI:
         self.team_id = team_id
         self.bot_user_id = bot_user_id
         self.bot_id = bot_id
+        self.latency_seconds = 0.0
+        """How long every Web API call waits before it is answered (a slow Slack)."""
         self.streaming_available = streaming_available
         self.stream_lifetime = stream_lifetime
         """Seconds a stream stays open; later calls get ``message_not_in_streaming_state``."""
-        self.latency_seconds = 0.0
-        """How long every Web API call waits before it is answered (a slow Slack)."""
         self.socket_url: str | None = None
         """The Socket Mode URL apps.connections.open hands out (None: this server's own)."""
         self.statuses: dict[tuple[str, str], str] = {}

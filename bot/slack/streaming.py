@@ -193,11 +193,11 @@ class PostedReply(Reply):
         super().__init__(on_shown=on_shown)
         self._client = client
         self._target = target
-        self._placeholder_ts = placeholder_ts
         self._text = text
-        self._update_interval = update_interval
         self._part_limit = part_limit
+        self._update_interval = update_interval
         self._last_update = time.monotonic()
+        self._placeholder_ts = placeholder_ts
         self._waited = False
 
     @property
