@@ -20,8 +20,6 @@ from memory.models import (
     WisdomNote,
 )
 
-__all__ = ["Advice", "PlanAdvisor"]
-
 
 class Advice(BaseModel):
     """Validated past experience relevant to one question (the bot renders it into the

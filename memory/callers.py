@@ -24,20 +24,6 @@ from typing import Protocol
 from memory import models
 from memory.privacy import VALIDATED, Visibility
 
-__all__ = [
-    "AgentMemory",
-    "ConsolidationSource",
-    "Counting",
-    "Erasure",
-    "ExchangeLedger",
-    "Installations",
-    "Questions",
-    "Reasons",
-    "Recall",
-    "ReflectionQueue",
-    "VoteRecorder",
-]
-
 
 class Recall(Protocol):
     """Reading what the asker may see: validated episodes and wisdom notes."""

@@ -9,8 +9,6 @@ from pydantic import BaseModel, Field
 
 from memory.privacy import Visibility
 
-__all__ = ["Fusion", "HybridRecall", "MemoryConfig", "RecallWeights"]
-
 
 class RecallWeights(BaseModel):
     """Weights of the recall score, after Generative Agents (Park et al., 2023).

@@ -17,8 +17,6 @@ from memory.callers import ConsolidationSource
 from memory.models import Episode, Scope
 from memory.text import shorten
 
-__all__ = ["ConsolidationReport", "Consolidator", "EpisodeSummarizer"]
-
 logger = logging.getLogger(__name__)
 
 

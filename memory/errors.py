@@ -6,8 +6,6 @@ PostgreSQL backend raises the same ones.
 
 from __future__ import annotations
 
-__all__ = ["StoreClosed", "StoreError", "StoreUnavailable"]
-
 
 class StoreError(Exception):
     """The store could not do what was asked (the backend failed, not the caller)."""

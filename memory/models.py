@@ -13,29 +13,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-__all__ = [
-    "ConversationKind",
-    "Episode",
-    "EpisodeStatus",
-    "ExportedVote",
-    "ForgetReport",
-    "ImportedEpisode",
-    "InstallationRecord",
-    "NewExchange",
-    "NewQuestion",
-    "PendingQuestion",
-    "RecallRequest",
-    "RecalledEpisode",
-    "Scope",
-    "StoreStats",
-    "UserExport",
-    "Vote",
-    "VoteEvent",
-    "VoteOutcome",
-    "WisdomNote",
-    "WorkspaceReport",
-]
-
 
 class ConversationKind(StrEnum):
     """Where an exchange happened. DMs and channels are separate privacy partitions."""

@@ -13,8 +13,6 @@ from memory.sqlite import SQLiteMemoryStore
 from memory.sqlite.database_file import database_file_problem
 from memory.store import MemoryStore
 
-__all__ = ["open_store"]
-
 _SQLITE_PREFIX = "sqlite:///"
 _POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 

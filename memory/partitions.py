@@ -17,8 +17,6 @@ import hashlib
 from memory.config import MemoryConfig
 from memory.models import RecallRequest, Scope
 
-__all__ = ["channel_key", "partition_keys", "personal_key"]
-
 
 def _key(kind: str, *parts: str) -> str:
     digest = hashlib.sha256("\x1f".join(parts).encode()).digest()

@@ -17,8 +17,6 @@ from pydantic import BaseModel, ConfigDict
 
 from memory.models import ConversationKind, Episode, EpisodeStatus, Scope, WisdomNote
 
-__all__ = ["VALIDATED", "Visibility", "working_notes_owner"]
-
 VALIDATED = frozenset({EpisodeStatus.SUCCESS, EpisodeStatus.FAILURE})
 """The statuses of episodes that count as experience; pending ones are never seen."""
 

@@ -10,18 +10,6 @@ from pydantic import BaseModel, ConfigDict
 from memory.config import MemoryConfig
 from memory.models import EpisodeStatus, Vote, VoteEvent, VoteOutcome
 
-__all__ = [
-    "BUTTON",
-    "Ballot",
-    "ballot_for",
-    "base_emoji",
-    "counted",
-    "refusal",
-    "status_for",
-    "untracked",
-    "vote_for_emoji",
-]
-
 BUTTON = "button"
 """The ``reaction`` of a feedback-button click; one slot per voter, a new click replaces it."""
 

@@ -21,8 +21,6 @@ from pydantic import BaseModel
 from memory.callers import ReflectionQueue
 from memory.models import Episode, EpisodeStatus
 
-__all__ = ["FailureReflector", "ImportanceScorer", "ReflectionReport", "ReflectionWorker"]
-
 logger = logging.getLogger(__name__)
 
 

@@ -12,14 +12,6 @@ from typing import Any, TypeVar
 
 from memory.models import ConversationKind, Episode, Scope, WisdomNote
 
-__all__ = [
-    "TimeReader",
-    "episode_from_row",
-    "scope_from_row",
-    "utc",
-    "wisdom_from_row",
-]
-
 Row = TypeVar("Row", Episode, WisdomNote)
 TimeReader = Callable[[Any], datetime]
 """Turns a time as the database returns it into a datetime."""

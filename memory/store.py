@@ -46,8 +46,6 @@ from memory.sql import (
 from memory.sql.session import Verb
 from memory.sql.vote_queue import Filing, VoteQueue
 
-__all__ = ["MemoryStore"]
-
 P = ParamSpec("P")
 T = TypeVar("T")
 

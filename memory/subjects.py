@@ -11,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-__all__ = ["fence_subjects", "latest_erasures", "workspace_subject"]
-
 
 def workspace_subject(team_id: str) -> str:
     """The fence's subject for everything kept of one workspace."""

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-__all__ = ["ELLIPSIS", "estimate_tokens", "shorten"]
-
 ELLIPSIS = "…"
 CHARS_PER_TOKEN = 4
 """A rough average for English text; enough to keep prompts within a budget."""

@@ -19,8 +19,6 @@ from datetime import UTC, datetime, timedelta
 from memory.privacy import working_notes_owner
 from memory.text import shorten
 
-__all__ = ["WorkingMemory"]
-
 _Owner = tuple[str, str]
 
 

@@ -35,8 +35,6 @@ from memory.postgres.diagnosis import connect_problem
 from memory.postgres.migrations import apply_migrations
 from memory.postgres.session import Session
 
-__all__ = ["ATTEMPTS", "MAX_CONNECTIONS", "Database"]
-
 T = TypeVar("T")
 
 ATTEMPTS = 3

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import psycopg
 
-__all__ = ["connect_problem"]
-
 _BY_SQLSTATE = {
     "3D000": "database",  # invalid_catalog_name
     "28P01": "password",  # invalid_password

@@ -9,8 +9,6 @@ from __future__ import annotations
 from psycopg import AsyncConnection
 from psycopg.rows import DictRow
 
-__all__ = ["MIGRATIONS", "apply_migrations"]
-
 _MIGRATION_LOCK = 0x6D69_6772
 """The advisory lock key held while migrating (``migr``)."""
 

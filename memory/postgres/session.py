@@ -26,8 +26,6 @@ from memory.rows import episode_from_row
 from memory.sql.session import Params, placeholders
 from memory.subjects import workspace_subject
 
-__all__ = ["Params", "Session"]
-
 _PERSON_LOCKS = 0x6D656D6F
 """The first key of every person's advisory lock (``memo``), apart from other locks."""
 _WORKSPACE_LOCKS = 0x7465616D

@@ -19,8 +19,6 @@ from memory.postgres.session import Session
 from memory.sql.session import Verb
 from memory.store import MemoryStore
 
-__all__ = ["PostgresMemoryStore"]
-
 P = ParamSpec("P")
 T = TypeVar("T")
 

@@ -17,8 +17,6 @@ from memory.models import EpisodeStatus, StoreStats
 from memory.sql.session import Session
 from memory.subjects import workspace_subject
 
-__all__ = ["TOOL_ERROR_PREFIX", "claim", "stats"]
-
 TOOL_ERROR_PREFIX = "tool_error:"
 
 

@@ -13,18 +13,6 @@ from memory.privacy import VALIDATED
 from memory.sql.fence import not_forgotten_since
 from memory.sql.session import Session, placeholders
 
-__all__ = [
-    "answered_in_thread",
-    "extend_exchange",
-    "import_episodes",
-    "list_episodes",
-    "purge_expired",
-    "record_exchange",
-    "scopes_with_recent_episodes",
-    "set_importance",
-    "set_lesson",
-]
-
 _PENDING = EpisodeStatus.PENDING.value
 
 

@@ -28,15 +28,6 @@ from memory.sql.votes import settle_status
 from memory.sql.wisdom import list_wisdom
 from memory.subjects import workspace_subject
 
-__all__ = [
-    "export_user",
-    "forget_episode",
-    "forget_user",
-    "forget_wisdom",
-    "forget_workspace",
-    "withdraw_exchange",
-]
-
 
 async def _count(db: Session, sql: str, params: list[Any]) -> int:
     row = await db.row(f"SELECT count(*) AS n FROM ({sql}) AS counted", params)

@@ -27,18 +27,6 @@ from typing import Any
 from memory.sql.session import Session
 from memory.subjects import fence_subjects, latest_erasures
 
-__all__ = [
-    "erase_messages",
-    "erase_replies",
-    "erased_replies",
-    "forgotten_at",
-    "forgotten_from",
-    "forgotten_read",
-    "forgotten_since",
-    "not_forgotten_since",
-    "record_forgetting",
-]
-
 _BATCH = 1_000
 """Messages one statement records (either database takes many more parameters)."""
 

@@ -19,14 +19,6 @@ from typing import Any
 from memory.models import InstallationRecord
 from memory.sql.session import Session
 
-__all__ = [
-    "consume_oauth_state",
-    "delete_installations",
-    "find_installation",
-    "issue_oauth_state",
-    "save_installation",
-]
-
 SAVE = (
     "INSERT INTO installations (enterprise_id, team_id, user_id, data, installed_at)"
     " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (enterprise_id, team_id, user_id)"

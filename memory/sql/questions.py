@@ -24,16 +24,6 @@ from memory.sql.counters import claim
 from memory.sql.fence import forgotten_since
 from memory.sql.session import Session
 
-__all__ = [
-    "finish_question",
-    "forget_questions",
-    "question_shown",
-    "receive_question",
-    "release_questions",
-    "renew_questions",
-    "take_questions",
-]
-
 
 def _question(row: dict[str, Any], db: Session, shown: list[str] | None = None) -> PendingQuestion:
     return PendingQuestion(

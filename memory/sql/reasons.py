@@ -16,8 +16,6 @@ from memory.sql.counters import claim
 from memory.sql.fence import forgotten_since
 from memory.sql.session import Session
 
-__all__ = ["ask_reason_once", "awaiting_reason", "first_parts", "give_reason"]
-
 _THEIR_FAILURE = "id = %s AND requester_id = %s AND status = 'failure'"
 
 

@@ -15,8 +15,6 @@ from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 from memory.config import MemoryConfig
 from memory.models import Episode, EpisodeStatus
 
-__all__ = ["Params", "Session", "Verb", "placeholders"]
-
 Params = Sequence[Any] | Mapping[str, Any]
 
 P = ParamSpec("P")

@@ -29,8 +29,6 @@ from collections.abc import Awaitable, Callable
 
 from memory.models import VoteEvent, VoteOutcome
 
-__all__ = ["FILING_BATCH", "FILING_PAUSE_SECONDS", "Filing", "VoteQueue"]
-
 logger = logging.getLogger(__name__)
 
 FILING_BATCH = 64

@@ -25,8 +25,6 @@ from memory.rows import utc
 from memory.sql.fence import forgotten_from, forgotten_read
 from memory.sql.session import Session
 
-__all__ = ["apply_vote", "apply_votes", "settle_status"]
-
 _Latest = tuple[Vote, datetime] | None
 """An episode's latest still-present counting vote and when it was cast (None: none)."""
 

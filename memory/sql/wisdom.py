@@ -9,8 +9,6 @@ from memory.models import Scope, WisdomNote
 from memory.sql.fence import forgotten_since
 from memory.sql.session import Session
 
-__all__ = ["list_wisdom", "replace_wisdom", "wisdom_for"]
-
 _SCOPE_AND_USER = (
     "enterprise_id = %s AND team_id = %s AND channel_id = %s AND kind = %s AND user_id = %s"
 )

@@ -14,9 +14,6 @@ from typing import Any
 from memory import rows
 from memory.models import Episode
 
-__all__ = ["episode_from_row", "from_db_time", "to_db_time"]
-
-
 _ORIGIN = datetime.min.replace(tzinfo=UTC)
 _DIGITS = 18
 """Enough for every microsecond up to the year 9999."""

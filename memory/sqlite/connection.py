@@ -24,8 +24,6 @@ from sqlite_utils.utils import sqlite3 as engine
 from memory.errors import StoreClosed, StoreError, StoreUnavailable
 from memory.sqlite.migrations import apply_migrations
 
-__all__ = ["MIN_SQLITE", "DatabaseThread", "check_version", "connect", "store_error"]
-
 T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 5000

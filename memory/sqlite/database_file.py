@@ -10,8 +10,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["SQLITE_HEADER", "database_file_problem"]
-
 SQLITE_HEADER = b"SQLite format 3\x00"
 """The first 16 bytes of every SQLite database file."""
 

@@ -13,8 +13,6 @@ from weakref import WeakKeyDictionary
 
 from sqlite_utils import Database
 
-__all__ = ["create_secret", "digest"]
-
 _SECRET_NAME = "digests"
 _secrets: WeakKeyDictionary[Database, bytes] = WeakKeyDictionary()
 

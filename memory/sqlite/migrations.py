@@ -18,8 +18,6 @@ from memory.sqlite.fts import (
 )
 from memory.sqlite.vectors import CREATE_VECTORS, file_vectors
 
-__all__ = ["apply_migrations", "migrations"]
-
 migrations = Migrations("memory")
 
 

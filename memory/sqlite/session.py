@@ -28,14 +28,6 @@ from memory.sqlite.digests import digest
 from memory.sqlite.fts import file_episodes, reindexing, unindex_episodes
 from memory.sqlite.transactions import transaction
 
-__all__ = [
-    "AWAITING_LESSONS_SQL",
-    "AWAITING_REFLECTION_SQL",
-    "SQLiteSession",
-    "increment",
-    "run_to_end",
-]
-
 T = TypeVar("T")
 
 logger = logging.getLogger(__name__)

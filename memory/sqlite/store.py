@@ -22,8 +22,6 @@ from memory.sqlite.connection import DatabaseThread
 from memory.sqlite.session import SQLiteSession, run_to_end
 from memory.store import MemoryStore
 
-__all__ = ["SQLiteMemoryStore"]
-
 P = ParamSpec("P")
 T = TypeVar("T")
 

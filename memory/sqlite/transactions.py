@@ -7,8 +7,6 @@ from contextlib import contextmanager
 
 from sqlite_utils import Database
 
-__all__ = ["transaction"]
-
 
 @contextmanager
 def transaction(db: Database, name: str = "nested") -> Iterator[None]:

@@ -10,7 +10,11 @@ from memory import callers
 from memory.sqlite import SQLiteMemoryStore
 from memory.store import MemoryStore
 
-PROTOCOLS = [getattr(callers, name) for name in callers.__all__]
+PROTOCOLS = [
+    protocol
+    for protocol in vars(callers).values()
+    if isinstance(protocol, type) and protocol.__module__ == callers.__name__
+]
 
 
 def members(protocol: type) -> set[str]:

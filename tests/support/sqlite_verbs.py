@@ -5,7 +5,7 @@ directly, without a store (or beside one)."""
 from __future__ import annotations
 
 from functools import update_wrapper
-from types import ModuleType, SimpleNamespace
+from types import ModuleType
 from typing import Any
 
 from sqlite_utils import Database
@@ -23,8 +23,11 @@ def _on_connection(verb: Verb[..., Any]) -> Any:
     return update_wrapper(run, verb)
 
 
-def on_connection(module: ModuleType) -> SimpleNamespace:
+class on_connection:
     """Each verb of a :mod:`memory.sql` module, taking SQLite's connection first."""
-    return SimpleNamespace(
-        **{name: _on_connection(getattr(module, name)) for name in module.__all__}
-    )
+
+    def __init__(self, module: ModuleType) -> None:
+        self._module = module
+
+    def __getattr__(self, name: str) -> Any:
+        return _on_connection(getattr(self._module, name))
