@@ -13,6 +13,7 @@ import hmac
 import json
 import time
 import uuid
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
@@ -128,23 +129,17 @@ def reaction_event(
     }
 
 
+@dataclass(eq=False)
 class SlackPeople:
     """Does what people do in Slack, as Slack tells the bot: signed requests to
     ``events_url``. Their messages are also written into ``fake`` (the Web API stand-in),
     so the bot finds them when it reads a thread."""
 
-    def __init__(
-        self,
-        events_url: str,
-        fake: FakeSlackWebAPI,
-        http: httpx.AsyncClient,
-        *,
-        signing_secret: str = SIGNING_SECRET,
-    ) -> None:
-        self.events_url = events_url
-        self.fake = fake
-        self.http = http
-        self.signing_secret = signing_secret
+    events_url: str
+    fake: FakeSlackWebAPI
+    http: httpx.AsyncClient
+    _: KW_ONLY
+    signing_secret: str = field(default=SIGNING_SECRET, repr=False)
 
     # -- raw requests ----------------------------------------------------------------------
     async def post(
