@@ -29,7 +29,7 @@ from aiohttp import web
 from pydantic import BaseModel, Field
 
 from bot.agent.messages import ToolCall
-from bot.simulator.local_server import serve_locally
+from bot.simulator.local_server import LocalServer
 from bot.simulator.model_wire import (
     IMAGE_DATA_URL,
     completion_body,
@@ -140,15 +140,12 @@ class FakeLLMServer:
         self._ids = itertools.count(1)
         self._closing = asyncio.Event()
         self._request_recorded = asyncio.Condition()
-        self._runner: web.AppRunner | None = None
-        self._base_url: str | None = None
+        self._server = LocalServer("FakeLLMServer")
 
     @property
     def base_url(self) -> str:
         """``http://127.0.0.1:<port>/v1``, the value to give the client as its base URL."""
-        if self._base_url is None:
-            raise RuntimeError("FakeLLMServer is not running; use it with 'async with'")
-        return self._base_url
+        return f"{self._server.url}/v1"
 
     def script(self, *replies: ScriptedReply) -> None:
         """Queue replies for the next chat requests, in order."""
@@ -191,16 +188,12 @@ class FakeLLMServer:
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._chat_completions)
         app.router.add_get("/v1/models", self._models)
-        self._runner, root = await serve_locally(app, shutdown_timeout=1.0)
-        self._base_url = f"{root}/v1"
+        await self._server.start(app, shutdown_timeout=1.0)
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
         self._closing.set()  # wakes handlers still waiting out a delay
-        if self._runner is not None:
-            await self._runner.cleanup()
-        self._runner = None
-        self._base_url = None
+        await self._server.stop()
 
     async def _pause(self, seconds: float) -> None:
         if seconds > 0:

@@ -15,7 +15,7 @@ from typing import Any, Self
 import aiohttp
 from aiohttp import web
 
-from bot.simulator.local_server import serve_locally
+from bot.simulator.local_server import LocalServer
 
 __all__ = ["RecordingProxy", "Replies"]
 
@@ -39,29 +39,25 @@ class RecordingProxy:
         deterministically (temperature 0, a seed), which would answer the same, at the cost
         of a whole generation."""
         self._session: aiohttp.ClientSession | None = None
-        self._runner: web.AppRunner | None = None
-        self._base_url: str | None = None
+        self._server = LocalServer("RecordingProxy")
 
     @property
     def base_url(self) -> str:
         """The root URL to give the bot in place of ``upstream``."""
-        if self._base_url is None:
-            raise RuntimeError("RecordingProxy is not running; use it with 'async with'")
-        return self._base_url
+        return self._server.url
 
     async def __aenter__(self) -> Self:
         self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=None))
         app = web.Application()
         app.router.add_route("*", "/{path:.*}", self._forward)
-        self._runner, self._base_url = await serve_locally(app, shutdown_timeout=1.0)
+        await self._server.start(app, shutdown_timeout=1.0)
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()
+        await self._server.stop()
         if self._session is not None:
             await self._session.close()
-        self._runner = self._session = self._base_url = None
+        self._session = None
 
     async def _forward(self, request: web.Request) -> web.StreamResponse:
         assert self._session is not None
