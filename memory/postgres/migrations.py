@@ -9,58 +9,23 @@ from __future__ import annotations
 from psycopg import AsyncConnection
 from psycopg.rows import DictRow
 
+from memory.sql import schema
+
 _MIGRATION_LOCK = 0x6D69_6772
 """The advisory lock key held while migrating (``migr``)."""
+EPISODES = schema.EPISODES.format(**schema.POSTGRES)
+LEDGER_AND_VOTES = schema.LEDGER_AND_VOTES.format(**schema.POSTGRES)
+WISDOM_AND_COUNTERS = schema.WISDOM_AND_COUNTERS.format(**schema.POSTGRES)
 
-M001_INITIAL = """
-CREATE TABLE episodes (
-    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    team_id text NOT NULL,
-    channel_id text NOT NULL,
-    kind text NOT NULL,
-    requester_id text NOT NULL,
-    thread_ts text,
-    question text NOT NULL,
-    answer text NOT NULL,
-    status text NOT NULL DEFAULT 'pending',
-    lesson text,
-    importance integer,
-    created_at timestamptz NOT NULL,
-    validated_at timestamptz,
-    -- Which process is reflecting on the episode, until when (see episodes.py).
-    reflection_holder text,
-    reflection_until timestamptz
-);
-CREATE INDEX episodes_requester ON episodes (requester_id, created_at);
-CREATE INDEX episodes_thread ON episodes (channel_id, thread_ts);
+M001_INITIAL = f"""
+{EPISODES}
 CREATE INDEX episodes_validated ON episodes (validated_at)
     WHERE status IN ('success', 'failure');
 -- The reflection queue: only the episodes waiting for a lesson or a score.
 CREATE INDEX episodes_awaiting_reflection ON episodes (validated_at, id)
     WHERE (status = 'failure' AND lesson IS NULL) OR (status = 'success' AND importance IS NULL);
 
--- Every message the bot sent, so a reaction on it finds its exchange.
-CREATE TABLE ledger (
-    channel_id text NOT NULL,
-    message_ts text NOT NULL,
-    episode_id bigint NOT NULL REFERENCES episodes (id) ON DELETE CASCADE,
-    expires_at timestamptz NOT NULL,
-    PRIMARY KEY (channel_id, message_ts)
-);
-CREATE INDEX ledger_episode ON ledger (episode_id);
-CREATE INDEX ledger_expiry ON ledger (expires_at);
-
--- Votes still present; an episode's status is derived from them.
-CREATE TABLE votes (
-    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    episode_id bigint NOT NULL REFERENCES episodes (id) ON DELETE CASCADE,
-    voter_id text NOT NULL,
-    reaction text NOT NULL,
-    vote text NOT NULL,
-    at timestamptz NOT NULL,
-    UNIQUE (episode_id, voter_id, reaction)
-);
-CREATE INDEX votes_voter ON votes (voter_id);
+{LEDGER_AND_VOTES}
 
 -- Keyed hashes (see memory/sql/fence.py): messages already handled, people forgotten and when.
 CREATE TABLE secrets (name text PRIMARY KEY, value bytea NOT NULL);
@@ -68,19 +33,7 @@ CREATE TABLE claims (digest text PRIMARY KEY, at timestamptz NOT NULL);
 CREATE INDEX claims_at ON claims (at);
 CREATE TABLE forgotten (person text PRIMARY KEY, at timestamptz NOT NULL);
 
-CREATE TABLE wisdom (
-    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    team_id text NOT NULL,
-    channel_id text NOT NULL,
-    kind text NOT NULL,
-    user_id text NOT NULL,
-    text text NOT NULL,
-    episode_count integer NOT NULL,
-    created_at timestamptz NOT NULL
-);
-CREATE INDEX wisdom_owner ON wisdom (user_id, team_id, channel_id, kind);
-
-CREATE TABLE counters (name text PRIMARY KEY, value bigint NOT NULL);
+{WISDOM_AND_COUNTERS}
 
 -- Periodic jobs: which process runs one next, and not before when (see store.py).
 CREATE TABLE job_turns (name text PRIMARY KEY, until timestamptz NOT NULL);
@@ -112,11 +65,6 @@ CREATE TABLE episode_terms (
 CREATE INDEX episode_terms_doc ON episode_terms USING gin (doc);
 """
 
-M002_ERASED_REPLIES = """
--- The bot's replies to people later forgotten, as keyed hashes of channel:ts.
-CREATE TABLE erased_replies (digest text PRIMARY KEY);
-"""
-
 M003_RECALL_VECTORS = """
 CREATE TABLE episode_vectors (
     partition text NOT NULL,
@@ -138,57 +86,6 @@ CREATE TABLE counter_shards (
     value bigint NOT NULL,
     PRIMARY KEY (name, shard)
 );
-"""
-
-M005_INSTALLATIONS = """
--- The app's installations in workspaces and the OAuth flow's states (see
--- memory/sql/installations.py); an empty string stands for an absent id.
-CREATE TABLE installations (
-    enterprise_id text NOT NULL,
-    team_id text NOT NULL,
-    user_id text NOT NULL,
-    data text NOT NULL,
-    installed_at timestamptz NOT NULL,
-    PRIMARY KEY (enterprise_id, team_id, user_id)
-);
-CREATE TABLE oauth_states (state text PRIMARY KEY, expires_at timestamptz NOT NULL);
-"""
-
-M006_REASONS = """
--- Why the asker 👎'd an answer, in their words (see reasons.py).
-ALTER TABLE episodes ADD COLUMN reason text;
-"""
-
-M007_WORKSPACE_CLAIMS = """
--- Each dedupe claim keeps its workspace's keyed hash, so a workspace that uninstalls the
--- app takes its claims along (memory/sql/erasure.py, forget_workspace).
-ALTER TABLE claims ADD COLUMN workspace text;
-CREATE INDEX claims_workspace ON claims (workspace) WHERE workspace IS NOT NULL;
-"""
-
-M008_ENTERPRISE_SCOPES = """
--- Each episode and note keeps its workspace's Enterprise Grid org (empty outside one, as
--- for every row before): scopes and partition keys carry it (memory/partitions.py).
-ALTER TABLE episodes ADD COLUMN enterprise_id text NOT NULL DEFAULT '';
-ALTER TABLE wisdom ADD COLUMN enterprise_id text NOT NULL DEFAULT '';
-"""
-
-M009_QUESTIONS = """
--- Questions acknowledged and not answered yet (memory/sql/questions.py).
-CREATE TABLE questions (
-    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    team_id text NOT NULL,
-    user_id text NOT NULL,
-    received_at timestamptz NOT NULL,
-    payload text NOT NULL,
-    holder text,
-    lease_until timestamptz NOT NULL,
-    attempts integer NOT NULL
-);
-CREATE INDEX questions_lease ON questions (lease_until);
-CREATE INDEX questions_holder ON questions (holder) WHERE holder IS NOT NULL;
-CREATE INDEX questions_user ON questions (user_id);
-CREATE INDEX questions_team ON questions (team_id);
 """
 
 M010_ONE_RECALL_ROW = """
@@ -240,23 +137,18 @@ DROP TABLE episode_vectors;
 DROP FUNCTION memory_words;
 """
 
-M011_QUESTION_ANSWERS = """
--- The exchange a kept question's answer was recorded as while it showed.
-ALTER TABLE questions ADD COLUMN episode_id bigint;
-"""
-
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
-    ("m002_erased_replies", M002_ERASED_REPLIES),
+    ("m002_erased_replies", schema.ERASED_REPLIES),
     ("m003_recall_vectors", M003_RECALL_VECTORS),
     ("m004_counter_shards", M004_COUNTER_SHARDS),
-    ("m005_installations", M005_INSTALLATIONS),
-    ("m006_reasons", M006_REASONS),
-    ("m007_workspace_claims", M007_WORKSPACE_CLAIMS),
-    ("m008_enterprise_scopes", M008_ENTERPRISE_SCOPES),
-    ("m009_questions", M009_QUESTIONS),
+    ("m005_installations", schema.INSTALLATIONS.format(**schema.POSTGRES)),
+    ("m006_reasons", schema.REASONS),
+    ("m007_workspace_claims", schema.WORKSPACE_CLAIMS),
+    ("m008_enterprise_scopes", schema.ENTERPRISE_SCOPES),
+    ("m009_questions", schema.QUESTIONS.format(**schema.POSTGRES)),
     ("m010_one_recall_row", M010_ONE_RECALL_ROW),
-    ("m011_question_answers", M011_QUESTION_ANSWERS),
+    ("m011_question_answers", schema.QUESTION_ANSWERS.format(**schema.POSTGRES)),
 ]
 """(name, SQL) in the order they apply; a name, once released, never changes."""
 

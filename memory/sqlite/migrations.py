@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
+from memory.sql import schema
 from memory.sqlite.codec import episode_from_row, from_db_time, to_db_time
 from memory.sqlite.digests import create_secret, digest
 from memory.sqlite.fts import (
@@ -24,48 +25,11 @@ migrations = Migrations("memory")
 @migrations()
 def m001_initial(db: Database) -> None:
     db.executescript(
-        """
-        CREATE TABLE episodes (
-            id INTEGER PRIMARY KEY,
-            team_id TEXT NOT NULL,
-            channel_id TEXT NOT NULL,
-            kind TEXT NOT NULL,
-            requester_id TEXT NOT NULL,
-            thread_ts TEXT,
-            question TEXT NOT NULL,
-            answer TEXT NOT NULL,
-            status TEXT NOT NULL DEFAULT 'pending',
-            lesson TEXT,
-            importance INTEGER,
-            created_at TEXT NOT NULL,
-            validated_at TEXT
-        );
-        CREATE INDEX episodes_requester ON episodes (requester_id, created_at);
-        CREATE INDEX episodes_thread ON episodes (channel_id, thread_ts);
+        f"""
+        {schema.EPISODES.format(**schema.SQLITE)}
         CREATE INDEX episodes_status ON episodes (status, validated_at);
 
-        -- Every message the bot sent, so a reaction on it finds its exchange.
-        CREATE TABLE ledger (
-            channel_id TEXT NOT NULL,
-            message_ts TEXT NOT NULL,
-            episode_id INTEGER NOT NULL REFERENCES episodes (id) ON DELETE CASCADE,
-            expires_at TEXT NOT NULL,
-            PRIMARY KEY (channel_id, message_ts)
-        );
-        CREATE INDEX ledger_episode ON ledger (episode_id);
-        CREATE INDEX ledger_expiry ON ledger (expires_at);
-
-        -- Votes still present; an episode's status is derived from them.
-        CREATE TABLE votes (
-            id INTEGER PRIMARY KEY,
-            episode_id INTEGER NOT NULL REFERENCES episodes (id) ON DELETE CASCADE,
-            voter_id TEXT NOT NULL,
-            reaction TEXT NOT NULL,
-            vote TEXT NOT NULL,
-            at TEXT NOT NULL,
-            UNIQUE (episode_id, voter_id, reaction)
-        );
-        CREATE INDEX votes_voter ON votes (voter_id);
+        {schema.LEDGER_AND_VOTES.format(**schema.SQLITE)}
 
         CREATE TABLE claims (
             key TEXT PRIMARY KEY,
@@ -75,22 +39,7 @@ def m001_initial(db: Database) -> None:
         CREATE INDEX claims_user ON claims (user_id);
         CREATE INDEX claims_at ON claims (at);
 
-        CREATE TABLE wisdom (
-            id INTEGER PRIMARY KEY,
-            team_id TEXT NOT NULL,
-            channel_id TEXT NOT NULL,
-            kind TEXT NOT NULL,
-            user_id TEXT NOT NULL,
-            text TEXT NOT NULL,
-            episode_count INTEGER NOT NULL,
-            created_at TEXT NOT NULL
-        );
-        CREATE INDEX wisdom_owner ON wisdom (user_id, team_id, channel_id, kind);
-
-        CREATE TABLE counters (
-            name TEXT PRIMARY KEY,
-            value INTEGER NOT NULL
-        );
+        {schema.WISDOM_AND_COUNTERS.format(**schema.SQLITE)}
 
         -- Validated episodes only (rowid = episodes.id): what recall can ever find.
         CREATE VIRTUAL TABLE episodes_fts USING fts5 (
@@ -154,7 +103,7 @@ def m005_erase_in_place(db: Database) -> None:
 def m006_erased_replies(db: Database) -> None:
     """The bot's replies to people later forgotten, as keyed hashes of ``channel:ts``, so
     history read back from Slack leaves them out (see :mod:`memory.sql.fence`)."""
-    db.execute("CREATE TABLE erased_replies (digest TEXT PRIMARY KEY)")
+    db.execute(schema.ERASED_REPLIES)
 
 
 @migrations()
@@ -295,25 +244,13 @@ def m015_channel_partitions_state(db: Database) -> None:
 def m016_installations(db: Database) -> None:
     """The app's installations in workspaces and the OAuth flow's states, for distributing
     the app (see :mod:`memory.sql.installations`); an empty string stands for an absent id."""
-    db.executescript(
-        """
-        CREATE TABLE installations (
-            enterprise_id TEXT NOT NULL,
-            team_id TEXT NOT NULL,
-            user_id TEXT NOT NULL,
-            data TEXT NOT NULL,
-            installed_at TEXT NOT NULL,
-            PRIMARY KEY (enterprise_id, team_id, user_id)
-        );
-        CREATE TABLE oauth_states (state TEXT PRIMARY KEY, expires_at TEXT NOT NULL);
-        """
-    )
+    db.executescript(schema.INSTALLATIONS.format(**schema.SQLITE))
 
 
 @migrations()
 def m017_reasons(db: Database) -> None:
     """Why the asker 👎'd an answer, in their words (see :mod:`memory.sql.reasons`)."""
-    db.execute("ALTER TABLE episodes ADD COLUMN reason TEXT")
+    db.execute(schema.REASONS)
 
 
 @migrations()
@@ -321,12 +258,7 @@ def m018_workspace_claims(db: Database) -> None:
     """Each dedupe claim keeps its workspace's keyed hash, so a workspace that uninstalls
     the app takes its claims along (:func:`memory.sql.erasure.forget_workspace`); the
     claims before hold none, and stay until the ledger's upkeep drops them."""
-    db.executescript(
-        """
-        ALTER TABLE claims ADD COLUMN workspace TEXT;
-        CREATE INDEX claims_workspace ON claims (workspace) WHERE workspace IS NOT NULL;
-        """
-    )
+    db.executescript(schema.WORKSPACE_CLAIMS)
 
 
 @migrations()
@@ -334,41 +266,19 @@ def m019_enterprise_scopes(db: Database) -> None:
     """Each episode and note keeps its workspace's Enterprise Grid org (empty outside one,
     as for every row before): scopes and partition keys carry it (see
     :mod:`memory.partitions`, whose keys without an org are those they were)."""
-    db.executescript(
-        """
-        ALTER TABLE episodes ADD COLUMN enterprise_id TEXT NOT NULL DEFAULT '';
-        ALTER TABLE wisdom ADD COLUMN enterprise_id TEXT NOT NULL DEFAULT '';
-        """
-    )
+    db.executescript(schema.ENTERPRISE_SCOPES)
 
 
 @migrations()
 def m020_questions(db: Database) -> None:
     """Questions acknowledged and not answered yet (see :mod:`memory.sql.questions`)."""
-    db.executescript(
-        """
-        CREATE TABLE questions (
-            id INTEGER PRIMARY KEY,
-            team_id TEXT NOT NULL,
-            user_id TEXT NOT NULL,
-            received_at TEXT NOT NULL,
-            payload TEXT NOT NULL,
-            holder TEXT,
-            lease_until TEXT NOT NULL,
-            attempts INTEGER NOT NULL
-        );
-        CREATE INDEX questions_lease ON questions (lease_until);
-        CREATE INDEX questions_holder ON questions (holder) WHERE holder IS NOT NULL;
-        CREATE INDEX questions_user ON questions (user_id);
-        CREATE INDEX questions_team ON questions (team_id);
-        """
-    )
+    db.executescript(schema.QUESTIONS.format(**schema.SQLITE))
 
 
 @migrations()
 def m021_question_answers(db: Database) -> None:
     """The exchange a kept question's answer was recorded as while it showed."""
-    db.execute("ALTER TABLE questions ADD COLUMN episode_id INTEGER")
+    db.execute(schema.QUESTION_ANSWERS.format(**schema.SQLITE))
 
 
 def apply_migrations(db: Database) -> None:
