@@ -115,7 +115,6 @@ async def replicas(
     tmp_path: Path,
     fake_slack: FakeSlackWebAPI,
     fake_llm: FakeLLMServer,
-    http: httpx.AsyncClient,
     replica_env: dict[str, str],
 ) -> AsyncIterator[list[Replica]]:
     """Bot processes on one PostgreSQL database, as behind a load balancer, healthy."""
@@ -123,5 +122,5 @@ async def replicas(
     def env() -> dict[str, str]:
         return fakes_env(fake_slack, fake_llm, BOT_DB_URL=database_url, **replica_env)
 
-    async with running_replicas(REPLICAS, tmp_path, http, env) as started:
+    async with running_replicas(REPLICAS, tmp_path, env) as started:
         yield started

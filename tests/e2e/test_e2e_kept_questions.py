@@ -176,7 +176,6 @@ def two_replicas(
     tmp_path: Path,
     fake_slack: FakeSlackWebAPI,
     fake_llm: FakeLLMServer,
-    http: httpx.AsyncClient,
 ) -> AbstractAsyncContextManager[list[Replica]]:
     """Two bot processes on the test's PostgreSQL database, with a short lease."""
 
@@ -186,7 +185,7 @@ def two_replicas(
             fake_slack, fake_llm, BOT_DB_URL=database_url, QUESTION_LEASE_SECONDS=lease
         )
 
-    return running_replicas(2, tmp_path, http, env)
+    return running_replicas(2, tmp_path, env)
 
 
 async def test_a_replica_killed_mid_answer_leaves_its_question_to_another_answering_it_once(

@@ -117,12 +117,15 @@ def run_bot_to_end(*args: str, cwd: Path, **env: str) -> subprocess.CompletedPro
 
 
 async def wait_until_healthy(
-    url: str, process: asyncio.subprocess.Process, *, within: float = 30.0
+    url: str, process: asyncio.subprocess.Process, *, within: float = 30.0, log: Path | None = None
 ) -> None:
-    """Wait until ``GET /healthz`` answers 200; fail if the process exits first."""
+    """Wait until ``GET /healthz`` answers 200; fail if the process exits first (showing its
+    ``log``, given one)."""
     async with httpx.AsyncClient() as http, asyncio.timeout(within):
         while True:
-            assert process.returncode is None, "the bot exited during start-up"
+            if process.returncode is not None:
+                output = "" if log is None else await asyncio.to_thread(log.read_text)
+                raise AssertionError(f"the bot exited during start-up\n{output}")
             try:
                 if (await http.get(f"{url}{HEALTH_PATH}")).status_code == 200:
                     return

@@ -9,10 +9,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
-
-from bot.server import HEALTH_PATH
-from tests.support.process import local_url
+from tests.support.process import local_url, wait_until_healthy
 
 __all__ = ["REPLICAS", "Replica", "running_replicas"]
 
@@ -41,27 +38,20 @@ async def _start(number: int, tmp_path: Path, env: dict[str, str]) -> Replica:
     return Replica(process, local_url(env), log)
 
 
-async def _healthy(replica: Replica, http: httpx.AsyncClient) -> None:
-    async with asyncio.timeout(60):
-        while True:
-            assert replica.process.returncode is None, replica.log.read_text()
-            try:
-                if (await http.get(f"{replica.url}{HEALTH_PATH}")).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            await asyncio.sleep(0.1)
-
-
 @asynccontextmanager
 async def running_replicas(
-    count: int, tmp_path: Path, http: httpx.AsyncClient, env: Callable[[], dict[str, str]]
+    count: int, tmp_path: Path, env: Callable[[], dict[str, str]]
 ) -> AsyncIterator[list[Replica]]:
     """``count`` bot processes (``python -m bot``), each started with a fresh ``env()``
     (its own free port), healthy; terminated on exit."""
     started = [await _start(n, tmp_path, env()) for n in range(count)]
     try:
-        await asyncio.gather(*(_healthy(replica, http) for replica in started))
+        await asyncio.gather(
+            *(
+                wait_until_healthy(replica.url, replica.process, within=60, log=replica.log)
+                for replica in started
+            )
+        )
         yield started
     finally:
         for replica in started:
