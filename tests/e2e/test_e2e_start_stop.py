@@ -45,15 +45,17 @@ async def finished(process: asyncio.subprocess.Process, within: float) -> str:
     return stderr.decode()
 
 
-async def served_then_stopped(
+async def stopped_cleanly(
     env: dict[str, str], cwd: Path, signum: int = signal.SIGTERM, within: float = 30
-) -> tuple[asyncio.subprocess.Process, str]:
-    """Start the bot with ``env``, wait until it serves, send ``signum``: the ended process
-    and its log."""
+) -> str:
+    """Start the bot with ``env``, wait until it serves, send ``signum``: its log, once it
+    has ended with exit code 0."""
     process = await run_bot(env=env, cwd=cwd)
     await wait_until_healthy(local_url(env), process)
     process.send_signal(signum)
-    return process, await finished(process, within)
+    logs = await finished(process, within)
+    assert process.returncode == 0, logs
+    return logs
 
 
 async def test_start_up_names_the_model_and_warns_when_the_endpoint_does_not_list_it(
@@ -61,9 +63,8 @@ async def test_start_up_names_the_model_and_warns_when_the_endpoint_does_not_lis
 ) -> None:
     env = bot_env(tmp_path, fake_slack, fake_llm, LLM_MODEL="llama9-unpulled")
 
-    process, logs = await served_then_stopped(env, tmp_path)
+    logs = await stopped_cleanly(env, tmp_path)
 
-    assert process.returncode == 0, logs
     [named] = [line for line in logs.splitlines() if "answering with the model" in line]
     assert f"llama9-unpulled at {fake_llm.base_url.rstrip('/')}" in named
     [warned] = [line for line in logs.splitlines() if "WARNING" in line]
@@ -76,9 +77,8 @@ async def test_with_log_format_json_every_line_is_a_json_object(
 ) -> None:
     env = bot_env(tmp_path, fake_slack, fake_llm, LOG_FORMAT="json")
 
-    process, logs = await served_then_stopped(env, tmp_path)
+    logs = await stopped_cleanly(env, tmp_path)
 
-    assert process.returncode == 0, logs
     entries = [json.loads(line) for line in logs.strip().splitlines()]
     messages = [entry["message"] for entry in entries]
     assert any(message.startswith("answering with the model") for message in messages)
@@ -150,9 +150,8 @@ async def test_a_signal_while_serving_stops_the_bot_cleanly(
 ) -> None:
     env = bot_env(tmp_path, fake_slack, fake_llm)
 
-    process, logs = await served_then_stopped(env, tmp_path, signum, STOP_WITHIN_SECONDS)
+    logs = await stopped_cleanly(env, tmp_path, signum, STOP_WITHIN_SECONDS)
 
-    assert process.returncode == 0, logs
     assert "Traceback" not in logs
     assert logs.strip().splitlines()[-1].endswith("stopped")
 
