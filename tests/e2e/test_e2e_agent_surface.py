@@ -15,7 +15,7 @@ from bot.simulator.model import ScriptedReply
 from bot.simulator.slack_web_api import STREAM_METHODS, FakeSlackWebAPI, SuggestedPrompts
 from bot.views.suggested_prompts import DEFAULT_PROMPTS, GREETING, PROMPTS_TITLE
 from memory import EpisodeStatus
-from tests.support.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel
+from tests.support.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel, last_conversation
 
 
 async def prompts_after(
@@ -251,9 +251,7 @@ async def test_an_assistant_thread_is_titled_by_its_first_question_and_answered_
         (dm_channel(ALICE), thread_ts): "how do I rotate the staging password?"
     }
     assert len(fake_slack.calls_to("assistant.threads.setTitle")) == 1
-    follow_up = fake_llm.requests[-1]["messages"]
-    turns = [(m["role"], m["content"]) for m in follow_up if m["role"] != "system"]
-    assert turns[-3:] == [
+    assert last_conversation(fake_llm)[-3:] == [
         ("user", "how do I rotate the staging password?"),
         ("assistant", "Answer: how do I rotate the staging password?"),
         ("user", "and on production?"),

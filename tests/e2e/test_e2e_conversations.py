@@ -8,7 +8,7 @@ from bot.simulator import FakeLLMServer
 from bot.simulator.slack_web_api import FakeSlackWebAPI
 from bot.slack.streaming import LOADING_MESSAGES, THINKING_STATUS
 from memory import EpisodeStatus
-from tests.support.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel
+from tests.support.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel, last_conversation
 
 
 def user_turns(request: dict[str, object]) -> list[str]:
@@ -67,9 +67,7 @@ async def test_a_follow_up_in_an_answered_thread_needs_no_mention_and_sees_the_t
 
     assert answers[1].thread_ts == question.ts
     assert answers[1].text == "Answer: and the failover region?"
-    follow_up = fake_llm.requests[-1]["messages"]
-    roles_and_texts = [(m["role"], m["content"]) for m in follow_up if m["role"] != "system"]
-    assert roles_and_texts == [
+    assert last_conversation(fake_llm) == [
         ("user", "which region hosts billing?"),
         ("assistant", "Answer: which region hosts billing?"),
         ("user", "and the failover region?"),
@@ -88,9 +86,7 @@ async def test_a_dm_follow_up_in_its_thread_sees_that_conversation_and_nothing_e
     await slack.dm("and the admin API?", user=ALICE, thread_ts=question.ts)
     await slack.answers(5)
 
-    follow_up = fake_llm.requests[-1]["messages"]
-    roles_and_texts = [(m["role"], m["content"]) for m in follow_up if m["role"] != "system"]
-    assert roles_and_texts == [
+    assert last_conversation(fake_llm) == [
         ("user", "which port does the billing API listen on?"),
         ("assistant", "Answer: which port does the billing API listen on?"),
         ("user", "and the admin API?"),
@@ -108,10 +104,7 @@ async def test_a_new_top_level_dm_starts_a_new_conversation_without_earlier_ones
     await slack.dm("and the admin API?", user=ALICE)
     await slack.answers(2)
 
-    new = fake_llm.requests[-1]["messages"]
-    assert [(m["role"], m["content"]) for m in new if m["role"] != "system"] == [
-        ("user", "and the admin API?")
-    ]
+    assert last_conversation(fake_llm) == [("user", "and the admin API?")]
 
 
 async def test_channel_messages_that_concern_nobody_are_ignored(

@@ -41,6 +41,7 @@ __all__ = [
     "dm_channel",
     "event_envelope",
     "fakes_settings",
+    "last_conversation",
     "message_event",
     "reaction_event",
     "running",
@@ -83,6 +84,15 @@ def fakes_settings(fake: FakeSlackWebAPI, llm: FakeLLMServer, **values: Any) -> 
         "llm_model": llm.model,
     }
     return Settings(_env_file=None, **{**defaults, **values})
+
+
+def last_conversation(llm: FakeLLMServer) -> list[tuple[str, str]]:
+    """The turns of the model's last request as (role, text), the system prompt aside."""
+    return [
+        (message["role"], message["content"])
+        for message in llm.requests[-1]["messages"]
+        if message["role"] != "system"
+    ]
 
 
 StartBot = Callable[..., Awaitable["SignedSlack"]]
