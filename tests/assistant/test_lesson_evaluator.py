@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bot.agent import EvaluationResult
 from bot.assistant import LessonEvaluator
 from bot.assistant.lesson_evaluator import (
@@ -49,27 +51,35 @@ async def verdict(question: str, failed_answer: str, draft: str) -> EvaluationRe
     return await LessonEvaluator().evaluate(draft, make_context(recalled=recalled(failure)))
 
 
-async def test_the_lesson_evaluator_rejects_a_draft_giving_a_failed_command_again() -> None:
-    result = await verdict(
-        "How do I undo my last commit?",
-        "Run `git reset --hard HEAD~1`, then push again.",
-        "Sure! Use `git reset --hard HEAD~1` to undo it.",
-    )
+@pytest.mark.parametrize(
+    ("question", "failed_answer", "draft", "violation", "failed_part"),
+    [
+        pytest.param(
+            "How do I undo my last commit?",
+            "Run `git reset --hard HEAD~1`, then push again.",
+            "Sure! Use `git reset --hard HEAD~1` to undo it.",
+            "command",
+            "git reset",
+            id="giving-a-failed-command-again",
+        ),
+        pytest.param(
+            "Where are the VPN settings?",
+            "Open the settings and look for the VPN tab.",
+            "Open the settings app and look for the VPN tab there.",
+            "ROUGE-L",
+            "VPN tab",
+            id="reading-like-the-failed-answer",
+        ),
+    ],
+)
+async def test_the_lesson_evaluator_rejects_a_draft_like_the_failed_answer(
+    question: str, failed_answer: str, draft: str, violation: str, failed_part: str
+) -> None:
+    result = await verdict(question, failed_answer, draft)
 
     assert not result.success
-    assert any("command" in v for v in result.details.violations)
-    assert "git reset" not in result.feedback + " ".join(result.details.suggestions)
-
-
-async def test_the_lesson_evaluator_rejects_a_draft_reading_like_the_failed_answer() -> None:
-    result = await verdict(
-        "Where are the VPN settings?",
-        "Open the settings and look for the VPN tab.",
-        "Open the settings app and look for the VPN tab there.",
-    )
-
-    assert not result.success
-    assert any("ROUGE-L" in v for v in result.details.violations)
+    assert any(violation in v for v in result.details.violations)
+    assert failed_part not in result.feedback + " ".join(result.details.suggestions)
 
 
 async def test_the_lesson_evaluator_rejects_a_phrase_the_lesson_says_to_avoid() -> None:
