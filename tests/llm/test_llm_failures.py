@@ -20,6 +20,11 @@ from bot.simulator import FakeLLMServer, ScriptedReply
 QUESTION = CompletionRequest(messages=[Message.user("is the build green")])
 
 
+def retrying(client: httpx.AsyncClient, **policy: float) -> OpenAICompatibleProvider:
+    """A provider on ``client`` retrying as ``RetryPolicy(**policy)`` says."""
+    return OpenAICompatibleProvider(client, model="m", retry=RetryPolicy(**policy))
+
+
 async def test_429_with_retry_after_is_retried_then_answers(
     fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
@@ -35,8 +40,7 @@ async def test_retry_after_beyond_the_budget_gives_up_without_waiting(
     fake_llm: FakeLLMServer, client: httpx.AsyncClient
 ) -> None:
     """Backoff alone would retry within a hundredth of a second; Retry-After forbids it."""
-    policy = RetryPolicy(max_attempts=5, total_budget_seconds=1.0, base_delay=0.01)
-    provider = OpenAICompatibleProvider(client, model="m", retry=policy)
+    provider = retrying(client, max_attempts=5, total_budget_seconds=1.0, base_delay=0.01)
     fake_llm.script(ScriptedReply.error(429, retry_after="30"))
 
     with pytest.raises(ModelUnavailable, match="budget"):
@@ -60,8 +64,7 @@ async def test_persistent_503_ends_in_model_unavailable_after_max_attempts(
 async def test_persistent_503_stops_when_the_budget_runs_out(
     fake_llm: FakeLLMServer, client: httpx.AsyncClient
 ) -> None:
-    policy = RetryPolicy(max_attempts=1000, total_budget_seconds=0.2, base_delay=0.02)
-    provider = OpenAICompatibleProvider(client, model="m", retry=policy)
+    provider = retrying(client, max_attempts=1000, total_budget_seconds=0.2, base_delay=0.02)
     fake_llm.down = True
 
     with pytest.raises(ModelUnavailable, match="budget"):
