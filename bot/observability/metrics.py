@@ -57,39 +57,34 @@ class BotMetrics:
             ["kind", "outcome"],
             registry=self.registry,
         )
-        self.answers = Counter(
-            "bot_answers",
-            "Messages the bot handled, by outcome",
-            ["outcome"],
-            registry=self.registry,
+        self.answers = self._counter(
+            "bot_answers", "Messages the bot handled, by outcome", "outcome", ANSWER_OUTCOMES
         )
-        self.votes = Counter(
+        self.votes = self._counter(
             "bot_votes",
             "Votes (reactions and feedback buttons) by outcome: the answer's status after the "
             "vote, or ignored",
-            ["outcome"],
-            registry=self.registry,
+            "outcome",
+            VOTE_OUTCOMES,
         )
         self.forgets = Counter(
             "bot_forgets", "Erasures of everything about a person", registry=self.registry
         )
-        self.recall_seconds = Histogram(
+        self.recall_seconds = self._histogram(
             "bot_recall_seconds",
             "Time to recall a question's past experience from memory",
-            buckets=_FAST_BUCKETS,
-            registry=self.registry,
+            _FAST_BUCKETS,
         )
-        self.model_seconds = Histogram(
+        self.model_seconds = self._histogram(
             "bot_model_request_seconds",
             "Time of one model request, to the last token of a streamed answer",
-            buckets=_MODEL_BUCKETS,
-            registry=self.registry,
+            _MODEL_BUCKETS,
         )
-        self.model_errors = Counter(
+        self.model_errors = self._counter(
             "bot_model_errors",
             "Model requests that failed, by kind (auth, not_found and rejected are permanent)",
-            ["kind"],
-            registry=self.registry,
+            "kind",
+            MODEL_ERROR_KINDS,
         )
         self.model_up = Gauge(
             "bot_model_up",
@@ -97,18 +92,24 @@ class BotMetrics:
             "30 s), else 0 (also before the first check)",
             registry=self.registry,
         )
-        self.slack_seconds = Histogram(
+        self.slack_seconds = self._histogram(
             "bot_slack_call_seconds",
             "Time of one Slack Web API call",
-            buckets=_SLACK_BUCKETS,
-            registry=self.registry,
+            _SLACK_BUCKETS,
         )
-        for outcome in ANSWER_OUTCOMES:
-            self.answers.labels(outcome=outcome)
-        for outcome in VOTE_OUTCOMES:
-            self.votes.labels(outcome=outcome)
-        for kind in MODEL_ERROR_KINDS:
-            self.model_errors.labels(kind=kind)
+
+    def _counter(
+        self, name: str, documentation: str, label: str, values: tuple[str, ...]
+    ) -> Counter:
+        """A counter by ``label`` whose series for each of ``values`` is there from the start,
+        at 0, so a scrape shows every outcome before it first happens."""
+        counter = Counter(name, documentation, [label], registry=self.registry)
+        for value in values:
+            counter.labels(value)
+        return counter
+
+    def _histogram(self, name: str, documentation: str, buckets: tuple[float, ...]) -> Histogram:
+        return Histogram(name, documentation, buckets=buckets, registry=self.registry)
 
     def render(self) -> bytes:
         """The metrics in Prometheus' text exposition format."""
