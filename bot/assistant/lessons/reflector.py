@@ -13,6 +13,7 @@ they said it (a small model, asked for a lesson, often copied the rejected answe
 from __future__ import annotations
 
 import re
+from dataclasses import KW_ONLY, dataclass
 
 from bot.agent.loop import REDRAFT_TEMPERATURE
 from bot.agent.messages import CompletionRequest, Message
@@ -49,6 +50,7 @@ def _apart(lesson: str, answer: str) -> bool:
     return not shared_commands(lesson, answer) and common_run(lesson, answer) <= _MAX_COMMON_WORDS
 
 
+@dataclass(frozen=True)
 class LLMFailureReflector:
     """Drafts the lesson of a 👎 exchange; raises when the model fails or replies with nothing.
 
@@ -56,22 +58,20 @@ class LLMFailureReflector:
     ``_MAX_COMMON_WORDS`` words with it, is sent back up to ``max_redrafts`` times; then the
     lesson is written without the model."""
 
-    def __init__(
-        self, provider: Provider, *, max_input_chars: int = 1500, max_redrafts: int = 2
-    ) -> None:
-        self._provider = provider
-        self._max_input_chars = max_input_chars
-        self._max_redrafts = max_redrafts
+    provider: Provider
+    _: KW_ONLY
+    max_input_chars: int = 1500
+    max_redrafts: int = 2
 
     async def reflect(self, question: str, answer: str, *, reason: str | None = None) -> str:
-        prompt = f"Question:\n{shorten(question, self._max_input_chars)}\n\n{_digest(answer)}"
+        prompt = f"Question:\n{shorten(question, self.max_input_chars)}\n\n{_digest(answer)}"
         if reason:
             prompt += (
-                f"\n\nWhat the person said went wrong:\n{shorten(reason, self._max_input_chars)}"
+                f"\n\nWhat the person said went wrong:\n{shorten(reason, self.max_input_chars)}"
             )
         messages = [Message.system(REFLECTION_PROMPT), Message.user(prompt)]
         lesson = await self._draft(messages, temperature=LESSON_TEMPERATURE)
-        for _ in range(self._max_redrafts):
+        for _ in range(self.max_redrafts):
             if _apart(lesson, answer):
                 return lesson
             commands = shared_commands(lesson, answer)
@@ -81,7 +81,7 @@ class LLMFailureReflector:
         return lesson if _apart(lesson, answer) else _without_the_model(reason)
 
     async def _draft(self, messages: list[Message], *, temperature: float) -> str:
-        completion = await self._provider.complete(
+        completion = await self.provider.complete(
             CompletionRequest(messages=messages, max_tokens=200, temperature=temperature)
         )
         return parse_lesson(completion.content)

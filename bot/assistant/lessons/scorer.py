@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import KW_ONLY, dataclass
+
 from bot.agent.provider import Provider
 from bot.assistant.lessons.asking import ask
 from bot.assistant.lessons.parsing import parse_importance
@@ -24,6 +26,7 @@ _VERDICTS = {
 }
 
 
+@dataclass(frozen=True)
 class LLMImportanceScorer:
     """Scores an exchange 1..10; raises when the model fails or replies with no valid score.
 
@@ -31,17 +34,17 @@ class LLMImportanceScorer:
     :func:`bot.assistant.lessons.parsing.parse_importance`.
     """
 
-    def __init__(self, provider: Provider, *, max_input_chars: int = 1000) -> None:
-        self._provider = provider
-        self._max_input_chars = max_input_chars
+    provider: Provider
+    _: KW_ONLY
+    max_input_chars: int = 1000
 
     async def score(self, question: str, answer: str, status: EpisodeStatus) -> int:
         reply = await ask(
-            self._provider,
+            self.provider,
             instructions=SCORING_PROMPT,
             prompt=(
-                f"Question:\n{shorten(question, self._max_input_chars)}\n\n"
-                f"Answer:\n{shorten(answer, self._max_input_chars)}\n\n"
+                f"Question:\n{shorten(question, self.max_input_chars)}\n\n"
+                f"Answer:\n{shorten(answer, self.max_input_chars)}\n\n"
                 f"{_VERDICTS[status]}"
             ),
             max_tokens=50,

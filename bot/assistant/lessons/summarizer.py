@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import KW_ONLY, dataclass
+
 from bot.agent.provider import Provider
 from bot.assistant.lessons.asking import ask
 from bot.assistant.lessons.parsing import parse_notes
@@ -19,6 +21,7 @@ Do not restate individual questions. Reply with a JSON array of strings only.\
 """
 
 
+@dataclass(frozen=True)
 class LLMEpisodeSummarizer:
     """Distils episodes into notes; raises when the model fails or replies with no notes.
 
@@ -26,17 +29,15 @@ class LLMEpisodeSummarizer:
     number of episodes is bounded by the caller (:class:`memory.consolidation.Consolidator`).
     """
 
-    def __init__(
-        self, provider: Provider, *, max_notes: int = 5, max_input_chars: int = 400
-    ) -> None:
-        self._provider = provider
-        self._max_notes = max_notes
-        self._max_input_chars = max_input_chars
+    provider: Provider
+    _: KW_ONLY
+    max_notes: int = 5
+    max_input_chars: int = 400
 
     async def summarize(self, episodes: list[Episode]) -> list[str]:
         reply = await ask(
-            self._provider,
-            instructions=SUMMARY_PROMPT.format(max_notes=self._max_notes),
+            self.provider,
+            instructions=SUMMARY_PROMPT.format(max_notes=self.max_notes),
             prompt="\n\n".join(
                 self._describe(number, episode) for number, episode in enumerate(episodes, start=1)
             ),
@@ -49,9 +50,9 @@ class LLMEpisodeSummarizer:
         mark = "👍" if episode.status is EpisodeStatus.SUCCESS else "👎"
         lines = [
             f"{number}. {mark}",
-            f"Q: {shorten(episode.question, self._max_input_chars)}",
-            f"A: {shorten(episode.answer, self._max_input_chars)}",
+            f"Q: {shorten(episode.question, self.max_input_chars)}",
+            f"A: {shorten(episode.answer, self.max_input_chars)}",
         ]
         if episode.lesson:
-            lines.append(f"Lesson: {shorten(episode.lesson, self._max_input_chars)}")
+            lines.append(f"Lesson: {shorten(episode.lesson, self.max_input_chars)}")
         return "\n".join(lines)
