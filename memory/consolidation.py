@@ -8,6 +8,7 @@ Run periodically (the app's schedule, or ``python -m bot consolidate``).
 from __future__ import annotations
 
 import logging
+from dataclasses import KW_ONLY, dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
 
@@ -40,6 +41,7 @@ class ConsolidationReport(BaseModel):
     """Pairs left as they were: the summarizer failed or produced no usable note."""
 
 
+@dataclass(eq=False)
 class Consolidator:
     """Replaces each (scope, person)'s wisdom notes with a summary of their recent episodes.
 
@@ -58,29 +60,22 @@ class Consolidator:
     summarizer fails or returns nothing usable, the previous notes are kept.
     """
 
-    def __init__(
-        self,
-        store: ConsolidationSource,
-        summarizer: EpisodeSummarizer,
-        *,
-        lookback: timedelta,
-        max_episodes_per_scope: int = 30,
-        max_notes: int = 5,
-        max_note_chars: int = 300,
-    ) -> None:
-        if max_episodes_per_scope < 1 or max_notes < 1 or max_note_chars < 2:
+    store: ConsolidationSource
+    summarizer: EpisodeSummarizer
+    _: KW_ONLY
+    lookback: timedelta
+    max_episodes_per_scope: int = 30
+    max_notes: int = 5
+    max_note_chars: int = 300
+
+    def __post_init__(self) -> None:
+        if min(self.max_episodes_per_scope, self.max_notes) < 1 or self.max_note_chars < 2:
             raise ValueError("consolidation bounds must be positive")
-        self._store = store
-        self._summarizer = summarizer
-        self._lookback = lookback
-        self._max_episodes = max_episodes_per_scope
-        self._max_notes = max_notes
-        self._max_note_chars = max_note_chars
 
     async def consolidate(self, *, now: datetime) -> ConsolidationReport:
         """Consolidate every (scope, person) with episodes validated since ``now - lookback``."""
         report = ConsolidationReport()
-        recent = await self._store.scopes_with_recent_episodes(since=now - self._lookback)
+        recent = await self.store.scopes_with_recent_episodes(since=now - self.lookback)
         for scope, user_id in recent:
             written = await self._consolidate_one(scope, user_id, now=now)
             if written:
@@ -91,21 +86,23 @@ class Consolidator:
         return report
 
     async def _consolidate_one(self, scope: Scope, user_id: str, *, now: datetime) -> int:
-        episodes = await self._store.list_episodes(user_id, scope=scope, limit=self._max_episodes)
+        episodes = await self.store.list_episodes(
+            user_id, scope=scope, limit=self.max_episodes_per_scope
+        )
         if not episodes:
             return 0
         try:
-            raw_notes = await self._summarizer.summarize(episodes)
+            raw_notes = await self.summarizer.summarize(episodes)
         except Exception as error:
             # The error may quote people's words: log its class only.
             logger.warning(
                 "summarizer failed (%s); keeping the previous notes", type(error).__name__
             )
             return 0
-        notes = _clean_notes(raw_notes, max_notes=self._max_notes, max_chars=self._max_note_chars)
+        notes = _clean_notes(raw_notes, max_notes=self.max_notes, max_chars=self.max_note_chars)
         if not notes:
             return 0
-        written = await self._store.replace_wisdom(
+        written = await self.store.replace_wisdom(
             scope, user_id, notes, episode_count=len(episodes), at=now
         )
         return len(written)

@@ -40,6 +40,7 @@ class _Notes:
     """Key -> fact, least recently used first."""
 
 
+@dataclass(eq=False, repr=False, kw_only=True)
 class WorkingMemory:
     """Per-person, per-thread key -> value facts, bounded and expiring.
 
@@ -55,30 +56,25 @@ class WorkingMemory:
     is injectable for tests.
     """
 
-    def __init__(
-        self,
-        *,
-        ttl: timedelta = timedelta(hours=2),
-        max_threads: int = 1000,
-        max_keys_per_thread: int = 32,
-        max_key_chars: int = 100,
-        max_value_chars: int = 2000,
-        clock: Callable[[], datetime] = _utc_now,
-    ) -> None:
-        if min(max_threads, max_keys_per_thread) < 1 or min(max_key_chars, max_value_chars) < 2:
+    ttl: timedelta = timedelta(hours=2)
+    max_threads: int = 1000
+    max_keys_per_thread: int = 32
+    max_key_chars: int = 100
+    max_value_chars: int = 2000
+    clock: Callable[[], datetime] = _utc_now
+    _notes: OrderedDict[_Owner, _Notes] = field(init=False, default_factory=OrderedDict)
+    """(thread, person) -> notes, least recently used first."""
+    _forgotten: dict[str, datetime] = field(init=False, default_factory=dict)
+    """Person -> when they were last forgotten (kept for ``ttl``, longer than any turn)."""
+    _forgotten_threads: dict[str, datetime] = field(init=False, default_factory=dict)
+    """Thread prefix (a workspace) -> when its threads were forgotten (kept for ``ttl``)."""
+
+    def __post_init__(self) -> None:
+        if (
+            min(self.max_threads, self.max_keys_per_thread) < 1
+            or min(self.max_key_chars, self.max_value_chars) < 2
+        ):
             raise ValueError("working memory bounds must be positive")
-        self._ttl = ttl
-        self._max_threads = max_threads
-        self._max_keys = max_keys_per_thread
-        self._max_key_chars = max_key_chars
-        self._max_value_chars = max_value_chars
-        self._clock = clock
-        self._notes: OrderedDict[_Owner, _Notes] = OrderedDict()
-        """(thread, person) -> notes, least recently used first."""
-        self._forgotten: dict[str, datetime] = {}
-        """Person -> when they were last forgotten (kept for ``ttl``, longer than any turn)."""
-        self._forgotten_threads: dict[str, datetime] = {}
-        """Thread prefix (a workspace) -> when its threads were forgotten (kept for ``ttl``)."""
 
     def __len__(self) -> int:
         """How many (thread, person) note sets hold facts now."""
@@ -109,12 +105,12 @@ class WorkingMemory:
             return False
         owner = working_notes_owner(thread, user_id)
         notes = self._use(owner) or self._new(owner)
-        key = shorten(key, self._max_key_chars)
+        key = shorten(key, self.max_key_chars)
         notes.facts[key] = _Fact(
-            shorten(value, self._max_value_chars, keep_lines=True), turn_started_at=started_at
+            shorten(value, self.max_value_chars, keep_lines=True), turn_started_at=started_at
         )
         notes.facts.move_to_end(key)
-        while len(notes.facts) > self._max_keys:
+        while len(notes.facts) > self.max_keys_per_thread:
             notes.facts.popitem(last=False)
         return True
 
@@ -140,7 +136,7 @@ class WorkingMemory:
     def forget_user(self, user_id: str) -> int:
         """Drop every note of ``user_id`` and fence off their turns in flight; how many sets."""
         self._expire()
-        self._forgotten[user_id] = self._clock()
+        self._forgotten[user_id] = self.clock()
         owned = [owner for owner in self._notes if owner[1] == user_id]
         for owner in owned:
             del self._notes[owner]
@@ -150,7 +146,7 @@ class WorkingMemory:
         """Drop the notes of every thread whose name starts with ``prefix`` (a workspace's)
         and fence off the turns in flight there; how many sets."""
         self._expire()
-        self._forgotten_threads[prefix] = self._clock()
+        self._forgotten_threads[prefix] = self.clock()
         dropped = [owner for owner in self._notes if owner[0].startswith(prefix)]
         for owner in dropped:
             del self._notes[owner]
@@ -163,18 +159,18 @@ class WorkingMemory:
         if notes is None:
             return None
         self._notes.move_to_end(owner)
-        notes.last_used = self._clock()
+        notes.last_used = self.clock()
         return notes
 
     def _new(self, owner: _Owner) -> _Notes:
-        notes = self._notes[owner] = _Notes(last_used=self._clock())
-        while len(self._notes) > self._max_threads:
+        notes = self._notes[owner] = _Notes(last_used=self.clock())
+        while len(self._notes) > self.max_threads:
             self._notes.popitem(last=False)
         return notes
 
     def _expire(self) -> None:
         """Drop notes unused for ``ttl`` (they sit at the front) and old fences."""
-        deadline = self._clock() - self._ttl
+        deadline = self.clock() - self.ttl
         while self._notes:
             oldest = next(iter(self._notes.values()))
             if oldest.last_used > deadline:
