@@ -77,10 +77,18 @@ async def _load_secret(conn: AsyncConnection[DictRow]) -> bytes:
 
 
 @asynccontextmanager
-async def _transaction(conn: AsyncConnection[DictRow]) -> AsyncIterator[AsyncPipeline]:
+async def _transaction(
+    conn: AsyncConnection[DictRow], pipelined: bool
+) -> AsyncIterator[AsyncPipeline | None]:
     """A transaction in pipeline mode: its ``BEGIN`` goes with its first statement, its
     ``COMMIT`` with its last (psycopg's own ``transaction()`` waits for each). When its work
-    fails, it is rolled back: a failed statement leaves the rest of the pipeline undone."""
+    fails, it is rolled back: a failed statement leaves the rest of the pipeline undone.
+    Not ``pipelined``, psycopg's own transaction, for work that copies (``COPY`` cannot
+    run in pipeline mode)."""
+    if not pipelined:
+        async with conn.transaction():
+            yield None
+        return
     try:
         async with conn.pipeline() as pipeline:
             await conn.execute("BEGIN")
@@ -134,8 +142,9 @@ class Database:
             raise StoreUnavailable("cannot connect to the PostgreSQL database") from error
         return cls(pool, secret)
 
-    async def run(self, work: Callable[[Session], Awaitable[T]]) -> T:
-        """Run ``work`` in one transaction, again if PostgreSQL aborted it for a conflict."""
+    async def run(self, work: Callable[[Session], Awaitable[T]], *, pipelined: bool = True) -> T:
+        """Run ``work`` in one transaction, again if PostgreSQL aborted it for a conflict;
+        in pipeline mode unless not ``pipelined`` (work that copies)."""
         if self._closed:
             raise StoreClosed("the memory store is closed")
         attempt = 1
@@ -145,7 +154,7 @@ class Database:
             try:
                 async with self._pool.connection() as conn:
                     used = conn
-                    async with _transaction(conn) as pipeline:
+                    async with _transaction(conn, pipelined) as pipeline:
                         session = Session(conn, self._secret, pipeline)
                         result = await work(session)
                         await session.file_restated()

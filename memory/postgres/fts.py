@@ -34,6 +34,7 @@ __all__ = [
     "folded_words",
     "index_episode",
     "partitions",
+    "recall_row",
     "reindex",
     "reindex_episode",
     "reindex_episodes",
@@ -78,8 +79,9 @@ _INSERT = (
 )
 
 
-def _row(episode: Episode, vector: bytes | None) -> dict[str, object]:
-    """The parameters of :data:`_INSERT`: the validated episode's recall row."""
+def recall_row(episode: Episode, vector: bytes | None) -> dict[str, object]:
+    """The parameters of :data:`_INSERT`: the validated episode's recall row (its words
+    still to be made a ``tsvector`` by ``memory_doc``)."""
     return {
         "id": episode.id,
         "keys": partitions(episode),
@@ -97,7 +99,7 @@ async def index_episode(db: Session, episode: Episode) -> None:
     model: recall is then full-text only), embedded on a worker thread, not the event
     loop's."""
     vector = await asyncio.to_thread(episode_vector, episode)
-    await db.send(_INSERT, _row(episode, vector))
+    await db.send(_INSERT, recall_row(episode, vector))
 
 
 async def reindex(db: Session, episode: Episode, *, indexed: bool = True) -> None:
@@ -133,5 +135,5 @@ async def reindex_episodes(db: Session, episode_ids: Sequence[int]) -> None:
         vectors = await asyncio.to_thread(episode_vectors, validated)
         async with db.conn.cursor() as cursor:
             await cursor.executemany(
-                _INSERT, [_row(e, v) for e, v in zip(validated, vectors, strict=True)]
+                _INSERT, [recall_row(e, v) for e, v in zip(validated, vectors, strict=True)]
             )

@@ -39,12 +39,14 @@ SHARDS = 16
 
 @dataclass(frozen=True)
 class Session:
-    """A connection inside a transaction in pipeline mode, and this database's digest
-    secret."""
+    """A connection inside a transaction (in pipeline mode unless it copies), and this
+    database's digest secret."""
 
     conn: AsyncConnection[DictRow]
     secret: bytes
-    pipeline: AsyncPipeline
+    pipeline: AsyncPipeline | None
+    """None in a transaction run outside pipeline mode, as ``COPY`` needs
+    (:meth:`memory.postgres.connection.Database.run`)."""
     restated: set[int] = field(default_factory=set)
     """Episodes whose status changed in this transaction: filed at its end, together."""
     lease_cleared = ", reflection_holder = NULL, reflection_until = NULL"
@@ -68,7 +70,8 @@ class Session:
     async def execute(self, sql: str, params: Params = ()) -> int:
         """Run a statement; the number of rows it changed (waiting for the server)."""
         cursor = await self.conn.execute(sql, params)
-        await self.pipeline.sync()
+        if self.pipeline is not None:
+            await self.pipeline.sync()
         return cursor.rowcount
 
     async def send(self, sql: str, params: Params = ()) -> None:

@@ -7,13 +7,14 @@ full-text index. Any number of processes may share the database.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import timedelta
 from functools import partial
 from typing import ParamSpec, TypeVar
 
 from memory import models
 from memory.config import MemoryConfig
-from memory.postgres import recall
+from memory.postgres import imports, recall
 from memory.postgres.connection import Database
 from memory.postgres.session import Session
 from memory.sql.session import Verb
@@ -59,6 +60,12 @@ class PostgresMemoryStore(MemoryStore):
 
     async def _run(self, verb: Verb[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         return await self._db.run(lambda session: verb(session, *args, **kwargs))
+
+    async def import_episodes(self, episodes: Sequence[models.ImportedEpisode]) -> list[int | None]:
+        """By ``COPY``, in one transaction (:mod:`memory.postgres.imports`)."""
+        return await self._db.run(
+            partial(imports.import_episodes, episodes=episodes), pipelined=False
+        )
 
     async def recall(self, request: models.RecallRequest) -> list[models.RecalledEpisode]:
         return await self._db.run(partial(recall.recall, request=request, config=self._config))

@@ -1,0 +1,142 @@
+"""Importing validated episodes in bulk: PostgreSQL's
+:meth:`memory.MemoryStore.import_episodes`.
+
+It does what :func:`memory.sql.episodes.import_episodes` does, in one transaction, with a
+few statements a batch instead of two an episode: the askers' locks, sent together; when
+each of them was last forgotten (the erasure fence: an episode of a person forgotten at or
+after it was created is left out, its id None); the ids, drawn from the episodes' identity
+sequence in the episodes' order; the rows, by ``COPY``; and their recall rows, made here as
+:func:`memory.postgres.fts.index_episode` makes them (:func:`memory.postgres.fts.recall_row`,
+the vectors embedded together on a worker thread), copied into a temporary table and
+turned into ``tsvector`` by the same ``memory_doc`` as they are inserted.
+
+``COPY`` cannot run in pipeline mode, so the transaction runs outside it
+(:meth:`memory.postgres.connection.Database.run`), in pipeline mode only for the locks
+and the fence's reads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from datetime import datetime
+
+from memory import rows
+from memory.models import Episode, ImportedEpisode
+from memory.postgres.fts import recall_row
+from memory.postgres.session import Session
+from memory.sql.fence import forgotten_at
+from memory.vectors import episode_vectors
+
+__all__ = ["import_episodes"]
+
+_COLUMNS = (
+    "id",
+    "enterprise_id",
+    "team_id",
+    "channel_id",
+    "kind",
+    "requester_id",
+    "thread_ts",
+    "question",
+    "answer",
+    "status",
+    "lesson",
+    "created_at",
+    "validated_at",
+)
+_STAGED = (
+    "CREATE TEMPORARY TABLE imported_recall (episode_id bigint, partitions text[],"
+    " question text[], answer text[], lesson text[], vector bytea) ON COMMIT DROP"
+)
+_RECALL_ROWS = (
+    "INSERT INTO episode_recall (episode_id, partitions, doc, vector)"
+    " SELECT episode_id, partitions, memory_doc(question, 'A') || memory_doc(answer, 'B')"
+    " || memory_doc(lesson, 'C'), vector FROM imported_recall"
+)
+
+
+def _episode(episode_id: int, item: ImportedEpisode) -> Episode:
+    return Episode(
+        id=episode_id,
+        scope=item.scope,
+        requester_id=item.requester_id,
+        thread_ts=item.thread_ts,
+        question=item.question,
+        answer=item.answer,
+        status=item.status,
+        lesson=item.lesson,
+        created_at=rows.utc(item.created_at),
+        validated_at=rows.utc(item.validated_at),
+    )
+
+
+async def _fenced(db: Session, episodes: Sequence[ImportedEpisode]) -> list[bool]:
+    """Lock the askers, then whether each episode's asker (or workspace) was forgotten at
+    or after it was created; locks and reads go in one round trip, in order, so the reads
+    see an erasure that committed while a lock was awaited."""
+    teams: dict[str, set[str]] = {}
+    for item in episodes:
+        teams.setdefault(item.scope.team_id, set()).add(item.requester_id)
+    erased: dict[tuple[str, str], datetime] = {}
+    async with db.conn.pipeline():
+        for person, team in sorted({(item.requester_id, item.scope.team_id) for item in episodes}):
+            await db.lock_person(person, team)
+        for team, people in sorted(teams.items()):
+            found = await forgotten_at(db, people, team)
+            erased.update(((person, team), at) for person, at in found.items())
+    return [
+        (at := erased.get((item.requester_id, item.scope.team_id))) is not None
+        and at >= rows.utc(item.created_at)
+        for item in episodes
+    ]
+
+
+async def import_episodes(db: Session, episodes: Sequence[ImportedEpisode]) -> list[int | None]:
+    """Store episodes validated elsewhere, with their own times, recallable at once; their
+    ids, in order (None for one of a person forgotten after it was created). Run outside
+    pipeline mode."""
+    if not episodes:
+        return []
+    fenced = await _fenced(db, episodes)
+    kept = [item for item, out in zip(episodes, fenced, strict=True) if not out]
+    if not kept:
+        return [None] * len(episodes)
+    numbered = await db.rows(
+        "SELECT nextval(pg_get_serial_sequence('episodes', 'id')) AS id"
+        " FROM generate_series(1, %s) ORDER BY 1",
+        [len(kept)],
+    )
+    stored = [_episode(row["id"], item) for row, item in zip(numbered, kept, strict=True)]
+    vectors = await asyncio.to_thread(episode_vectors, stored)
+    async with db.conn.cursor() as cursor:
+        async with cursor.copy(f"COPY episodes ({', '.join(_COLUMNS)}) FROM STDIN") as copy:
+            for episode in stored:
+                scope = episode.scope
+                await copy.write_row(
+                    (
+                        episode.id,
+                        scope.enterprise_id,
+                        scope.team_id,
+                        scope.channel_id,
+                        scope.kind.value,
+                        episode.requester_id,
+                        episode.thread_ts,
+                        episode.question,
+                        episode.answer,
+                        episode.status.value,
+                        episode.lesson,
+                        episode.created_at,
+                        episode.validated_at,
+                    )
+                )
+        await cursor.execute(_STAGED)
+        async with cursor.copy("COPY imported_recall FROM STDIN") as copy:
+            for episode, vector in zip(stored, vectors, strict=True):
+                row = recall_row(episode, vector)
+                await copy.write_row(
+                    (row["id"], row["keys"], row["question"], row["answer"], row["lesson"], vector)
+                )
+        await cursor.execute(_RECALL_ROWS)
+    ids = iter(episode.id for episode in stored)
+    return [None if out else next(ids) for out in fenced]
