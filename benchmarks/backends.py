@@ -4,13 +4,15 @@ file) and PostgreSQL.
 The stores hold the population of :mod:`benchmarks.stores`. SQLite's is the recall
 benchmark's (:func:`benchmarks.stores.cached_store`: memory's own write path, the last
 50,000 exchanges one vote at a time, with the hourly upkeep). PostgreSQL's holds the same
-episodes written by the bulk import verb (:meth:`memory.MemoryStore.import_episodes`,
-:data:`IMPORT_BATCH` a transaction, :data:`IMPORTERS` at once), each validated as its vote
-would have, so it has no vote or ledger rows; then ``VACUUM ANALYZE``, as autovacuum would
-run after such a load. Both are built once and cached: SQLite's as a file, PostgreSQL's as
-a database of the server of :mod:`tests.support.postgres_scratch` (``TEST_POSTGRES_URL``),
-named by the layout and a digest of the PostgreSQL write path, which each run copies
-(``CREATE DATABASE ... TEMPLATE``) and drops afterwards.
+episodes written by the bulk import verb (:meth:`memory.MemoryStore.import_episodes`, which
+writes by ``COPY``; :data:`IMPORT_BATCH` a transaction, :data:`IMPORTERS` at once), each
+validated as its vote would have, so it has no vote or ledger rows; then ``VACUUM
+ANALYZE``, as autovacuum would run after such a load. Both are built once and cached:
+SQLite's as a file, PostgreSQL's as a database of the server of
+:mod:`tests.support.postgres_scratch` (``TEST_POSTGRES_URL``), named by the population
+(its layout version and size) and a digest of the schema and of what makes the rows
+(:data:`POSTGRES_WRITE_PATH`), which each run copies (``CREATE DATABASE ... TEMPLATE``)
+under a name of its own and drops afterwards, so runs at once do not collide.
 
 In each copy, in this order: the size on disk per million episodes (SQLite: the file;
 PostgreSQL: every table, index and TOAST relation, ``pg_total_relation_size``); the p99 of
@@ -18,8 +20,10 @@ top-5 recalls of the measured person, each asked in the large store and then at 
 :data:`SMALL`-episode one, whose ratio is the growth (median of the rounds'); the rate of
 :data:`INGESTED` new exchanges and their votes through the public verbs
 (``record_exchange`` then ``apply_vote``, one transaction each, as the bot writes them),
-and what they added to the size, per million; and how long ``/forget`` takes (the median of
-:data:`FORGOTTEN` people forgotten one after the other, the measured person first).
+one conversation after the other, then :data:`INGESTED` more with :data:`CONVERSATIONS`
+conversations at once on one event loop, as the bot's requests arrive, and what both added
+to the size, per million; and how long ``/forget`` takes (the median of :data:`FORGOTTEN`
+people forgotten one after the other, the measured person first).
 
 PostgreSQL's connections run with ``synchronous_commit`` off, as in the tests: a commit does
 not wait for the disk, as SQLite's in WAL mode with ``synchronous=NORMAL`` does not either
@@ -30,10 +34,13 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
 import shutil
 import statistics
+import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from itertools import islice
@@ -65,6 +72,7 @@ FIGURES = tuple(
     for backend in BACKENDS
     for figure in (
         "ingest_per_second",
+        "ingest_concurrent_per_second",
         "mb_per_million_episodes",
         "recall_p99_ms",
         "recall_growth",
@@ -73,9 +81,15 @@ FIGURES = tuple(
 )
 SMALL = 10_000
 INGESTED = 2_000
-"""New exchanges grown through the public verbs (a tenth of them with ``--quick``)."""
-IMPORT_BATCH = 250
-IMPORTERS = 4
+"""New exchanges grown through the public verbs one conversation after the other, and as
+many again with :data:`CONVERSATIONS` at once (a tenth of them with ``--quick``)."""
+CONVERSATIONS = 16
+"""Conversations written at once: in production each person's exchange and vote are
+requests of their own, served together on the bot's event loop."""
+IMPORT_BATCH = 5_000
+IMPORTERS = 2
+"""Two callers of the import verb at once: one prepares its batch (words, vectors) while
+the other's is written (a batch of consecutive exchanges holds the locks of most people)."""
 FORGOTTEN = 5
 POSTGRES_WRITE_PATH = (
     "embedding.py",
@@ -83,16 +97,16 @@ POSTGRES_WRITE_PATH = (
     "partitions.py",
     "recall_query.py",
     "rows.py",
-    "sql/episodes.py",
     "postgres/fts.py",
+    "postgres/imports.py",
     "postgres/migrations.py",
-    "postgres/session.py",
     "vectors.py",
 )
-"""The modules of :mod:`memory` that decide what an imported PostgreSQL store holds: a
-cached database is reused only while they are unchanged."""
+"""The modules of :mod:`memory` that decide what an imported PostgreSQL store holds (the
+schema, its migrations; the rows the import verb writes): a cached database is reused only
+while they are unchanged."""
 TARGETS = {
-    "ingest_per_second_postgres": Target(comparison=Comparison.AT_LEAST, bound=500),
+    "ingest_concurrent_per_second_postgres": Target(comparison=Comparison.AT_LEAST, bound=500),
     "mb_per_million_episodes_postgres": Target(comparison=Comparison.AT_MOST, bound=2000),
     "recall_p99_ms_postgres": Target(comparison=Comparison.AT_MOST, bound=10),
     "recall_growth_postgres": Target(comparison=Comparison.AT_MOST, bound=1.3),
@@ -110,6 +124,7 @@ class Sizes(BaseModel):
     ingested: int
     grown: int
     rate: float
+    concurrent_rate: float
     recall_large: list[float]
     recall_small: list[float]
     growths: list[float]
@@ -147,9 +162,7 @@ def _imported(exchange: NewExchange, vote: VoteEvent) -> ImportedEpisode:
 
 async def _import(url: str, total: int) -> None:
     """The population through the import verb, by :data:`IMPORTERS` callers at once, as
-    several replicas would (a batch's people are locked while it is written, so batches of
-    :data:`IMPORT_BATCH` consecutive exchanges of a store of 1,000 people or more do not
-    wait for one another)."""
+    several replicas would."""
     store = await open_store(url, MemoryConfig())
     pending = (_imported(exchange, vote) for exchange, vote in exchanges(total))
 
@@ -171,34 +184,51 @@ def _postgres_digest() -> str:
     return digest.hexdigest()[:12]
 
 
+def _own_name(prefix: str) -> str:
+    """A database name no other run uses: this process's and a random suffix."""
+    return f"{prefix}_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+
+
+def _exists(name: str) -> bool:
+    return bool(_admin(sql.SQL("SELECT 1 FROM pg_database WHERE datname = %s"), [name]))
+
+
 def _cached_database(total: int) -> tuple[str, bool]:
     """The name of a database holding ``total`` imported episodes (built now if not cached)
-    and whether it was built now. A build is made under a temporary name and renamed when
-    complete."""
+    and whether it was built now. A build is made under a name of its own and renamed when
+    complete (dropped if another run finished the same build first)."""
     name = f"bench_v{LAYOUT_VERSION}_{_postgres_digest()}_{total}"
-    if _admin(sql.SQL("SELECT 1 FROM pg_database WHERE datname = %s"), [name]):
+    if _exists(name):
         return name, False
-    building = f"{name}_building"
-    _admin(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(building)))
+    building = _own_name("bench_building")
     _admin(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(building)))
-    asyncio.run(_import(_postgres_url(building), total))
-    with psycopg.connect(_postgres_url(building), autocommit=True) as conn:
-        conn.execute("VACUUM ANALYZE")
-    _admin(
-        sql.SQL("ALTER DATABASE {} RENAME TO {}").format(
-            sql.Identifier(building), sql.Identifier(name)
+    try:
+        started = time.perf_counter()
+        asyncio.run(_import(_postgres_url(building), total))
+        with psycopg.connect(_postgres_url(building), autocommit=True) as conn:
+            conn.execute("VACUUM ANALYZE")
+        print(
+            f"# built {name}: {total} episodes in {time.perf_counter() - started:.0f} s",
+            file=sys.stderr,
+            flush=True,
         )
-    )
+        if not _exists(name):
+            _admin(
+                sql.SQL("ALTER DATABASE {} RENAME TO {}").format(
+                    sql.Identifier(building), sql.Identifier(name)
+                )
+            )
+    finally:
+        _admin(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(building)))
     return name, True
 
 
 @contextmanager
 def _postgres_copy(total: int) -> Iterator[tuple[str, bool]]:
-    """A copy of the cached database of ``total`` episodes, dropped afterwards: its URL,
-    and whether the cached one was built now."""
+    """A copy of the cached database of ``total`` episodes under a name of this run's,
+    dropped afterwards: its URL, and whether the cached one was built now."""
     name, built = _cached_database(total)
-    copy = f"bench_copy_{total}"
-    _admin(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(copy)))
+    copy = _own_name(f"bench_copy_{total}")
     _admin(
         sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(copy), sql.Identifier(name))
     )
@@ -257,6 +287,9 @@ def _measure(backend: str, quick: bool) -> Sizes:
             asyncio.run(measure_recall(large, small, asked)) for _ in range(1 if quick else 3)
         ]
         rate = asyncio.run(ingest_per_second(large, ingested, first_ts=1_900_000_000))
+        concurrent_rate = asyncio.run(
+            ingest_per_second(large, ingested, first_ts=1_950_000_000, conversations=CONVERSATIONS)
+        )
         grown = _size(backend, large) - size
         forgets = asyncio.run(_forget_ms(large))
     return Sizes(
@@ -266,6 +299,7 @@ def _measure(backend: str, quick: bool) -> Sizes:
         ingested=ingested,
         grown=grown,
         rate=rate,
+        concurrent_rate=concurrent_rate,
         recall_large=[ms for measured in rounds for ms in measured.large],
         recall_small=[ms for measured in rounds for ms in measured.small],
         growths=[percentile(r.large, 0.99) / percentile(r.small, 0.99) for r in rounds],
@@ -287,15 +321,23 @@ def _figures(backend: str, measured: Sizes) -> list[Figure]:
             value=measured.rate,
             unit="episodes/s",
             detail=f"{measured.ingested} exchanges and their votes through the public verbs,"
-            f" one transaction each, into a copy of the {total}-episode store",
+            f" one transaction each, one conversation after the other, into a copy of the"
+            f" {total}-episode store",
+        ),
+        Figure(
+            name=f"ingest_concurrent_per_second_{backend}",
+            value=measured.concurrent_rate,
+            unit="episodes/s",
+            detail=f"{measured.ingested} more, {CONVERSATIONS} conversations at once on one"
+            " event loop, each an exchange then its vote, as the bot's requests arrive",
         ),
         Figure(
             name=f"mb_per_million_episodes_{backend}",
             value=measured.size / total,
             unit="MB",
             detail=f"{measured.size / 1e6:.0f} MB for {total} episodes ({store}; {built});"
-            f" the {measured.ingested} grown through the verbs added"
-            f" {measured.grown / measured.ingested:.0f} MB per million",
+            f" the {2 * measured.ingested} grown through the verbs added"
+            f" {measured.grown / (2 * measured.ingested):.0f} MB per million",
         ),
         Figure(
             name=f"recall_p99_ms_{backend}",

@@ -24,6 +24,7 @@ and the segments are those of a store that has been running for the half year.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 import time
@@ -84,7 +85,6 @@ WRITE_PATH = (
     "sql/episodes.py",
     "sql/votes.py",
     "sqlite/codec.py",
-    "sqlite/counters.py",
     "sqlite/fts.py",
     "sqlite/migrations.py",
     "sqlite/session.py",
@@ -167,17 +167,24 @@ def newcomers(count: int, *, first_ts: int) -> list[tuple[NewExchange, VoteEvent
     return pairs
 
 
-async def ingest_per_second(location: str, count: int, *, first_ts: int) -> float:
+async def ingest_per_second(
+    location: str, count: int, *, first_ts: int, conversations: int = 1
+) -> float:
     """Episodes a second the store at ``location`` takes through the public verbs, each of
     ``count`` :func:`newcomers` (from ``first_ts`` on) and its vote in transactions of their
-    own."""
-    population = newcomers(count, first_ts=first_ts)
+    own: ``conversations`` at once on one event loop, as the bot serves its requests, each
+    an exchange then its vote, then the next exchange not yet taken."""
+    population = iter(newcomers(count, first_ts=first_ts))
     store = await open_store(location, MemoryConfig())
-    try:
-        started = time.perf_counter()
+
+    async def conversation() -> None:
         for exchange, vote in population:
             await store.record_exchange(exchange)
             await store.apply_vote(vote)
+
+    try:
+        started = time.perf_counter()
+        await asyncio.gather(*(conversation() for _ in range(conversations)))
         return count / (time.perf_counter() - started)
     finally:
         await store.close()

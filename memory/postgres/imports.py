@@ -2,13 +2,14 @@
 :meth:`memory.MemoryStore.import_episodes`.
 
 It does what :func:`memory.sql.episodes.import_episodes` does, in one transaction, with a
-few statements a batch instead of two an episode: the askers' locks, sent together; when
-each of them was last forgotten (the erasure fence: an episode of a person forgotten at or
-after it was created is left out, its id None); the ids, drawn from the episodes' identity
-sequence in the episodes' order; the rows, by ``COPY``; and their recall rows, made here as
+few statements a batch instead of two an episode. First the recall rows are made as
 :func:`memory.postgres.fts.index_episode` makes them (:func:`memory.postgres.fts.recall_row`,
-the vectors embedded together on a worker thread), copied into a temporary table and
-turned into ``tsvector`` by the same ``memory_doc`` as they are inserted.
+the vectors embedded together on a worker thread), before any lock is taken; then the
+askers' locks, sent together; when each of them was last forgotten (the erasure fence: an
+episode of a person forgotten at or after it was created is left out, its id None); the
+ids, drawn from the episodes' identity sequence in the episodes' order; the rows, by
+``COPY``; and the recall rows, copied into a temporary table and turned into ``tsvector``
+by the same ``memory_doc`` as they are inserted.
 
 ``COPY`` cannot run in pipeline mode, so the transaction runs outside it
 (:meth:`memory.postgres.connection.Database.run`), in pipeline mode only for the locks
@@ -71,6 +72,15 @@ def _episode(episode_id: int, item: ImportedEpisode) -> Episode:
     )
 
 
+def _recall_rows(episodes: Sequence[Episode]) -> list[tuple[object, ...]]:
+    """Each episode's recall row but its id: its partitions, words and vector."""
+    vectors = episode_vectors(episodes)
+    made = [recall_row(e, v) for e, v in zip(episodes, vectors, strict=True)]
+    return [
+        (row["keys"], row["question"], row["answer"], row["lesson"], row["vector"]) for row in made
+    ]
+
+
 async def _fenced(db: Session, episodes: Sequence[ImportedEpisode]) -> list[bool]:
     """Lock the askers, then whether each episode's asker (or workspace) was forgotten at
     or after it was created; locks and reads go in one round trip, in order, so the reads
@@ -98,8 +108,10 @@ async def import_episodes(db: Session, episodes: Sequence[ImportedEpisode]) -> l
     pipeline mode."""
     if not episodes:
         return []
+    drafts = [_episode(0, item) for item in episodes]
+    recall_rows = await asyncio.to_thread(_recall_rows, drafts)
     fenced = await _fenced(db, episodes)
-    kept = [item for item, out in zip(episodes, fenced, strict=True) if not out]
+    kept = [episode for episode, out in zip(drafts, fenced, strict=True) if not out]
     if not kept:
         return [None] * len(episodes)
     numbered = await db.rows(
@@ -107,8 +119,11 @@ async def import_episodes(db: Session, episodes: Sequence[ImportedEpisode]) -> l
         " FROM generate_series(1, %s) ORDER BY 1",
         [len(kept)],
     )
-    stored = [_episode(row["id"], item) for row, item in zip(numbered, kept, strict=True)]
-    vectors = await asyncio.to_thread(episode_vectors, stored)
+    stored = [
+        episode.model_copy(update={"id": row["id"]})
+        for row, episode in zip(numbered, kept, strict=True)
+    ]
+    kept_rows = [row for row, out in zip(recall_rows, fenced, strict=True) if not out]
     async with db.conn.cursor() as cursor:
         async with cursor.copy(f"COPY episodes ({', '.join(_COLUMNS)}) FROM STDIN") as copy:
             for episode in stored:
@@ -132,11 +147,8 @@ async def import_episodes(db: Session, episodes: Sequence[ImportedEpisode]) -> l
                 )
         await cursor.execute(_STAGED)
         async with cursor.copy("COPY imported_recall FROM STDIN") as copy:
-            for episode, vector in zip(stored, vectors, strict=True):
-                row = recall_row(episode, vector)
-                await copy.write_row(
-                    (row["id"], row["keys"], row["question"], row["answer"], row["lesson"], vector)
-                )
+            for episode, row in zip(stored, kept_rows, strict=True):
+                await copy.write_row((episode.id, *row))
         await cursor.execute(_RECALL_ROWS)
     ids = iter(episode.id for episode in stored)
     return [None if out else next(ids) for out in fenced]
