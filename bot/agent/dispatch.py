@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass, field
 
 from pydantic import BaseModel
 
@@ -57,24 +57,17 @@ class _Plan:
     signature: str = ""
 
 
+@dataclass(eq=False)
 class ToolDispatcher:
     """One turn's tool calls. Decode feedback is bounded per tool by ``max_decode_feedback``."""
 
-    def __init__(
-        self,
-        registry: ToolRegistry,
-        guard: ToolGuard,
-        callbacks: Callback,
-        context: TurnContext,
-        *,
-        max_decode_feedback: int,
-    ) -> None:
-        self._registry = registry
-        self._guard = guard
-        self._callbacks = callbacks
-        self._context = context
-        self._max_decode_feedback = max_decode_feedback
-        self._feedback_given: Counter[str] = Counter()
+    registry: ToolRegistry
+    guard: ToolGuard
+    callbacks: Callback
+    context: TurnContext
+    _: KW_ONLY
+    max_decode_feedback: int
+    _feedback_given: Counter[str] = field(default_factory=Counter, init=False)
 
     async def dispatch(self, calls: list[ToolCall]) -> list[CallOutcome]:
         plans = [self._plan(call) for call in calls]
@@ -89,9 +82,9 @@ class ToolDispatcher:
         )
 
     def _plan(self, call: ToolCall) -> _Plan:
-        tool = self._registry.get(call.name)
+        tool = self.registry.get(call.name)
         if tool is None:
-            names = ", ".join(self._registry.names) or "none"
+            names = ", ".join(self.registry.names) or "none"
             decoded: DecodeResult[BaseModel] = DecodeResult.feedback(
                 f"There is no tool named {call.name!r}. Available tools: {names}."
             )
@@ -102,7 +95,7 @@ class ToolDispatcher:
         if decoded.is_error or tool is None or decoded.value is None:
             logger.warning("arguments of %s could not be decoded: %r", call.name, decoded.err)
             return _Plan(outcome=CallOutcome(call, _SKIPPED, stop_text=_cannot_call(call.name)))
-        admission = self._guard.admit(tool, decoded.value)
+        admission = self.guard.admit(tool, decoded.value)
         if admission.kind is Verdict.ALLOW:
             return _Plan(tool=tool, args=decoded.value, signature=admission.signature)
         assert admission.error is not None
@@ -113,7 +106,7 @@ class ToolDispatcher:
         return _Plan(outcome=CallOutcome(call, content, error))
 
     def _feedback(self, call: ToolCall, message: str) -> CallOutcome:
-        if self._feedback_given[call.name] >= self._max_decode_feedback:
+        if self._feedback_given[call.name] >= self.max_decode_feedback:
             logger.info(
                 "giving up on %s after %d argument corrections",
                 call.name,
@@ -125,18 +118,18 @@ class ToolDispatcher:
         return CallOutcome(call, message)
 
     async def _settle(self, call: ToolCall, plan: _Plan, stopping: bool) -> CallOutcome:
-        await self._callbacks.before_tool_call(call, self._context)
+        await self.callbacks.before_tool_call(call, self.context)
         if plan.outcome is not None:
             outcome = plan.outcome
         elif stopping or plan.tool is None or plan.args is None:
             outcome = CallOutcome(call, _SKIPPED)
         else:
-            output = await self._guard.run(plan.tool, plan.args)
-            self._guard.record(plan.signature, output.error)
+            output = await self.guard.run(plan.tool, plan.args)
+            self.guard.record(plan.signature, output.error)
             outcome = CallOutcome(call, output.content, output.error)
         if outcome.error is not None:
             logger.info("tool %s: %s/%s", call.name, outcome.error.error_class, outcome.error.code)
-        await self._callbacks.after_tool_call(outcome.result, self._context)
+        await self.callbacks.after_tool_call(outcome.result, self.context)
         return outcome
 
 
