@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
-
-from pydantic import BaseModel
 
 from bot.views.limits import SECTION_TEXT_LIMIT, clip
 from memory import Episode, EpisodeStatus, WisdomNote
@@ -52,7 +51,8 @@ class ItemKind(StrEnum):
     WISDOM = "wisdom"
 
 
-class ItemRef(BaseModel):
+@dataclass(frozen=True)
+class ItemRef:
     """Which remembered item a "Forget" button is about."""
 
     kind: ItemKind
