@@ -123,16 +123,16 @@ class Components:
         """What turns attached files into a turn's images, downloaded from ``client``'s
         Slack (``LLM_VISION`` and its limits)."""
         settings = self.settings
-        vision = VisionSettings(
-            enabled=settings.llm_vision,
-            max_images=settings.llm_max_images,
-            max_image_bytes=settings.llm_max_image_bytes,
+        return ImageIntake(
+            VisionSettings(
+                enabled=settings.llm_vision,
+                max_images=settings.llm_max_images,
+                max_image_bytes=settings.llm_max_image_bytes,
+            ),
+            SlackFileDownloader(
+                api_url=client.base_url, timeout_seconds=settings.image_download_timeout_seconds
+            ),
         )
-        downloader = SlackFileDownloader(
-            api_url=client.base_url,
-            timeout_seconds=settings.image_download_timeout_seconds,
-        )
-        return ImageIntake(vision, downloader)
 
 
 @asynccontextmanager
