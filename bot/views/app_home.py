@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from bot.views.blocks import Block, button
 from bot.views.limits import BLOCKS_PER_SURFACE
 from bot.views.memory_list import episode_section, more_items_context, note_section
 from memory import ConversationKind, Episode, Scope, WisdomNote
@@ -26,8 +27,6 @@ HOME_INTRO = (
 )
 EMPTY_TEXT = "I don't remember anything about you yet."
 
-Block = dict[str, Any]
-
 
 def conversation_label(scope: Scope) -> str:
     """How a conversation is named in the Home tab (``<#C…>`` renders as the channel)."""
@@ -40,13 +39,12 @@ def _forget_everything() -> Block:
     return {
         "type": "actions",
         "elements": [
-            {
-                "type": "button",
-                "action_id": FORGET_EVERYTHING_ACTION_ID,
-                "text": {"type": "plain_text", "text": "Forget everything"},
-                "style": "danger",
-                "value": "all",
-                "confirm": {
+            button(
+                FORGET_EVERYTHING_ACTION_ID,
+                {"type": "plain_text", "text": "Forget everything"},
+                "all",
+                style="danger",
+                confirm={
                     "title": {"type": "plain_text", "text": "Forget everything?"},
                     "text": {
                         "type": "mrkdwn",
@@ -57,7 +55,7 @@ def _forget_everything() -> Block:
                     "deny": {"type": "plain_text", "text": "Keep it"},
                     "style": "danger",
                 },
-            }
+            )
         ],
     }
 

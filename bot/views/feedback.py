@@ -9,8 +9,8 @@ becomes the same :class:`memory.VoteEvent` as a reaction.
 from __future__ import annotations
 
 import re
-from typing import Any
 
+from bot.views.blocks import Block, button, plain_text
 from memory import Vote
 
 __all__ = [
@@ -26,12 +26,6 @@ FEEDBACK_ACTION_ID = "answer_feedback"
 FEEDBACK_ACTION_PATTERN = re.compile(rf"^{FEEDBACK_ACTION_ID}(:(up|down))?$")
 """Matches the feedback element and both fallback buttons (which need distinct ids)."""
 
-Block = dict[str, Any]
-
-
-def _plain(text: str) -> dict[str, Any]:
-    return {"type": "plain_text", "text": text, "emoji": True}
-
 
 def feedback_block() -> Block:
     """Slack's thumbs up / thumbs down, shown in the answer's context actions."""
@@ -42,12 +36,12 @@ def feedback_block() -> Block:
                 "type": "feedback_buttons",
                 "action_id": FEEDBACK_ACTION_ID,
                 "positive_button": {
-                    "text": _plain("👍"),
+                    "text": plain_text("👍"),
                     "accessibility_label": "This answer was helpful",
                     "value": Vote.UP.value,
                 },
                 "negative_button": {
-                    "text": _plain("👎"),
+                    "text": plain_text("👎"),
                     "accessibility_label": "This answer was not helpful",
                     "value": Vote.DOWN.value,
                 },
@@ -61,12 +55,7 @@ def fallback_feedback_block() -> Block:
     return {
         "type": "actions",
         "elements": [
-            {
-                "type": "button",
-                "action_id": f"{FEEDBACK_ACTION_ID}:{vote.value}",
-                "text": _plain(label),
-                "value": vote.value,
-            }
+            button(f"{FEEDBACK_ACTION_ID}:{vote.value}", plain_text(label), vote.value)
             for vote, label in ((Vote.UP, "👍 Helpful"), (Vote.DOWN, "👎 Not helpful"))
         ],
     }

@@ -11,8 +11,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
+from bot.views.blocks import Block, button
 from bot.views.limits import SECTION_TEXT_LIMIT, clip
 from memory import Episode, EpisodeStatus, WisdomNote
 from memory.text import shorten
@@ -42,8 +42,6 @@ EMPTY_TEXT = (
     "I don't remember anything about you in this conversation yet: "
     "react 👍 or 👎 to my answers (or use the buttons under them) to teach me."
 )
-
-Block = dict[str, Any]
 
 
 class ItemKind(StrEnum):
@@ -80,13 +78,12 @@ _ITEM_REF = re.compile(
 
 
 def _forget_button(ref: ItemRef) -> Block:
-    return {
-        "type": "button",
-        "action_id": FORGET_ITEM_ACTION_ID,
-        "text": {"type": "plain_text", "text": "Forget"},
-        "value": ref.value,
-        "accessibility_label": "Forget this item",
-    }
+    return button(
+        FORGET_ITEM_ACTION_ID,
+        {"type": "plain_text", "text": "Forget"},
+        ref.value,
+        accessibility_label="Forget this item",
+    )
 
 
 def _outcome(episode: Episode) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.assistant.reasons import MAX_REASON_CHARS
+from bot.views.blocks import Block, button, plain_text
 from bot.views.memory_list import ItemKind, ItemRef
 
 __all__ = [
@@ -31,12 +32,6 @@ REASON_BLOCK_ID = "reason"
 REASON_INPUT_ACTION_ID = "reason_text"
 ASK_TEXT = "Sorry that didn't help. What went wrong?"
 
-Block = dict[str, Any]
-
-
-def _plain(text: str) -> dict[str, Any]:
-    return {"type": "plain_text", "text": text, "emoji": True}
-
 
 def _ref(episode_id: int) -> str:
     return ItemRef(kind=ItemKind.EPISODE, id=episode_id).value
@@ -48,13 +43,12 @@ def reason_prompt(episode_id: int) -> list[Block]:
         {
             "type": "section",
             "text": {"type": "mrkdwn", "text": ASK_TEXT},
-            "accessory": {
-                "type": "button",
-                "action_id": REASON_OPEN_ACTION_ID,
-                "text": _plain("Tell me why"),
-                "value": _ref(episode_id),
-                "accessibility_label": "Say what was wrong with the answer",
-            },
+            "accessory": button(
+                REASON_OPEN_ACTION_ID,
+                plain_text("Tell me why"),
+                _ref(episode_id),
+                accessibility_label="Say what was wrong with the answer",
+            ),
         }
     ]
 
@@ -65,20 +59,20 @@ def reason_form(episode_id: int) -> dict[str, Any]:
         "type": "modal",
         "callback_id": REASON_VIEW_CALLBACK_ID,
         "private_metadata": _ref(episode_id),
-        "title": _plain("What went wrong?"),
-        "submit": _plain("Send"),
-        "close": _plain("Cancel"),
+        "title": plain_text("What went wrong?"),
+        "submit": plain_text("Send"),
+        "close": plain_text("Cancel"),
         "blocks": [
             {
                 "type": "input",
                 "block_id": REASON_BLOCK_ID,
-                "label": _plain("What was wrong with my answer?"),
+                "label": plain_text("What was wrong with my answer?"),
                 "element": {
                     "type": "plain_text_input",
                     "action_id": REASON_INPUT_ACTION_ID,
                     "multiline": True,
                     "max_length": MAX_REASON_CHARS,
-                    "placeholder": _plain("e.g. it deleted my uncommitted changes"),
+                    "placeholder": plain_text("e.g. it deleted my uncommitted changes"),
                 },
             }
         ],
