@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from pydantic import BaseModel, Field, TypeAdapter
+from sqlite_utils import Database
 
 from benchmarks.harness import Comparison, Figure, Target, percentile
 from memory import (
@@ -53,10 +54,10 @@ from memory import (
     Scope,
     open_store,
 )
-from memory.partitions import partition_keys
 from memory.recall_query import ENGLISH_STOPWORDS, question_match
+from memory.sql.recall import recall
 from memory.sqlite.connection import connect
-from memory.sqlite.recall import recall_matching
+from memory.sqlite.session import SQLiteSession, run_to_end
 from tests.support.answers import record_answer
 
 __all__ = [
@@ -275,27 +276,30 @@ async def _through_store(
         await store.close()
 
 
+class _VariantSession(SQLiteSession):
+    """SQLite's session with the variant's full-text query."""
+
+    def __init__(self, db: Database, match: MatchBuilder) -> None:
+        super().__init__(db)
+        self._match = match
+
+    def full_text_match(self, question: str, keys: Sequence[str]) -> str | None:
+        return self._match(question, keys)
+
+
 def _variant_scores(
     path: Path, labels: dict[int, str], queries: Sequence[EvalQuery], variant: Variant
 ) -> Scores:
     db = connect(path)
-    config = FULL_TEXT_ONLY
+    pool = FULL_TEXT_ONLY.hybrid.model_copy(
+        update={"candidates_per_result": variant.candidates_per_result}
+    )
+    config = FULL_TEXT_ONLY.model_copy(update={"hybrid": pool})
+    session = _VariantSession(db, variant.match)
     try:
         by_query = {}
         for query in queries:
-            request = _request(query)
-            match = variant.match(query.text, partition_keys(request, config))
-            recalled = (
-                []
-                if match is None
-                else recall_matching(
-                    db,
-                    request,
-                    config,
-                    match,
-                    candidates_per_result=variant.candidates_per_result,
-                )
-            )
+            recalled = run_to_end(recall(session, _request(query), config))
             found = [labels[item.episode.id] for item in recalled]
             by_query[query.id] = _hit_share(found, query.relevant)
         return Scores(by_query)

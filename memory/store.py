@@ -4,8 +4,8 @@ unit of work of the backend's database.
 The bot talks to memory only through :class:`MemoryStore`; :func:`memory.open_store`
 chooses the backend from a URL, so nothing outside this package knows which one runs. A
 backend supplies only what really differs: how it runs a verb (SQLite's database thread,
-PostgreSQL's pooled transactions), its recall, and opening, closing, pinging and taking
-turns at background jobs.
+PostgreSQL's pooled transactions), and opening, closing, pinging and taking turns at
+background jobs.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from memory.sql import (
     installations,
     questions,
     reasons,
+    recall,
     votes,
     wisdom,
 )
@@ -244,6 +245,9 @@ class MemoryStore(
         self, user_ids: Iterable[str], *, team_id: str | None = None
     ) -> dict[str, datetime]:
         return await self._run(fence.forgotten_at, list(user_ids), team_id)
+
+    async def recall(self, request: models.RecallRequest) -> list[models.RecalledEpisode]:
+        return await self._run(recall.recall, request, self._config)
 
     async def count(self, counter: str, *, by: int = 1) -> None:
         await self._run(lambda db: db.increment(counter, by))

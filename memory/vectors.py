@@ -58,24 +58,22 @@ def to_bytes(vector: np.ndarray) -> bytes:
     return np.clip(np.round(vector * SCALE), -SCALE, SCALE).astype(np.int8).tobytes()
 
 
-def from_bytes(blobs: Sequence[bytes], dimensions: int) -> np.ndarray:
-    """Stored vectors as one float32 matrix, a row each, back to unit length."""
-    if not blobs:
-        return np.zeros((0, dimensions), dtype=np.float32)
-    matrix = np.frombuffer(b"".join(blobs), dtype=np.int8).reshape(len(blobs), dimensions)
-    rows = matrix.astype(np.float32)
+def from_bytes(vectors: bytes, dimensions: int) -> np.ndarray:
+    """Stored vectors, one after the other, as one float32 matrix, a row each, back to
+    unit length."""
+    rows = np.frombuffer(vectors, dtype=np.int8).reshape(-1, dimensions).astype(np.float32)
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     return rows / np.maximum(norms, 1e-9)
 
 
-def nearest(text: str, ids: Sequence[int], blobs: Sequence[bytes]) -> dict[int, float]:
-    """The cosine of the text's vector with each stored vector, by episode id (an episode
-    stored in two partitions counts at its best); nothing without a model."""
+def nearest(text: str, ids: Sequence[int], vectors: bytes) -> dict[int, float]:
+    """The cosine of the text's vector with each stored vector (``vectors``, one after the
+    other), by episode id (an episode stored in two partitions counts at its best); nothing
+    without a model."""
     embedder = default_embedder()
     if embedder is None:
         return {}
-    query = embedder.embed(text)
-    cosines = from_bytes(blobs, embedder.dimensions) @ query
+    cosines = from_bytes(vectors, embedder.dimensions) @ embedder.embed(text)
     found: dict[int, float] = {}
     for episode_id, cosine in zip(ids, cosines.tolist(), strict=True):
         found[episode_id] = max(cosine, found.get(episode_id, -1.0))

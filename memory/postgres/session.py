@@ -9,22 +9,25 @@ store opens, and takes the fence's advisory locks: several processes share the d
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from psycopg import AsyncConnection, AsyncPipeline
 from psycopg.rows import DictRow
 
 from memory.config import MemoryConfig
-from memory.models import Episode, EpisodeStatus
+from memory.models import Episode, EpisodeStatus, RecallRequest
 from memory.rows import episode_from_row
 from memory.sql.session import Params, placeholders
 from memory.subjects import workspace_subject
+
+T = TypeVar("T")
 
 _PERSON_LOCKS = 0x6D656D6F
 """The first key of every person's advisory lock (``memo``), apart from other locks."""
@@ -52,6 +55,8 @@ class Session:
     lease_cleared = ", reflection_holder = NULL, reflection_until = NULL"
     locked_skipped = " FOR UPDATE SKIP LOCKED"
     for_update = " FOR UPDATE OF episodes"
+    time_shifted = "{time} {sign} %(window)s"
+    episodes_by_id = "(SELECT * FROM episodes WHERE id = ANY(%(ids)s)) AS episodes"
 
     async def rows(self, sql: str, params: Params = ()) -> list[dict[str, Any]]:
         cursor = await self.conn.execute(sql, params)
@@ -210,6 +215,23 @@ class Session:
 
     async def scored(self, episode_id: int) -> None:
         """Nothing left to do: scoring it cleared its lease (:attr:`lease_cleared`)."""
+
+    async def recall_search(
+        self,
+        request: RecallRequest,
+        keys: Sequence[str],
+        params: Mapping[str, Any],
+        *,
+        lexical: bool,
+        semantic: bool,
+    ) -> tuple[list[dict[str, Any]], list[int], bytes]:
+        from memory.postgres.fts import search
+
+        return await search(self, request.text, keys, params, lexical=lexical, semantic=semantic)
+
+    async def computed(self, function: Callable[..., T], *args: Any) -> T:
+        """On a worker thread: the event loop serves the other units of work meanwhile."""
+        return await asyncio.to_thread(function, *args)
 
     async def increment(self, name: str, by: int = 1) -> None:
         """Spread over :data:`SHARDS` rows of ``counter_shards``, each connection adding to

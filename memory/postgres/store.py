@@ -1,8 +1,8 @@
 """The PostgreSQL backend of :class:`memory.MemoryStore`.
 
 Each verb runs a function of :mod:`memory.sql` in one transaction on a pooled connection
-(:meth:`Database.run`); what PostgreSQL does its own way is in its session, recall and
-full-text index. Any number of processes may share the database.
+(:meth:`Database.run`); what PostgreSQL does its own way is in its session and full-text
+index. Any number of processes may share the database.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import ParamSpec, TypeVar
 
 from memory import models
 from memory.config import MemoryConfig
-from memory.postgres import imports, recall
+from memory.postgres import imports
 from memory.postgres.connection import Database
 from memory.postgres.session import Session
 from memory.sql.session import Verb
@@ -66,9 +66,6 @@ class PostgresMemoryStore(MemoryStore):
         return await self._db.run(
             partial(imports.import_episodes, episodes=episodes), pipelined=False
         )
-
-    async def recall(self, request: models.RecallRequest) -> list[models.RecalledEpisode]:
-        return await self._db.run(partial(recall.recall, request=request, config=self._config))
 
     async def close(self) -> None:
         await self.settle()

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from memory.config import MemoryConfig
-from memory.models import Episode, EpisodeStatus
+from memory.models import Episode, EpisodeStatus, RecallRequest
 
 Params = Sequence[Any] | Mapping[str, Any]
 
@@ -40,6 +40,13 @@ class Session(Protocol):
     for_update: str
     """What a ``SELECT`` of episodes adds at its end to lock their rows until this work
     ends (PostgreSQL's processes share them; SQLite's write transaction holds the file)."""
+
+    time_shifted: str
+    """A time moved by the recall's window, ``{time} {sign} %(window)s``, in this database's
+    SQL (SQLite's times are text: :mod:`memory.sqlite.codec`)."""
+
+    episodes_by_id: str
+    """The ``episodes`` whose ids are the list ``%(ids)s``, as a ``FROM`` clause."""
 
     async def rows(self, sql: str, params: Params = ()) -> list[dict[str, Any]]: ...
 
@@ -133,6 +140,25 @@ class Session(Protocol):
 
     async def scored(self, episode_id: int) -> None:
         """Take a success just scored off the queue of those awaiting a score."""
+        ...
+
+    async def recall_search(
+        self,
+        request: RecallRequest,
+        keys: Sequence[str],
+        params: Mapping[str, Any],
+        *,
+        lexical: bool,
+        semantic: bool,
+    ) -> tuple[list[dict[str, Any]], list[int], bytes]:
+        """Recall's search of the partitions of ``keys``: the ``matched`` rows of
+        :func:`memory.sql.recall.matches` for the question's words (``lexical``), and the
+        episode id and vector of every vector the partitions hold (``semantic``), the
+        vectors one after the other."""
+        ...
+
+    async def computed(self, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)``, computed off the event loop (SQLite's work already is)."""
         ...
 
     async def increment(self, name: str, by: int) -> None:

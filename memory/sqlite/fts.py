@@ -35,10 +35,10 @@ queue in batches, one transaction each (a batch embeds its texts together and wr
 index segment instead of one per episode). So at every commit each episode's entries are
 either absent or exactly what its row says, and an episode whose entries are absent while
 it is validated is in the queue. Recall files its conversation's waiting episodes before
-it searches (:func:`memory.sqlite.recall.recall`), so the question right after a vote sees
-it; the queue holds only ids, and a row's erasure takes its id along (``ON DELETE
-CASCADE``). Whatever rebuilds or realigns the index from the episodes files the queue
-first (as opening the store does) or empties it.
+it searches (:meth:`memory.sqlite.session.SQLiteSession.recall_search`), so the question
+right after a vote sees it; the queue holds only ids, and a row's erasure takes its id
+along (``ON DELETE CASCADE``). Whatever rebuilds or realigns the index from the episodes
+files the queue first (as opening the store does) or empties it.
 """
 
 from __future__ import annotations
@@ -60,6 +60,7 @@ from memory.sqlite.vectors import file_vectors, unindex_vectors
 __all__ = [
     "BM25_WEIGHTS",
     "CREATE_INDEX_QUEUE",
+    "HITS",
     "TOKENIZE",
     "align_channel_partitions",
     "channel_partitions_filed",
@@ -81,6 +82,14 @@ BM25_WEIGHTS = "2.0, 1.0, 1.0"
 
 TOKENIZE = "porter unicode61 remove_diacritics 2 tokenchars '_'"
 """Porter stemming; ``_`` joins a partition key to its word in one token."""
+
+HITS = f"""hits AS MATERIALIZED (
+  SELECT abs(rowid) AS id, bm25(episodes_fts, {BM25_WEIGHTS}) AS bm25
+  FROM episodes_fts WHERE episodes_fts MATCH %(match)s
+)"""
+"""Recall's full-text search (:func:`memory.sql.recall.matches`): the partition keys inside
+the MATCH (:func:`memory.recall_query.fts5_match`) make the index visit only the asker's
+partitions; a channel success is found as ``rowid`` ``-id`` in its channel's."""
 
 _Entry = tuple[int, str, str, str]
 """One row of the index: rowid, then the question (with the day it was asked, see

@@ -2,7 +2,7 @@
 
 Each verb runs a function of :mod:`memory.sql` to its end on the store's database thread
 (:func:`memory.sqlite.session.run_to_end`); what SQLite does its own way is in its
-session, recall and full-text index.
+session and full-text index.
 """
 
 from __future__ import annotations
@@ -14,10 +14,9 @@ from typing import ParamSpec, TypeVar
 
 from sqlite_utils import Database
 
-from memory import models
 from memory.config import MemoryConfig
 from memory.sql.session import Verb
-from memory.sqlite import fts, recall
+from memory.sqlite import fts
 from memory.sqlite.connection import DatabaseThread
 from memory.sqlite.session import SQLiteSession, run_to_end
 from memory.store import MemoryStore
@@ -62,9 +61,6 @@ class SQLiteMemoryStore(MemoryStore):
 
     async def _file_waiting(self, limit: int) -> int:
         return await self._thread.run(partial(fts.file_waiting, limit=limit))
-
-    async def recall(self, request: models.RecallRequest) -> list[models.RecalledEpisode]:
-        return await self._thread.run(partial(recall.recall, request=request, config=self._config))
 
     async def close(self) -> None:
         await self.settle()

@@ -19,13 +19,13 @@ from collections.abc import Sequence
 from sqlite_utils import Database
 
 from memory.models import Episode
-from memory.vectors import episode_vectors, nearest
+from memory.vectors import episode_vectors
 
 __all__ = [
     "CREATE_VECTORS",
     "file_vectors",
     "partition_number",
-    "similarities",
+    "partition_vectors",
     "unindex_vectors",
 ]
 
@@ -69,13 +69,11 @@ def file_vectors(db: Database, filing: Sequence[tuple[Episode, Sequence[str]]]) 
     )
 
 
-def similarities(db: Database, text: str, partitions: Sequence[str]) -> dict[int, float]:
-    """The cosine of ``text`` with every episode stored in these partitions, by id."""
-    if not partitions:
-        return {}
+def partition_vectors(db: Database, partitions: Sequence[str]) -> tuple[list[int], bytes]:
+    """The episode id of every vector stored in these partitions, and the vectors."""
     marks = ", ".join("?" for _ in partitions)
     rows = db.execute(
         f"SELECT episode_id, vector FROM episode_vectors WHERE partition IN ({marks})",
         [partition_number(key) for key in partitions],
     ).fetchall()
-    return nearest(text, [row[0] for row in rows], [row[1] for row in rows])
+    return [row[0] for row in rows], b"".join(row[1] for row in rows)

@@ -53,5 +53,5 @@ def test_stored_vectors_keep_their_cosines() -> None:
     assert embedder is not None
     texts = ["the VPN drops", "my remote connection to the office keeps failing", "lunch?"]
     vectors = np.stack([embedder.embed(text) for text in texts])
-    restored = from_bytes([to_bytes(vector) for vector in vectors], embedder.dimensions)
+    restored = from_bytes(b"".join(to_bytes(vector) for vector in vectors), embedder.dimensions)
     assert np.abs(restored @ vectors[0] - vectors @ vectors[0]).max() < 0.02

@@ -17,11 +17,11 @@ from test_forget import disk_bytes, traces
 from memory import MemoryConfig, RecallRequest, Scope, VoteEvent, open_store
 from memory.sql import episodes as shared_episodes
 from memory.sql import erasure as shared_erasure
+from memory.sql import recall as shared_recall
 from memory.sql import votes
 from memory.sql.vote_queue import FILING_BATCH, FILING_PAUSE_SECONDS
 from memory.sqlite.connection import connect
 from memory.sqlite.fts import align_channel_partitions, file_waiting
-from memory.sqlite.recall import recall
 from memory.sqlite.store import SQLiteMemoryStore
 from tests.support.sqlite_verbs import on_connection
 
@@ -32,6 +32,8 @@ pytestmark = pytest.mark.sqlite_only
 
 QUESTION = "How do I recalibrate the Vorticon flux capacitor?"
 ANSWER = "Loosen the Quasimodo bracket, then rerun the flux wizard."
+
+recall = on_connection(shared_recall).recall
 
 
 def _voted(db: Database, config: MemoryConfig, *, user: str, scope: Scope, index: int) -> int:

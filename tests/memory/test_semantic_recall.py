@@ -14,9 +14,10 @@ from test_forget import disk_bytes
 
 from memory import Episode, HybridRecall, MemoryConfig, RecallRequest, Vote, vectors
 from memory.embedding import default_embedder
+from memory.sql import recall as shared_recall
 from memory.sqlite.connection import connect
-from memory.sqlite.recall import recall
 from memory.vectors import episode_text, to_bytes
+from tests.support.sqlite_verbs import on_connection
 
 DAY = timedelta(days=1)
 
@@ -41,6 +42,8 @@ PARAPHRASES = [
     ("the database dump crashed because storage ran out", "backup"),
     ("what can my new pet eat", "puppy"),
 ]
+
+recall = on_connection(shared_recall).recall
 
 
 def _vector(episode: Episode) -> bytes:

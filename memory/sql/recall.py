@@ -1,0 +1,159 @@
+"""Recall: full-text and semantic candidates from the asker's own partitions, fused and
+ranked within a budget.
+
+Both searches read only the partitions the visibility rule lets the asker see
+(:func:`partition_keys`), and every candidate is checked again against the episode's own
+columns (:data:`IN_SCOPE`) and :class:`memory.Visibility` before it is ranked. The
+database runs its own full-text query and reads the partitions' vectors its own way
+(:meth:`memory.sql.session.Session.recall_search`); the neighbours of each candidate in
+its conversation are read with the candidate's row, so a recall is three reads at most:
+the search, the episodes found by meaning alone, and the neighbours related to the question
+that neither search found.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memory.config import MemoryConfig
+from memory.models import Episode, RecalledEpisode, RecallRequest
+from memory.partitions import partition_keys
+from memory.ranking import (
+    context_sources,
+    fit_budget,
+    neighbours,
+    rank,
+    reads_context,
+    related_neighbours,
+    visible_candidates,
+)
+from memory.rows import episode_from_row
+from memory.sql.session import Session
+from memory.vectors import most_similar, nearest
+
+IN_SCOPE = """
+  episodes.enterprise_id = %(enterprise_id)s
+  AND episodes.team_id = %(team_id)s
+  AND episodes.channel_id = %(channel_id)s
+  AND episodes.kind = %(kind)s
+  AND episodes.status IN ('success', 'failure')
+  AND (
+    episodes.requester_id = %(requester_id)s
+    OR (%(shared)s AND episodes.kind = 'channel' AND episodes.status = 'success')
+  )
+"""
+
+
+def _around(db: Session, episode: str) -> str:
+    """The ids of the episode's validated neighbours in its asker's conversation, ``before``
+    and ``after`` it within the window, each read from the ``(requester_id, created_at)``
+    index; null when ``%(context)s`` is false."""
+    earliest = db.time_shifted.format(time=f"{episode}.created_at", sign="-")
+    latest = db.time_shifted.format(time=f"{episode}.created_at", sign="+")
+    return f"""
+  CASE WHEN %(context)s THEN (SELECT p.id FROM episodes AS p
+   WHERE p.requester_id = {episode}.requester_id AND p.team_id = {episode}.team_id
+     AND p.channel_id = {episode}.channel_id AND p.kind = {episode}.kind
+     AND p.status IN ('success', 'failure')
+     AND (p.created_at, p.id) < ({episode}.created_at, {episode}.id)
+     AND p.created_at >= {earliest}
+   ORDER BY p.created_at DESC, p.id DESC LIMIT 1) END AS before,
+  CASE WHEN %(context)s THEN (SELECT n.id FROM episodes AS n
+   WHERE n.requester_id = {episode}.requester_id AND n.team_id = {episode}.team_id
+     AND n.channel_id = {episode}.channel_id AND n.kind = {episode}.kind
+     AND n.status IN ('success', 'failure')
+     AND (n.created_at, n.id) > ({episode}.created_at, {episode}.id)
+     AND n.created_at <= {latest}
+   ORDER BY n.created_at, n.id LIMIT 1) END AS after"""
+
+
+def matches(db: Session) -> str:
+    """Common table expressions for a backend's search: from its ``hits`` (the ``id`` and
+    ``bm25``, lower is better, of each episode its full-text query found in the
+    partitions), ``matched``: the ``%(candidates)s`` best in the request's scope, numbered
+    ``n`` from the best, with their neighbours. A channel success found in two partitions
+    counts once, at its best."""
+    return f"""lexical AS (
+  SELECT episodes.*, min(hits.bm25) AS bm25
+  FROM hits JOIN episodes ON episodes.id = hits.id
+  WHERE {IN_SCOPE}
+  GROUP BY episodes.id
+  ORDER BY bm25, episodes.validated_at DESC, episodes.id DESC
+  LIMIT %(candidates)s
+), matched AS (
+  SELECT row_number() OVER (ORDER BY bm25, validated_at DESC, id DESC) AS n, lexical.*,
+    {_around(db, "lexical")}
+  FROM lexical
+)"""
+
+
+_Found = list[tuple[Episode, float | None]]
+_Around = dict[int, tuple[int | None, int | None]]
+
+
+def _found(db: Session, rows: list[dict[str, Any]], around: _Around) -> _Found:
+    """The rows' episodes, each with its ``bm25`` (None for one found by meaning alone),
+    their neighbours added to ``around``."""
+    around.update((row["id"], (row["before"], row["after"])) for row in rows)
+    return [(episode_from_row(row, db.read_time), row.get("bm25")) for row in rows]
+
+
+async def _by_id(
+    db: Session, episode_ids: list[int], params: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The rows of the episodes of these ids that are in the request's scope."""
+    return await db.rows(
+        f"SELECT episodes.*, {_around(db, 'episodes')} FROM {db.episodes_by_id} WHERE {IN_SCOPE}",
+        {**params, "ids": episode_ids},
+    )
+
+
+async def recall(
+    db: Session, request: RecallRequest, config: MemoryConfig
+) -> list[RecalledEpisode]:
+    hybrid = config.hybrid
+    scope = request.scope
+    pool = hybrid.candidates_per_result * request.limit
+    params: dict[str, Any] = {
+        "enterprise_id": scope.enterprise_id,
+        "team_id": scope.team_id,
+        "channel_id": scope.channel_id,
+        "kind": scope.kind.value,
+        "requester_id": request.requester_id,
+        "shared": config.visibility.shares_in(scope),
+        "candidates": pool,
+        "context": reads_context(config),
+        "window": hybrid.context_window,
+    }
+    rows, vector_ids, vectors = await db.recall_search(
+        request,
+        partition_keys(request, config),
+        params,
+        lexical=hybrid.semantic < 1,
+        semantic=hybrid.semantic > 0,
+    )
+    around: _Around = {}
+    found = _found(db, rows, around)
+    cosines = await db.computed(nearest, request.text, vector_ids, vectors) if vector_ids else {}
+    lexical = {episode.id for episode, _ in found}
+    semantic_only = [
+        episode_id
+        for episode_id in most_similar(cosines, pool, floor=hybrid.min_similarity)
+        if episode_id not in lexical
+    ]
+    if semantic_only:
+        found += _found(db, await _by_id(db, semantic_only, params), around)
+    candidates = visible_candidates(found, cosines, request, config)
+    sources = context_sources(candidates, request, config)
+    adjacent = neighbours((source, *around[source]) for source in sources)
+    unread = related_neighbours(adjacent, candidates, cosines, floor=hybrid.min_similarity)
+    if unread:
+        pulled = _found(db, await _by_id(db, unread, {**params, "context": False}), around)
+        candidates += visible_candidates(pulled, cosines, request, config)
+    ranked = rank(
+        candidates, now=request.now, weights=config.weights, hybrid=hybrid, adjacent=adjacent
+    )
+    recalled = fit_budget(ranked, limit=request.limit, token_budget=request.token_budget)
+    if recalled:
+        await db.increment("recalls", 1)
+    return recalled
