@@ -1,17 +1,8 @@
 """What each caller needs of the store, as small protocols sized to its use.
 
-:class:`memory.MemoryStore` is what a backend implements, and it is made of these (each
-verb is declared once, here, with the caller that uses it); callers depend on one of them
-instead, so each says exactly what it touches, and a test double implements only that:
-
-- the agent's turn (its tools, the plan advisor): :class:`Recall`, and :class:`Counting`
-  for tool errors, together :class:`AgentMemory`;
-- answering a message: :class:`ExchangeLedger`, and keeping it until it is answered:
-  :class:`Questions`;
-- the listeners' vote path: :class:`VoteRecorder`, and why a 👎 was cast: :class:`Reasons`;
-- ``/forget`` and the admin commands: :class:`Erasure`;
-- background learning: :class:`ReflectionQueue` and :class:`ConsolidationSource`;
-- distributing the app (OAuth): :class:`Installations`.
+:class:`memory.MemoryStore` is made of these (each verb is declared once, here, with the
+caller that uses it); a caller depends on one of them instead, so it says exactly what it
+touches, and a test double implements only that.
 """
 
 from __future__ import annotations
@@ -26,12 +17,11 @@ from memory.privacy import VALIDATED, Visibility
 
 
 class Recall(Protocol):
-    """Reading what the asker may see: validated episodes and wisdom notes."""
+    """The agent's turn: reading what the asker may see (see :mod:`memory.privacy`)."""
 
     @property
     @abstractmethod
-    def visibility(self) -> Visibility:
-        """Who may see what in this store (see :mod:`memory.privacy`)."""
+    def visibility(self) -> Visibility: ...
 
     @abstractmethod
     async def recall(self, request: models.RecallRequest) -> list[models.RecalledEpisode]:
@@ -42,11 +32,9 @@ class Recall(Protocol):
 
 
 class Counting(Protocol):
-    """Operational counters (``recalls``, ``tool_error:<class>:<tool>``)."""
-
     @abstractmethod
     async def count(self, counter: str, *, by: int = 1) -> None:
-        """Increment an operational counter (recalls, ``tool_error:<class>:<tool>``...)."""
+        """Increment an operational counter (``recalls``, ``tool_error:<class>:<tool>``)."""
 
 
 class AgentMemory(Recall, Counting, Protocol):
@@ -58,135 +46,118 @@ class ExchangeLedger(Protocol):
 
     @abstractmethod
     async def claim(self, *keys: str, at: datetime, team_id: str | None = None) -> bool:
-        """Record that the message these keys name (an event id, ``channel:ts``), of the
-        workspace ``team_id``, is being handled, in one write.
-
-        Returns True when none of the keys was claimed before, False when any was (a
-        re-delivery), across restarts and ``/forget``: a claim keeps only a keyed hash of
-        its key, no personal data."""
+        """Record in one write that the message these keys name (an event id,
+        ``channel:ts``) of workspace ``team_id`` is being handled. False when any key was
+        claimed before (a re-delivery), across restarts and ``/forget``: a claim keeps only
+        a keyed hash of its key."""
 
     @abstractmethod
     async def record_exchange(self, exchange: models.NewExchange) -> models.Episode | None:
-        """Store a pending episode and a ledger entry for each message part sent.
-
-        None when the asker was forgotten after the exchange began (``created_at``): work
-        that started before an erasure never writes about the person after it."""
+        """Store a pending episode and a ledger entry for each message part sent. None when
+        the asker was forgotten after the exchange began (``created_at``): work that
+        started before an erasure never writes about the person after it."""
 
     @abstractmethod
     async def extend_exchange(self, episode_id: int, *, message_ts: list[str], answer: str) -> bool:
-        """Record more parts of an answer as Slack shows them (each becomes votable at
-        once), and its text so far; False when the exchange is gone (erased, withdrawn)."""
+        """Record more parts of an answer as Slack shows them (each votable at once), and
+        its text so far; False when the exchange is gone (erased, withdrawn)."""
 
     @abstractmethod
     async def withdraw_exchange(self, episode_id: int) -> bool:
-        """Delete an exchange that turned out to be a notice, not an answer (with its
-        ledger rows and votes); False when there was none."""
+        """Delete an exchange that turned out to be a notice, not an answer."""
 
     @abstractmethod
     async def erase_replies(self, channel_id: str, message_ts: list[str]) -> None:
         """Record that these messages of the bot answered someone since forgotten (an answer
-        in flight at ``/forget``); kept as keyed hashes, like the fence."""
+        in flight at ``/forget``), as keyed hashes."""
 
     @abstractmethod
-    async def erased_replies(self, channel_id: str, message_ts: Iterable[str]) -> set[str]:
-        """Which of these messages of the bot answered someone since forgotten."""
+    async def erased_replies(self, channel_id: str, message_ts: Iterable[str]) -> set[str]: ...
 
     @abstractmethod
     async def forgotten_at(
         self, user_ids: Iterable[str], *, team_id: str | None = None
     ) -> dict[str, datetime]:
-        """When each of these people was last forgotten, or (with ``team_id``) their
-        workspace erased, whichever is later (absent when never)."""
+        """When each person was last forgotten, or their workspace ``team_id`` erased,
+        whichever is later (absent when never)."""
 
     @abstractmethod
     async def first_parts(self, episode_ids: Iterable[int]) -> dict[int, str]:
-        """The ``ts`` of the first message of each of these answers still in the ledger (in
-        its episode's channel), so a person can be shown the answer they voted on."""
+        """The ``ts`` of the first message of each answer still in the ledger, so a person
+        can be shown the answer they voted on."""
 
 
 class Questions(Protocol):
-    """Questions acknowledged and not answered yet, kept until they are, so that a process
-    killed while answering one loses none (see :mod:`memory.sql.questions`). Each process
-    leases the questions it answers; a question whose lease ran out is another's to take."""
+    """Questions kept until they are answered, leased to the process answering them (see
+    :mod:`memory.sql.questions`)."""
 
     @abstractmethod
     async def receive_question(
         self, question: models.NewQuestion, *keys: str, lease: timedelta
     ) -> models.PendingQuestion | None:
-        """Claim the message (as :meth:`ExchangeLedger.claim` does) and keep the question,
-        leased to this process for ``lease``, in one write; None, and nothing kept, when
-        the message was claimed before (a re-delivery) or its asker forgotten since it
-        arrived (the erasure fence)."""
+        """:meth:`ExchangeLedger.claim` the message and keep the question, leased to this
+        process, in one write; None, and nothing kept, for a re-delivery or an asker
+        forgotten since it arrived."""
 
     @abstractmethod
     async def take_questions(
         self, *, now: datetime, lease: timedelta, limit: int
     ) -> list[models.PendingQuestion]:
-        """Lease to this process, for ``lease``, the oldest questions (at most ``limit``)
-        that no process is answering: their lease ran out by ``now``, their process died
-        or let them go. Each take counts an attempt."""
+        """Lease to this process the oldest questions no process is answering (their lease
+        ran out by ``now``); each take counts an attempt."""
 
     @abstractmethod
     async def renew_questions(
         self, question_ids: Iterable[int], *, now: datetime, lease: timedelta
     ) -> int:
-        """Extend this process's leases of these questions, which it is answering, to
-        ``now + lease``; how many it still held."""
+        """Extend this process's leases of these questions; how many it still held."""
 
     @abstractmethod
     async def question_shown(self, question_id: int, episode_id: int) -> bool:
-        """Note the exchange a question's answer was recorded as, as it showed: a later
-        attempt takes it back (its parts come with the question); False when the question
-        is gone."""
+        """Note the exchange a question's answer was recorded as, as it showed, for a later
+        attempt to take back; False when the question is gone."""
 
     @abstractmethod
     async def finish_question(self, question_id: int) -> bool:
-        """Delete a question once its asker has the answer, or was told why there is
-        none; False when it was gone already."""
+        """Delete a question once its asker has the answer, or was told why there is none."""
 
     @abstractmethod
     async def release_questions(self, *, retry_at: datetime, question_id: int | None = None) -> int:
-        """Let go of a question this process holds (of every one, without
-        ``question_id``), for any process to take from ``retry_at``."""
+        """Let go of one question this process holds (every one, without ``question_id``),
+        for any process to take from ``retry_at``."""
 
 
 class VoteRecorder(Protocol):
-    """A reaction or a feedback button on a message the bot sent."""
-
     @abstractmethod
     async def apply_vote(self, event: models.VoteEvent) -> models.VoteOutcome:
         """Turn a reaction (or button) on a ledger message into the episode's status."""
 
 
 class Reasons(Protocol):
-    """Why a person 👎'd an answer of theirs, in their words: asked once an answer.
-
-    Only the asker's reason is kept, on their episode: it is theirs as the exchange is, seen
-    where the exchange is seen, erased with it."""
+    """Why a person 👎'd an answer of theirs, in their words, asked once an answer. Only the
+    asker's reason is kept, on their episode: seen where it is seen, erased with it."""
 
     @abstractmethod
     async def ask_reason_once(
         self, episode_id: int, user_id: str, *, at: datetime
     ) -> models.Episode | None:
-        """Note that ``user_id`` is being asked, at ``at``, why they 👎'd this answer. The
-        episode the first time, when it is their failure with no reason yet; None ever
-        after, and for anyone else's answer, so nobody is asked twice about one answer
-        (across processes too). Keeps a keyed hash naming the answer, nothing else."""
+        """The episode the first time ``user_id`` is asked about their failure with no
+        reason yet; None ever after (across processes too), and for anyone else's answer."""
 
     @abstractmethod
     async def awaiting_reason(
         self, channel_id: str, thread_ts: str, user_id: str, *, since: datetime
     ) -> models.Episode | None:
         """The answer in this thread that ``user_id`` asked for and 👎'd most recently, at
-        ``since`` or later, with no reason yet; None when there is none."""
+        ``since`` or later, with no reason yet."""
 
     @abstractmethod
     async def give_reason(
         self, episode_id: int, user_id: str, reason: str, *, at: datetime
     ) -> models.Episode | None:
-        """Store the asker's reason for their 👎 (replacing an earlier one); the lesson
-        drafted without it is dropped, so it is drafted again with it. None, and nothing
-        stored, when the episode is not their failure or they were forgotten since ``at``."""
+        """Store the asker's reason for their 👎, dropping the lesson drafted without it;
+        None, and nothing stored, when it is not their failure or they were forgotten
+        since ``at``."""
 
 
 class Erasure(Protocol):
@@ -200,16 +171,13 @@ class Erasure(Protocol):
     async def forget_user(self, user_id: str, *, at: datetime | None = None) -> models.ForgetReport:
         """Erase every row holding this person's data, leaving no trace on disk, and fence
         them off: nothing that started before ``at`` (default: now) writes about them after.
-
         The fence keeps a keyed hash of their id and the time, nothing they said."""
 
     @abstractmethod
     async def forget_workspace(
         self, team_id: str, *, at: datetime | None = None
     ) -> models.WorkspaceReport:
-        """Erase everything kept of a workspace (its people's exchanges, votes, lessons,
-        notes, index entries, vectors, ledger, questions not answered yet, dedupe claims and
-        installations), leaving no trace on disk, and fence it off as :meth:`forget_user`
+        """Erase everything kept of a workspace, and fence it off as :meth:`forget_user`
         fences a person."""
 
 
@@ -219,18 +187,16 @@ class ReflectionQueue(Protocol):
     @abstractmethod
     async def episodes_awaiting_reflection(
         self, *, limit: int, with_successes: bool = True
-    ) -> list[models.Episode]:
-        """Failures without a lesson and, unless ``with_successes`` is False, successes
-        without an importance score."""
+    ) -> list[models.Episode]: ...
 
     @abstractmethod
     async def set_lesson(self, episode_id: int, lesson: str, *, reason: str | None = None) -> bool:
         """Attach a lesson if the episode is still a failure with the ``reason`` it was
-        drafted from; False when it no longer is (a vote or a new reason came meanwhile)."""
+        drafted from; False when a vote or a new reason came meanwhile."""
 
     @abstractmethod
     async def set_importance(self, episode_id: int, importance: int) -> bool:
-        """Store a 1-10 score if the episode is still a success; False when it no longer is."""
+        """Store a 1-10 score if the episode is still a success."""
 
 
 class ConsolidationSource(Protocol):
@@ -239,8 +205,7 @@ class ConsolidationSource(Protocol):
     @abstractmethod
     async def scopes_with_recent_episodes(
         self, *, since: datetime
-    ) -> list[tuple[models.Scope, str]]:
-        """(scope, user) pairs with validated episodes since ``since``, for consolidation."""
+    ) -> list[tuple[models.Scope, str]]: ...
 
     @abstractmethod
     async def list_episodes(
@@ -253,8 +218,7 @@ class ConsolidationSource(Protocol):
         limit: int = 100,
         team_id: str | None = None,
     ) -> list[models.Episode]:
-        """A person's episodes (by default the validated ones; in workspace ``team_id``,
-        when given), newest first."""
+        """A person's episodes (in workspace ``team_id``, when given), newest first."""
 
     @abstractmethod
     async def replace_wisdom(
@@ -271,12 +235,11 @@ class ConsolidationSource(Protocol):
 
 
 class Installations(Protocol):
-    """The app's installations in workspaces, and the OAuth flow's one-time states, kept
-    in the store so that every replica sharing it authorizes the same workspaces."""
+    """The app's installations and the OAuth flow's one-time states, kept in the store so
+    that every replica sharing it authorizes the same workspaces."""
 
     @abstractmethod
-    async def save_installation(self, record: models.InstallationRecord) -> None:
-        """Insert or replace the record of (enterprise, team, user)."""
+    async def save_installation(self, record: models.InstallationRecord) -> None: ...
 
     @abstractmethod
     async def find_installation(
@@ -289,13 +252,12 @@ class Installations(Protocol):
     async def delete_installations(
         self, *, enterprise_id: str, team_id: str, user_id: str | None = None
     ) -> int:
-        """Delete that user's record (``""``: the bot's), or with ``user_id`` None every
-        record of the workspace; how many went."""
+        """Delete that user's record, or with ``user_id`` None every record of the
+        workspace; how many went."""
 
     @abstractmethod
     async def issue_oauth_state(self, state: str, *, expires_at: datetime, now: datetime) -> None:
-        """Remember a state handed to a browser starting the OAuth flow (and drop those
-        expired by ``now``)."""
+        """Remember a state handed to a browser (and drop those expired by ``now``)."""
 
     @abstractmethod
     async def consume_oauth_state(self, state: str, *, now: datetime) -> bool:

@@ -1,12 +1,7 @@
 """The store every backend is: each verb runs one function of :mod:`memory.sql` in one
-unit of work of the backend's database.
-
-The bot talks to memory only through :class:`MemoryStore`; :func:`memory.open_store`
-chooses the backend from a URL, so nothing outside this package knows which one runs. A
-backend supplies only what really differs: how it runs a verb (SQLite's database thread,
-PostgreSQL's pooled transactions), and opening, closing, pinging and taking turns at
-background jobs.
-"""
+unit of work of the backend's database. A backend supplies only how it runs a verb
+(SQLite's database thread, PostgreSQL's pooled transactions), and opening, closing,
+pinging and taking turns at background jobs."""
 
 from __future__ import annotations
 
@@ -46,14 +41,14 @@ from memory.sql import (
 )
 from memory.sql.session import Verb
 from memory.sql.vote_queue import Filing, VoteQueue
+from memory.sql.wisdom import wisdom_for
 
 P = ParamSpec("P")
 T = TypeVar("T")
 
 
 def _as_is(verb: Verb[P, T]) -> Callable[Concatenate[MemoryStore, P], Coroutine[Any, Any, T]]:
-    """The store's verb that runs ``verb`` with its caller's arguments as they are (its
-    signature is ``verb``'s, the store in place of the database)."""
+    """The store's verb running ``verb`` with its caller's arguments (and signature)."""
 
     async def run(self: MemoryStore, /, *args: P.args, **kwargs: P.kwargs) -> T:
         return await self._run(verb, *args, **kwargs)
@@ -79,12 +74,10 @@ class MemoryStore(
 ):
     """Everything the bot keeps about people: exchanges, votes, episodes, lessons, notes.
 
-    The verbs each caller uses are declared with its protocol in :mod:`memory.callers`;
-    here are the rest: opening and closing, importing, the ledger's upkeep, the Home tab's
-    list and forget buttons, and operations. Most verbs are a function of :mod:`memory.sql`
-    taking the caller's arguments as they are; the others add what the store knows (its
-    configuration, this process's leases) or what a run again must find again (a list, not
-    an iterator: PostgreSQL runs a transaction again after a conflict)."""
+    The verbs callers use are declared in :mod:`memory.callers`. The verbs not run
+    :func:`_as_is` add what the store knows (its configuration, this process's leases) or
+    what a run again must find again (a list, not an iterator: PostgreSQL runs a
+    transaction again after a conflict)."""
 
     one_process = False
     """Whether one process at most answers from this store (a SQLite file): a question
@@ -99,8 +92,7 @@ class MemoryStore(
         one process leases only questions)."""
 
     @abstractmethod
-    async def _run(self, verb: Verb[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
-        """``verb`` (a function of :mod:`memory.sql`) in one unit of work of the database."""
+    async def _run(self, verb: Verb[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T: ...
 
     @abstractmethod
     async def close(self) -> None: ...
@@ -117,10 +109,9 @@ class MemoryStore(
         interval, so background work is done once, not once per process."""
 
     async def tidy_index(self) -> bool:
-        """One short step of the full-text index's upkeep (a few tens of milliseconds at
-        most); True while there is more to do. Run by the periodic upkeep, step after step,
-        so that other calls are served in between. Nothing to do unless the backend says
-        otherwise: PostgreSQL's indexes need no merging from the bot."""
+        """One short step of the full-text index's upkeep, run step after step so other
+        calls are served in between; True while there is more to do. PostgreSQL's indexes
+        need no merging from the bot."""
         return False
 
     question_shown = _as_is(questions.question_shown)
@@ -141,6 +132,9 @@ class MemoryStore(
     export_user = _as_is(erasure.export_user)
     scopes_with_recent_episodes = _as_is(episodes.scopes_with_recent_episodes)
     stats = _as_is(counters.stats)
+    claim = _as_is(counters.claim)
+    ask_reason_once = _as_is(reasons.ask_reason_once)
+    wisdom = _as_is(wisdom_for)
     save_installation = _as_is(installations.save_installation)
     find_installation = _as_is(installations.find_installation)
     delete_installations = _as_is(installations.delete_installations)
@@ -150,9 +144,6 @@ class MemoryStore(
     @property
     def visibility(self) -> Visibility:
         return self._config.visibility
-
-    async def claim(self, *keys: str, at: datetime, team_id: str | None = None) -> bool:
-        return await self._run(counters.claim, keys, at, team_id)
 
     async def receive_question(
         self, question: models.NewQuestion, *keys: str, lease: timedelta
@@ -193,8 +184,7 @@ class MemoryStore(
         )
 
     async def apply_vote(self, event: models.VoteEvent) -> models.VoteOutcome:
-        """Committed with the other votes waiting (see :mod:`memory.sql.vote_queue`);
-        returns once that transaction has committed."""
+        """Committed with the other votes waiting (see :mod:`memory.sql.vote_queue`)."""
         return await self._votes.apply(event)
 
     async def _apply_votes(self, events: list[models.VoteEvent]) -> list[models.VoteOutcome]:
@@ -207,18 +197,10 @@ class MemoryStore(
     async def episodes_awaiting_reflection(
         self, *, limit: int, with_successes: bool = True
     ) -> list[models.Episode]:
-        # Successes wait for an importance score when asked for, and weighed by recall.
         with_successes = with_successes and self._config.weights.importance > 0
         return await self._run(
             lambda db: db.awaiting_reflection(limit, with_successes, self._holder)
         )
-
-    async def ask_reason_once(
-        self, episode_id: int, user_id: str, *, at: datetime
-    ) -> models.Episode | None:
-        # Claimed like a message: a keyed hash, kept as long as the answer is votable.
-        claim_key = f"ask-why:{episode_id}"
-        return await self._run(reasons.ask_reason_once, episode_id, user_id, at, claim_key)
 
     async def first_parts(self, episode_ids: Iterable[int]) -> dict[int, str]:
         return await self._run(reasons.first_parts, list(episode_ids))
@@ -226,9 +208,6 @@ class MemoryStore(
     async def purge_expired(self, *, now: datetime) -> int:
         """Delete expired ledger entries and the pending episodes nobody can vote on now."""
         return await self._run(episodes.purge_expired, now, self._config)
-
-    async def wisdom(self, scope: models.Scope, user_id: str) -> list[models.WisdomNote]:
-        return await self._run(wisdom.wisdom_for, scope, user_id)
 
     async def forget_user(self, user_id: str, *, at: datetime | None = None) -> models.ForgetReport:
         return await self._run(erasure.forget_user, user_id, at or datetime.now(UTC), self._config)

@@ -10,7 +10,6 @@ wait for each other instead of deadlocking.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 
 from memory.models import EpisodeStatus, StoreStats
@@ -20,7 +19,7 @@ from memory.subjects import workspace_subject
 TOOL_ERROR_PREFIX = "tool_error:"
 
 
-async def claim(db: Session, keys: Sequence[str], at: datetime, team_id: str | None) -> bool:
+async def claim(db: Session, *keys: str, at: datetime, team_id: str | None = None) -> bool:
     """Claim every key at once; True when none had been claimed before. The workspace
     ``team_id`` (a keyed hash) lets its claims go when it uninstalls the app."""
     digests = sorted({db.digest(key) for key in keys})

@@ -49,7 +49,7 @@ async def receive_question(
     team_id = question.team_id or None
     async with db.transaction():
         await db.lock_person(question.user_id, team_id)
-        if not await claim(db, keys, question.received_at, team_id):
+        if not await claim(db, *keys, at=question.received_at, team_id=team_id):
             return None
         if await forgotten_since(db, question.user_id, question.received_at, team_id):
             return None

@@ -20,7 +20,7 @@ _THEIR_FAILURE = "id = %s AND requester_id = %s AND status = 'failure'"
 
 
 async def ask_reason_once(
-    db: Session, episode_id: int, user_id: str, at: datetime, claim_key: str
+    db: Session, episode_id: int, user_id: str, *, at: datetime
 ) -> Episode | None:
     async with db.transaction():
         row = await db.row(
@@ -30,7 +30,7 @@ async def ask_reason_once(
         if row is None:
             return None
         episode = rows.episode_from_row(row, db.read_time)
-        first = await claim(db, [claim_key], at, episode.scope.team_id)
+        first = await claim(db, f"ask-why:{episode_id}", at=at, team_id=episode.scope.team_id)
         return episode if first else None
 
 
