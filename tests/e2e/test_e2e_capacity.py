@@ -9,9 +9,9 @@ import asyncio
 import re
 
 from bot.simulator import FakeLLMServer, ScriptedReply
-from bot.simulator.slack_web_api import FakeSlackWebAPI
+from bot.simulator.slack_web_api import FakeMessage, FakeSlackWebAPI
 from bot.slack.streaming import THINKING_STATUS
-from tests.support.harness import ALICE, BOB, StartBot, dm_channel
+from tests.support.harness import ALICE, BOB, SignedSlack, StartBot, dm_channel
 
 CROWD = 200
 ASK_AGAIN = re.compile(r"please ask again in about (a minute|\d+ minutes)\.$")
@@ -31,6 +31,28 @@ def _statuses(fake_slack: FakeSlackWebAPI, channel: str) -> list[str]:
         for call in fake_slack.calls_to("assistant.threads.setStatus")
         if call.args["channel_id"] == channel
     ]
+
+
+async def alice_holds_the_only_slot(
+    slack: SignedSlack, fake_llm: FakeLLMServer, *, seconds: float
+) -> None:
+    """Alice asks, and the model takes ``seconds`` over her answer: the one answer at once
+    is hers until then."""
+    fake_llm.script(ScriptedReply.answer("Alice's answer.", delay_seconds=seconds))
+    await slack.dm("what's the staging password policy?", user=ALICE)
+    await asyncio.wait_for(fake_llm.wait_for_requests(1), 10)
+
+
+async def alice_answered(slack: SignedSlack) -> None:
+    """Alice got her answer all the same."""
+    [alice] = await slack.answers(1, channel=dm_channel(ALICE))
+    assert alice.text.startswith("Alice's answer.")
+
+
+def assert_declined(notice: FakeMessage, opening: str) -> None:
+    """``notice`` declines a question with ``opening`` and says when to ask again."""
+    assert notice.text.startswith(opening)
+    assert ASK_AGAIN.search(notice.text), notice.text
 
 
 async def test_a_crowd_of_200_is_all_answered_in_arrival_order_each_told_it_waits(
@@ -88,18 +110,14 @@ async def test_a_question_past_the_queue_limit_is_declined_saying_when_to_ask_ag
     bot_with: StartBot, fake_llm: FakeLLMServer, fake_slack: FakeSlackWebAPI
 ) -> None:
     slack = await bot_with(max_concurrent_answers=1, answer_queue_limit=1)
-    fake_llm.script(ScriptedReply.answer("Alice's answer.", delay_seconds=1.0))
-    await slack.dm("what's the staging password policy?", user=ALICE)
-    await asyncio.wait_for(fake_llm.wait_for_requests(1), 10)
+    await alice_holds_the_only_slot(slack, fake_llm, seconds=1.0)
     await slack.dm("and who owns the search cluster?", user=BOB)  # waits
     await slack.dm("where are the runbooks?", user="U0000CAROL")  # one too many
 
     [notice] = await fake_slack.wait_for_final_messages(1, channel=dm_channel("U0000CAROL"))
-    assert notice.text.startswith("Too many questions are waiting for me right now (1);")
-    assert ASK_AGAIN.search(notice.text), notice.text
-    [alice] = await slack.answers(1, channel=dm_channel(ALICE))
+    assert_declined(notice, "Too many questions are waiting for me right now (1);")
+    await alice_answered(slack)
     [bob] = await slack.answers(1, channel=dm_channel(BOB))
-    assert alice.text.startswith("Alice's answer.")
     assert bob.text.startswith("Answer: and who owns the search cluster?")
     assert "where are the runbooks?" not in _asked(fake_llm)
 
@@ -108,16 +126,12 @@ async def test_a_question_that_waited_past_the_bound_is_declined_saying_when_to_
     bot_with: StartBot, fake_llm: FakeLLMServer, fake_slack: FakeSlackWebAPI
 ) -> None:
     slack = await bot_with(max_concurrent_answers=1, answer_wait_seconds=0.5)
-    fake_llm.script(ScriptedReply.answer("Alice's answer.", delay_seconds=2.0))
-    await slack.dm("what's the staging password policy?", user=ALICE)
-    await asyncio.wait_for(fake_llm.wait_for_requests(1), 10)
+    await alice_holds_the_only_slot(slack, fake_llm, seconds=2.0)
     await slack.dm("and who owns the search cluster?", user=BOB)
 
     [notice] = await fake_slack.wait_for_final_messages(1, channel=dm_channel(BOB), within=10)
-    assert notice.text.startswith("So many people are asking at once that I couldn't get to")
-    assert ASK_AGAIN.search(notice.text), notice.text
-    [alice] = await slack.answers(1, channel=dm_channel(ALICE))
-    assert alice.text.startswith("Alice's answer.")
+    assert_declined(notice, "So many people are asking at once that I couldn't get to")
+    await alice_answered(slack)
     assert len(fake_llm.requests) == 1, "the declined question never reached the model"
 
 
