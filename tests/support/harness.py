@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import httpx
 
@@ -113,6 +113,13 @@ async def running(
         await server.stop()
 
 
+class DmOptions(TypedDict, total=False):
+    """What :meth:`SlackPeople.dm` takes beside the text and who writes it."""
+
+    thread_ts: str | None
+    files: list[dict[str, Any]] | None
+
+
 class SignedSlack(SlackPeople):
     """People of the fake workspace talking to the bot under test, and waiting on it."""
 
@@ -143,21 +150,13 @@ class SignedSlack(SlackPeople):
 
     # -- asking and teaching ---------------------------------------------------------------
     async def ask_in_dm(
-        self,
-        text: str,
-        *,
-        user: str = ALICE,
-        thread_ts: str | None = None,
-        files: list[dict[str, Any]] | None = None,
-        within: float = 10.0,
+        self, text: str, *, user: str = ALICE, within: float = 10.0, **dm: Unpack[DmOptions]
     ) -> FakeMessage:
-        """``user`` asks ``text`` in their DM (attaching ``files``): the bot's one new answer
-        there, once idle (waiting ``within`` seconds at most: a real model takes longer than
-        the fake)."""
+        """``user`` asks ``text`` in their DM, as :meth:`SlackPeople.dm` with ``dm``: the
+        bot's one new answer there, once idle (waiting ``within`` seconds at most: a real
+        model takes longer than the fake)."""
         return await self._one_new_answer(
-            dm_channel(user),
-            self.dm(text, user=user, thread_ts=thread_ts, files=files),
-            within=within,
+            dm_channel(user), self.dm(text, user=user, **dm), within=within
         )
 
     async def ask_in_channel(
