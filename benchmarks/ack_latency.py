@@ -21,7 +21,6 @@ from typing import Any
 
 from benchmarks.harness import (
     BotUnderTest,
-    Comparison,
     Figure,
     Target,
     bot_under_test,
@@ -116,6 +115,6 @@ def run(quick: bool) -> list[Figure]:
             f" {len(latencies)} votes and chatter at {RATE:.0f}/s while {in_flight} answers"
             f" were in flight ({finished} finished meanwhile); the {IN_FLIGHT} questions"
             f" themselves: p99 {percentile(opening.latencies_ms, 0.99):.1f} ms",
-            target=Target(comparison=Comparison.AT_MOST, bound=100),
+            target=Target.at_most(100),
         )
     ]

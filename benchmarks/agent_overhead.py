@@ -23,7 +23,6 @@ from typing import Any
 from benchmarks.corpus import Corpus
 from benchmarks.harness import (
     BotUnderTest,
-    Comparison,
     Figure,
     Target,
     bot_under_test,
@@ -173,6 +172,6 @@ def run(quick: bool) -> list[Figure]:
             detail=f"turn p50 {percentile(turn_ms, 0.5):.2f} ms, its bare LLM calls p50"
             f" {percentile(llm_ms, 0.5):.2f} ms ({llm_calls / turns:.2f} a turn), bare"
             f" postMessage p50 {percentile(post_ms, 0.5):.2f} ms, {turns} turns",
-            target=Target(comparison=Comparison.AT_MOST, bound=5),
+            target=Target.at_most(5),
         )
     ]

@@ -51,7 +51,7 @@ import psycopg
 from psycopg import sql
 from pydantic import BaseModel
 
-from benchmarks.harness import BENCH_DIR, Comparison, Figure, Target, percentile
+from benchmarks.harness import BENCH_DIR, Figure, Target, percentile
 from benchmarks.recall import FULL_EPISODES, QUICK_EPISODES, measure_recall, queries
 from benchmarks.stores import (
     LAYOUT_VERSION,
@@ -106,11 +106,11 @@ POSTGRES_WRITE_PATH = (
 schema, its migrations; the rows the import verb writes): a cached database is reused only
 while they are unchanged."""
 TARGETS = {
-    "ingest_concurrent_per_second_postgres": Target(comparison=Comparison.AT_LEAST, bound=500),
-    "mb_per_million_episodes_postgres": Target(comparison=Comparison.AT_MOST, bound=2000),
-    "recall_p99_ms_postgres": Target(comparison=Comparison.AT_MOST, bound=10),
-    "recall_growth_postgres": Target(comparison=Comparison.AT_MOST, bound=1.3),
-    "forget_ms_postgres": Target(comparison=Comparison.AT_MOST, bound=500),
+    "ingest_concurrent_per_second_postgres": Target.at_least(500),
+    "mb_per_million_episodes_postgres": Target.at_most(2000),
+    "recall_p99_ms_postgres": Target.at_most(10),
+    "recall_growth_postgres": Target.at_most(1.3),
+    "forget_ms_postgres": Target.at_most(500),
 }
 """Issue 25's goals for PostgreSQL; SQLite's figures are its baseline."""
 

@@ -13,9 +13,8 @@ import tempfile
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 from pydantic import BaseModel
@@ -31,7 +30,6 @@ from tests.support.harness import FAST_RETRIES, SignedSlack, fakes_settings
 __all__ = [
     "BENCH_DIR",
     "BotUnderTest",
-    "Comparison",
     "Figure",
     "Target",
     "bot_under_test",
@@ -43,19 +41,22 @@ BENCH_DIR = Path(tempfile.gettempdir()) / "reaction-memory-bot-bench"
 """Where the bot's log of a run goes, and where built stores are cached between runs."""
 
 
-class Comparison(StrEnum):
-    AT_MOST = "<="
-    AT_LEAST = ">="
-
-
 class Target(BaseModel):
-    comparison: Comparison
+    """What a figure should be: at most ``bound`` (``<=``), or at least it (``>=``)."""
+
+    comparison: Literal["<=", ">="]
     bound: float
 
+    @classmethod
+    def at_most(cls, bound: float) -> Target:
+        return cls(comparison="<=", bound=bound)
+
+    @classmethod
+    def at_least(cls, bound: float) -> Target:
+        return cls(comparison=">=", bound=bound)
+
     def met(self, value: float) -> bool:
-        if self.comparison is Comparison.AT_MOST:
-            return value <= self.bound
-        return value >= self.bound
+        return value <= self.bound if self.comparison == "<=" else value >= self.bound
 
 
 class Figure(BaseModel):

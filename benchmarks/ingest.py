@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.forget_load import forget_under_load
-from benchmarks.harness import BENCH_DIR, Comparison, Figure, Target
+from benchmarks.harness import BENCH_DIR, Figure, Target
 from benchmarks.recall import FULL_EPISODES, QUICK_EPISODES, index_segments
 from benchmarks.stores import cached_store, ingest_per_second, scalar, user_id
 from memory import MemoryConfig, open_store
@@ -83,7 +83,7 @@ def run(quick: bool) -> list[Figure]:
             unit="MB",
             detail=f"{size / 1e6:.0f} MB for {total} validated episodes, whose question and"
             f" answer text is {text / total * 1_000_000 / 1e6:.0f} MB per million",
-            target=Target(comparison=Comparison.AT_MOST, bound=1200),
+            target=Target.at_most(1200),
         ),
         Figure(
             name="forget_user_seconds",
@@ -95,6 +95,6 @@ def run(quick: bool) -> list[Figure]:
             f" in the median one {forgetting.line('recalls')};"
             f" {forgetting.line('votes')}; index segments {segments[0]} as built,"
             f" {segments[1]} after the ingest, {segments[2]} after the upkeep that follows it",
-            target=Target(comparison=Comparison.AT_MOST, bound=0.5),
+            target=Target.at_most(0.5),
         ),
     ]

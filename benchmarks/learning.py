@@ -46,7 +46,7 @@ if str(ROOT) not in sys.path:  # run as a script: make the project importable
 
 from pydantic import BaseModel  # noqa: E402
 
-from benchmarks.harness import BENCH_DIR, Comparison, Figure, Target, bot_under_test  # noqa: E402
+from benchmarks.harness import BENCH_DIR, Figure, Target, bot_under_test  # noqa: E402
 from bot.agent import EMPTY_REPLY_TEXT, NARROW_DOWN_TEXT  # noqa: E402
 from bot.answering.service import MODEL_UNAVAILABLE, SOMETHING_WENT_WRONG  # noqa: E402
 from bot.assistant import SYSTEM_PROMPT, default_tools  # noqa: E402
@@ -318,7 +318,7 @@ def figures(outcomes: Sequence[Outcome], split: str) -> list[Figure]:
                     value=round(hits / control, 3) if control else float(hits > 0),
                     unit="x",
                     detail=f"{hits} against the control's {control}",
-                    target=Target(comparison=Comparison.AT_MOST, bound=0.5),
+                    target=Target.at_most(0.5),
                 )
             )
     if Arm.UP in arms:
@@ -329,7 +329,7 @@ def figures(outcomes: Sequence[Outcome], split: str) -> list[Figure]:
                 value=round((hits - control) / total, 3),
                 unit="share",
                 detail=f"{hits} kept against the control's {control}",
-                target=Target(comparison=Comparison.AT_LEAST, bound=0.001),
+                target=Target.at_least(0.001),
             )
         )
     return lines

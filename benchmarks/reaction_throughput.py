@@ -41,7 +41,6 @@ from pydantic import BaseModel
 
 from benchmarks.harness import (
     BotUnderTest,
-    Comparison,
     Figure,
     Target,
     bot_under_test,
@@ -277,7 +276,7 @@ def _figures(backend: str, count: int, rounds: int) -> list[Figure]:
         ratio(
             Listener.COMMIT,
             "reaction_throughput_ratio_commit",
-            Target(comparison=Comparison.AT_LEAST, bound=COMMIT_TARGETS[backend]),
+            Target.at_least(COMMIT_TARGETS[backend]),
         ),
         Figure(
             name=f"vote_cpu_ms{suffix}",
@@ -287,9 +286,7 @@ def _figures(backend: str, count: int, rounds: int) -> list[Figure]:
             f" per event with the commit-one-row listener"
             f" {_median(measured[Listener.COMMIT], 'bot_cpu_ms'):.3f} ms, no-op"
             f" {_median(measured[Listener.NO_OP], 'bot_cpu_ms'):.3f} ms",
-            target=Target(comparison=Comparison.AT_MOST, bound=VOTE_CPU_TARGET_MS)
-            if backend == "postgres"
-            else None,
+            target=Target.at_most(VOTE_CPU_TARGET_MS) if backend == "postgres" else None,
         ),
     ]
 

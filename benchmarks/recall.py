@@ -20,7 +20,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from benchmarks.corpus import Corpus
-from benchmarks.harness import Comparison, Figure, Target, percentile
+from benchmarks.harness import Figure, Target, percentile
 from benchmarks.stores import (
     EPISODES_PER_USER,
     MEASURED_USER,
@@ -137,7 +137,7 @@ def run(quick: bool) -> list[Figure]:
             value=p99_big,
             unit="ms",
             detail=f"median of {len(rounds)} rounds: " + ", ".join(f"{p:.2f}" for p in p99s),
-            target=Target(comparison=Comparison.AT_MOST, bound=5),
+            target=Target.at_most(5),
         ),
         Figure(
             name="recall_growth",
@@ -145,6 +145,6 @@ def run(quick: bool) -> list[Figure]:
             unit="ratio",
             detail=f"median of {len(rounds)} rounds; p99 {p99_big:.2f} ms at {total},"
             f" baseline {p99_small:.2f} ms at {SMALL_EPISODES} episodes",
-            target=Target(comparison=Comparison.AT_MOST, bound=1.3),
+            target=Target.at_most(1.3),
         ),
     ]

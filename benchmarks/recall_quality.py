@@ -43,7 +43,7 @@ from typing import TypeVar
 from pydantic import BaseModel, Field, TypeAdapter
 from sqlite_utils import Database
 
-from benchmarks.harness import Comparison, Figure, Target, percentile
+from benchmarks.harness import Figure, Target, percentile
 from memory import (
     ConversationKind,
     HybridRecall,
@@ -362,7 +362,7 @@ def figures_of(queries: Sequence[EvalQuery], measured: Measured) -> list[Figure]
             value=round(percentile(measured.latencies_ms, 0.99), 2),
             unit="ms",
             detail=f"{samples} recalls",
-            target=Target(comparison=Comparison.AT_MOST, bound=5),
+            target=Target.at_most(5),
         ),
     ]
     return figures

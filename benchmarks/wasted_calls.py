@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from benchmarks.harness import BotUnderTest, Comparison, Figure, Target, bot_under_test
+from benchmarks.harness import BotUnderTest, Figure, Target, bot_under_test
 from bot.agent import GuardPolicy, ToolCall
 from bot.simulator import ScriptedReply
 from tests.support.harness import ALICE, dm_channel
@@ -102,6 +102,6 @@ def run(quick: bool) -> list[Figure]:
             detail=f"unguarded baseline {sum(unguarded)} calls; per question (unknown user,"
             f" vanished thread, the unknown user again) {guarded} guarded,"
             f" {unguarded} unguarded; minimum {MINIMUM_LLM_CALLS} a question",
-            target=Target(comparison=Comparison.AT_MOST, bound=3),
+            target=Target.at_most(3),
         )
     ]
