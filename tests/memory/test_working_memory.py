@@ -27,15 +27,43 @@ def clock() -> Clock:
     return Clock()
 
 
-def test_facts_are_kept_per_thread(clock: Clock) -> None:
+@pytest.mark.parametrize(
+    ("notes", "seen"),
+    [
+        pytest.param(
+            [("C1:100.1", "service", "billing", "U1"), ("C1:200.2", "service", "search", "U2")],
+            [
+                ("C1:100.1", "U1", {"service": "billing"}),
+                ("C1:200.2", "U2", {"service": "search"}),
+                ("C1:300.3", "U1", {}),
+            ],
+            id="per-thread",
+        ),
+        pytest.param(
+            [
+                ("C1:5.5", "recall_my_memories", "Alice's 👎 and lesson", "U1"),
+                ("C1:5.5", "lookup_user", "Carol", "U2"),
+            ],
+            [
+                ("C1:5.5", "U2", {"lookup_user": "Carol"}),
+                ("C1:5.5", "U1", {"recall_my_memories": "Alice's 👎 and lesson"}),
+            ],
+            id="one-persons-never-shown-in-another-persons-turn",
+        ),
+    ],
+)
+def test_notes_are_kept_per_thread_and_person(
+    clock: Clock,
+    notes: list[tuple[str, str, str, str]],
+    seen: list[tuple[str, str, dict[str, str]]],
+) -> None:
+    """Each (thread, user, value) written is seen in that thread by that person alone."""
     memory = WorkingMemory(clock=clock)
-    memory.put("C1:100.1", "service", "billing", user_id="U1", started_at=clock.now)
-    memory.put("C1:200.2", "service", "search", user_id="U2", started_at=clock.now)
+    for thread, key, value, user in notes:
+        memory.put(thread, key, value, user_id=user, started_at=clock.now)
 
-    assert memory.facts("C1:100.1", user_id="U1").get("service") == "billing"
-    assert memory.facts("C1:200.2", user_id="U2").get("service") == "search"
-    assert memory.facts("C1:300.3", user_id="U1").get("service") is None
-    assert memory.facts("C1:100.1", user_id="U1") == {"service": "billing"}
+    for thread, user, facts in seen:
+        assert memory.facts(thread, user_id=user) == facts, (thread, user)
 
 
 def test_a_new_value_replaces_the_old_one(clock: Clock) -> None:
@@ -97,18 +125,6 @@ def test_a_thread_unused_for_the_ttl_expires(clock: Clock) -> None:
     assert memory.facts("quiet", user_id="U1").get("k") is None
     assert memory.facts("busy", user_id="U1").get("k") == "v"
     assert len(memory) == 1
-
-
-def test_one_persons_notes_are_never_shown_in_another_persons_turn(clock: Clock) -> None:
-    memory = WorkingMemory(clock=clock)
-    memory.put(
-        "C1:5.5", "recall_my_memories", "Alice's 👎 and lesson", user_id="U1", started_at=clock.now
-    )
-    memory.put("C1:5.5", "lookup_user", "Carol", user_id="U2", started_at=clock.now)
-
-    assert memory.facts("C1:5.5", user_id="U2") == {"lookup_user": "Carol"}
-    assert memory.facts("C1:5.5", user_id="U2").get("recall_my_memories") is None
-    assert memory.facts("C1:5.5", user_id="U1") == {"recall_my_memories": "Alice's 👎 and lesson"}
 
 
 def test_forget_user_drops_the_persons_notes_and_nobody_elses(clock: Clock) -> None:
