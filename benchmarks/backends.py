@@ -149,14 +149,7 @@ def _imported(exchange: NewExchange, vote: VoteEvent) -> ImportedEpisode:
     """The episode the exchange becomes once its vote has validated it."""
     status = EpisodeStatus.FAILURE if vote.reaction == "-1" else EpisodeStatus.SUCCESS
     return ImportedEpisode(
-        scope=exchange.scope,
-        requester_id=exchange.requester_id,
-        thread_ts=exchange.thread_ts,
-        question=exchange.question,
-        answer=exchange.answer,
-        status=status,
-        created_at=exchange.created_at,
-        validated_at=vote.at,
+        **exchange.model_dump(exclude={"message_ts"}), status=status, validated_at=vote.at
     )
 
 
