@@ -12,7 +12,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel
 
@@ -21,7 +21,7 @@ from benchmarks.recall import queries
 from benchmarks.stores import newcomers
 from memory import MemoryConfig, MemoryStore, RecallRequest, VoteEvent, open_store
 
-__all__ = ["ForgetUnderLoad", "forget_under_load"]
+__all__ = ["ForgetUnderLoad", "Traffic", "forget_under_load"]
 
 T = TypeVar("T")
 
@@ -33,22 +33,26 @@ BALLOTS = 2_000
 """Pending answers recorded for the voters, more than the traffic can use up."""
 
 
+class Traffic(BaseModel):
+    """How long each recall and each vote took, in milliseconds."""
+
+    recalls_ms: list[float]
+    votes_ms: list[float]
+
+    def of(self, kind: Literal["recalls", "votes"]) -> list[float]:
+        return self.recalls_ms if kind == "recalls" else self.votes_ms
+
+
 class ForgetUnderLoad(BaseModel):
-    """The erasure and the traffic around it, in milliseconds."""
+    """The erasure, in milliseconds, and the traffic during it and just before it."""
 
     forget_ms: float
     erased: int
-    recalls_ms: list[float]
-    votes_ms: list[float]
-    quiet_recalls_ms: list[float]
-    quiet_votes_ms: list[float]
+    during: Traffic
+    quiet: Traffic
 
-    def line(self, kind: str) -> str:
-        during, quiet = (
-            (self.recalls_ms, self.quiet_recalls_ms)
-            if kind == "recalls"
-            else (self.votes_ms, self.quiet_votes_ms)
-        )
+    def line(self, kind: Literal["recalls", "votes"]) -> str:
+        during, quiet = self.during.of(kind), self.quiet.of(kind)
         return (
             f"{kind} p99 {percentile(during, 0.99):.1f} ms during it ({len(during)} calls),"
             f" {percentile(quiet, 0.99):.1f} ms before it"
@@ -62,7 +66,7 @@ async def _traffic(
     *,
     calls: int,
     until: asyncio.Task[object] | None,
-) -> tuple[list[float], list[float]]:
+) -> Traffic:
     """One recall loop and one vote loop side by side, each call timed: ``calls`` of each,
     or, given ``until``, as many as start before it is done."""
     recall_ms: list[float] = []
@@ -84,7 +88,7 @@ async def _traffic(
     await asyncio.gather(
         timing(store.recall, requests, recall_ms), timing(store.apply_vote, votes, vote_ms)
     )
-    return recall_ms, vote_ms
+    return Traffic(recalls_ms=recall_ms, votes_ms=vote_ms)
 
 
 async def forget_under_load(path: Path, user: str, *, turn: int = 0) -> ForgetUnderLoad:
@@ -97,23 +101,16 @@ async def forget_under_load(path: Path, user: str, *, turn: int = 0) -> ForgetUn
             await store.record_exchange(exchange)
         votes = [vote for _, vote in ballots]
         requests = queries(QUIET_CALLS + DURING_CALLS)  # built before the clock starts
-        quiet_recalls, quiet_votes = await _traffic(
+        quiet = await _traffic(
             store, requests[:QUIET_CALLS], votes[:QUIET_CALLS], calls=QUIET_CALLS, until=None
         )
         started = time.perf_counter()
         forgetting = asyncio.create_task(store.forget_user(user))
-        recalls, during_votes = await _traffic(
+        during = await _traffic(
             store, requests[QUIET_CALLS:], votes[QUIET_CALLS:], calls=0, until=forgetting
         )
         report = await forgetting
         forget_ms = (time.perf_counter() - started) * 1000
-        return ForgetUnderLoad(
-            forget_ms=forget_ms,
-            erased=report.total,
-            recalls_ms=recalls,
-            votes_ms=during_votes,
-            quiet_recalls_ms=quiet_recalls,
-            quiet_votes_ms=quiet_votes,
-        )
+        return ForgetUnderLoad(forget_ms=forget_ms, erased=report.total, during=during, quiet=quiet)
     finally:
         await store.close()
