@@ -34,8 +34,10 @@ import asyncio
 import pickle
 import re
 import sys
+import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -410,10 +412,18 @@ def _append(transcript: Path, outcome: Outcome) -> None:
         file.write(outcome.model_dump_json() + "\n")
 
 
-def _load_replies(path: Path | None) -> Replies | None:
+@contextmanager
+def _kept_replies(path: Path | None) -> Iterator[Replies | None]:
+    """The model's replies kept in ``path`` (none without one), written back to it when
+    done, a run cut short included."""
     if path is None:
-        return None
-    return pickle.loads(path.read_bytes()) if path.exists() else {}
+        yield None
+        return
+    replies: Replies = pickle.loads(path.read_bytes()) if path.exists() else {}
+    try:
+        yield replies
+    finally:
+        path.write_bytes(pickle.dumps(replies))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -458,14 +468,12 @@ def main(argv: list[str] | None = None) -> None:
     BENCH_DIR.mkdir(parents=True, exist_ok=True)
     transcript = BENCH_DIR / f"learning-{arguments.split}-{arguments.label}.jsonl"
     transcript.unlink(missing_ok=True)
-    replies = _load_replies(arguments.replies)
-    db_file = BENCH_DIR / f"learning-{arguments.split}-{arguments.label}.db"
-    try:
+    with _kept_replies(arguments.replies) as replies, tempfile.TemporaryDirectory() as scratch:
         outcomes = asyncio.run(
             measure(
                 cases,
                 arms,
-                db_file=db_file,
+                db_file=Path(scratch) / "learning.db",
                 base_url=arguments.base_url,
                 model=arguments.model,
                 max_tokens=arguments.max_tokens,
@@ -473,11 +481,6 @@ def main(argv: list[str] | None = None) -> None:
                 transcript=transcript,
             )
         )
-    finally:
-        if arguments.replies is not None and replies is not None:
-            arguments.replies.write_bytes(pickle.dumps(replies))
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{db_file}{suffix}").unlink(missing_ok=True)
     for figure in figures(outcomes, arguments.split):
         print(figure.line())
     print(f"# transcript: {transcript}")
