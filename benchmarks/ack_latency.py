@@ -15,8 +15,6 @@ time to its HTTP 200 is measured; the figure is the p99 of those.
 from __future__ import annotations
 
 import asyncio
-import tempfile
-from pathlib import Path
 from typing import Any
 
 from benchmarks.harness import (
@@ -68,38 +66,34 @@ def _chatter(bench: BotUnderTest, index: int) -> dict[str, Any]:
 async def _measure(events: int) -> tuple[LoadResult, LoadResult, int, int]:
     """The opening questions' and the measured events' results, how many answers were in
     flight when measuring began, and how many of them had finished when it ended."""
-    with tempfile.TemporaryDirectory(prefix="bench-acks-") as directory:
-        bounds = {"max_concurrent_answers": IN_FLIGHT, "max_concurrent_llm_calls": IN_FLIGHT}
-        async with bot_under_test(Path(directory) / "bot.db", settings=bounds) as bench:
-            services = bench.server.bot.services
-            assert services is not None, "the bot is not running"
-            ledger = await record_answers(
-                services.memory, events, team_id=bench.fake_slack.team_id, person=VOTER
+    bounds = {"max_concurrent_answers": IN_FLIGHT, "max_concurrent_llm_calls": IN_FLIGHT}
+    async with bot_under_test(settings=bounds) as bench:
+        services = bench.slack.services
+        ledger = await record_answers(
+            services.memory, events, team_id=bench.fake_slack.team_id, person=VOTER
+        )
+        llm_seconds = _llm_seconds(events)
+        bench.fake_llm.latency_seconds = llm_seconds
+        mixed = [
+            _chatter(bench, index)
+            if index % CHATTER_EVERY == 0
+            else reaction_event(VOTER, episode.scope.channel_id, ts)
+            for index, (ts, episode) in enumerate(ledger)
+        ]
+        questions = [_question(bench, person) for person in range(IN_FLIGHT)]
+        async with LoadGenerator(bench.server.url) as load:
+            opening = await load.send(signed_events(bench.slack, questions), concurrency=IN_FLIGHT)
+            await asyncio.wait_for(bench.fake_llm.wait_for_requests(IN_FLIGHT), llm_seconds)
+            in_flight = IN_FLIGHT - len(bench.fake_slack.final_messages())
+            measured = await load.send(
+                signed_events(bench.slack, mixed), concurrency=CONNECTIONS, rate=RATE
             )
-            llm_seconds = _llm_seconds(events)
-            bench.fake_llm.latency_seconds = llm_seconds
-            mixed = [
-                _chatter(bench, index)
-                if index % CHATTER_EVERY == 0
-                else reaction_event(VOTER, episode.scope.channel_id, ts)
-                for index, (ts, episode) in enumerate(ledger)
-            ]
-            questions = [_question(bench, person) for person in range(IN_FLIGHT)]
-            async with LoadGenerator(bench.server.url) as load:
-                opening = await load.send(
-                    signed_events(bench.slack, questions), concurrency=IN_FLIGHT
-                )
-                await asyncio.wait_for(bench.fake_llm.wait_for_requests(IN_FLIGHT), llm_seconds)
-                in_flight = IN_FLIGHT - len(bench.fake_slack.final_messages())
-                measured = await load.send(
-                    signed_events(bench.slack, mixed), concurrency=CONNECTIONS, rate=RATE
-                )
-            finished = len(bench.fake_slack.final_messages())
-            for result in (opening, measured):
-                if not result.all_ok:
-                    raise RuntimeError(f"the bot refused some events: {result.statuses}")
-            await bench.fake_slack.wait_for_final_messages(IN_FLIGHT, within=llm_seconds * 2)
-            return opening, measured, in_flight, finished
+        finished = len(bench.fake_slack.final_messages())
+        for result in (opening, measured):
+            if not result.all_ok:
+                raise RuntimeError(f"the bot refused some events: {result.statuses}")
+        await bench.fake_slack.wait_for_final_messages(IN_FLIGHT, within=llm_seconds * 2)
+        return opening, measured, in_flight, finished
 
 
 def run(quick: bool) -> list[Figure]:

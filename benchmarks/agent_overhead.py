@@ -14,10 +14,8 @@ is the median over the turns.
 from __future__ import annotations
 
 import asyncio
-import tempfile
 import time
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 from benchmarks.corpus import Corpus
@@ -107,56 +105,54 @@ async def _measure(turns: int) -> tuple[list[float], list[float], list[float], i
     """Milliseconds of each turn, of its bare LLM calls and of a bare post; and how many
     LLM calls the turns made."""
     corpus = Corpus(CORPUS_SEED)
-    with tempfile.TemporaryDirectory(prefix="bench-turns-") as directory:
-        async with bot_under_test(Path(directory) / "bot.db") as bench:
-            services = bench.server.bot.services
-            assert services is not None, "the bot is not running"
-            team_id = bench.fake_slack.team_id
-            await _remember(
-                services.memory,
-                Scope(team_id=team_id, channel_id=DM, kind=ConversationKind.DM),
-                corpus,
-            )
-            settings = bench.server.bot.settings
-            async with build_llm_client(
-                str(settings.llm_base_url),
-                settings.llm_api_key.get_secret_value(),
-                settings.llm_timeout_seconds,
-            ) as llm_client:
-                provider = OpenAICompatibleProvider(llm_client, model=settings.llm_model)
-                turn_ms: list[float] = []
-                llm_ms: list[float] = []
-                post_ms: list[float] = []
-                llm_calls = 0
-                for index in range(WARM_UP + turns):
-                    message = bench.fake_slack.add_user_message(DM, corpus.question(), user=PERSON)
-                    incoming = IncomingMessage(
-                        event_id=f"EvTurn{index:06d}",
-                        team_id=team_id,
-                        channel_id=DM,
-                        user_id=PERSON,
-                        text=message.text,
-                        ts=message.ts,
-                        is_dm=True,
-                        reply_in_thread=False,
-                    )
-                    asked_before = len(bench.fake_llm.requests)
-                    started = time.perf_counter()
-                    outcome = await services.answering.answer(incoming)
-                    elapsed = (time.perf_counter() - started) * 1000
-                    if outcome is not AnswerOutcome.ANSWERED:
-                        raise RuntimeError(f"turn {index} was not answered: {outcome}")
-                    answer = bench.fake_slack.final_messages(DM)[-1].text
-                    kept = bench.fake_slack.messages[DM]
-                    del kept[:-KEPT_MESSAGES]
-                    turn_requests = bench.fake_llm.requests[asked_before:]
-                    bare_llm = await _bare_llm_ms(provider, turn_requests)
-                    bare_post = await _bare_post_ms(bench, answer)
-                    if index >= WARM_UP:
-                        llm_calls += len(turn_requests)
-                        turn_ms.append(elapsed)
-                        llm_ms.append(bare_llm)
-                        post_ms.append(bare_post)
+    async with bot_under_test() as bench:
+        services = bench.slack.services
+        team_id = bench.fake_slack.team_id
+        await _remember(
+            services.memory,
+            Scope(team_id=team_id, channel_id=DM, kind=ConversationKind.DM),
+            corpus,
+        )
+        settings = bench.server.bot.settings
+        async with build_llm_client(
+            str(settings.llm_base_url),
+            settings.llm_api_key.get_secret_value(),
+            settings.llm_timeout_seconds,
+        ) as llm_client:
+            provider = OpenAICompatibleProvider(llm_client, model=settings.llm_model)
+            turn_ms: list[float] = []
+            llm_ms: list[float] = []
+            post_ms: list[float] = []
+            llm_calls = 0
+            for index in range(WARM_UP + turns):
+                message = bench.fake_slack.add_user_message(DM, corpus.question(), user=PERSON)
+                incoming = IncomingMessage(
+                    event_id=f"EvTurn{index:06d}",
+                    team_id=team_id,
+                    channel_id=DM,
+                    user_id=PERSON,
+                    text=message.text,
+                    ts=message.ts,
+                    is_dm=True,
+                    reply_in_thread=False,
+                )
+                asked_before = len(bench.fake_llm.requests)
+                started = time.perf_counter()
+                outcome = await services.answering.answer(incoming)
+                elapsed = (time.perf_counter() - started) * 1000
+                if outcome is not AnswerOutcome.ANSWERED:
+                    raise RuntimeError(f"turn {index} was not answered: {outcome}")
+                answer = bench.fake_slack.final_messages(DM)[-1].text
+                kept = bench.fake_slack.messages[DM]
+                del kept[:-KEPT_MESSAGES]
+                turn_requests = bench.fake_llm.requests[asked_before:]
+                bare_llm = await _bare_llm_ms(provider, turn_requests)
+                bare_post = await _bare_post_ms(bench, answer)
+                if index >= WARM_UP:
+                    llm_calls += len(turn_requests)
+                    turn_ms.append(elapsed)
+                    llm_ms.append(bare_llm)
+                    post_ms.append(bare_post)
     return turn_ms, llm_ms, post_ms, llm_calls
 
 

@@ -104,13 +104,13 @@ class BotUnderTest:
 
 @asynccontextmanager
 async def bot_under_test(
-    db_file: Path,
     *,
     before_start: Callable[[Bot], None] | None = None,
     guard: GuardPolicy | None = None,
     settings: Mapping[str, Any] | None = None,
 ) -> AsyncIterator[BotUnderTest]:
-    """Fake Slack, fake LLM, the real bot server on ``db_file``, and a signed client.
+    """Fake Slack, fake LLM, the real bot server on a new SQLite file (in a temporary
+    directory, removed afterwards), and a signed client.
 
     ``before_start`` may register listeners ahead of the bot's own (Bolt runs the first
     listener that matches), as :func:`tests.support.harness.start_bot` builds the server.
@@ -121,20 +121,26 @@ async def bot_under_test(
         FakeLLMServer() as fake_llm,
         httpx.AsyncClient(timeout=30.0) as http,
     ):
-        configured = fakes_settings(
-            fake_slack,
-            fake_llm,
-            **{"slack_bot_token": fake_slack.token, "bot_db_path": db_file, **(settings or {})},
-        )
-        bot = Bot(configured, llm_retry=FAST_RETRIES, guard=guard)
-        if before_start is not None:
-            before_start(bot)
-        server = HttpServer(bot, host="127.0.0.1", port=0, grace_seconds=5.0)
-        await server.start()
-        try:
-            yield BotUnderTest(server, fake_slack, fake_llm, SignedSlack(server, fake_slack, http))
-        finally:
-            await server.stop()
+        with tempfile.TemporaryDirectory(prefix="bench-bot-") as directory:
+            configured = fakes_settings(
+                fake_slack,
+                fake_llm,
+                **{
+                    "slack_bot_token": fake_slack.token,
+                    "bot_db_path": Path(directory) / "bot.db",
+                    **(settings or {}),
+                },
+            )
+            bot = Bot(configured, llm_retry=FAST_RETRIES, guard=guard)
+            if before_start is not None:
+                before_start(bot)
+            server = HttpServer(bot, host="127.0.0.1", port=0, grace_seconds=5.0)
+            await server.start()
+            try:
+                slack = SignedSlack(server, fake_slack, http)
+                yield BotUnderTest(server, fake_slack, fake_llm, slack)
+            finally:
+                await server.stop()
 
 
 def reaction_event(

@@ -34,7 +34,6 @@ import asyncio
 import pickle
 import re
 import sys
-import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -352,7 +351,6 @@ async def measure(
     cases: Sequence[Case],
     arms: Sequence[Arm],
     *,
-    db_file: Path,
     base_url: str,
     model: str,
     max_tokens: int,
@@ -372,7 +370,7 @@ async def measure(
     outcomes = []
     async with (
         RecordingProxy(base_url, replies=replies) as proxy,
-        bot_under_test(db_file, settings={**settings, "llm_base_url": proxy.base_url}) as bot,
+        bot_under_test(settings={**settings, "llm_base_url": proxy.base_url}) as bot,
     ):
         runner = _Runner(bot.slack, proxy)
         for number, case in enumerate(cases):
@@ -468,12 +466,11 @@ def main(argv: list[str] | None = None) -> None:
     BENCH_DIR.mkdir(parents=True, exist_ok=True)
     transcript = BENCH_DIR / f"learning-{arguments.split}-{arguments.label}.jsonl"
     transcript.unlink(missing_ok=True)
-    with _kept_replies(arguments.replies) as replies, tempfile.TemporaryDirectory() as scratch:
+    with _kept_replies(arguments.replies) as replies:
         outcomes = asyncio.run(
             measure(
                 cases,
                 arms,
-                db_file=Path(scratch) / "learning.db",
                 base_url=arguments.base_url,
                 model=arguments.model,
                 max_tokens=arguments.max_tokens,

@@ -28,19 +28,16 @@ from __future__ import annotations
 
 import asyncio
 import statistics
-import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from datetime import UTC, datetime
 from enum import StrEnum
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
 from benchmarks.harness import (
-    BotUnderTest,
     Figure,
     Target,
     bot_under_test,
@@ -156,12 +153,6 @@ _REGISTER: dict[Listener, Callable[[Bot], None] | None] = {
 }
 
 
-def _services(bench: BotUnderTest) -> Services:
-    services = bench.server.bot.services
-    assert services is not None, "the bot is not running"
-    return services
-
-
 async def _votes_per_second(
     services: Services,
     components: Components,
@@ -195,40 +186,33 @@ async def _votes_per_second(
 async def _events_per_second(count: int, *, listener: Listener, backend: str) -> Round:
     """Votes a second after a warm-up (connections open, Bolt's auth.test cached...), into
     a new SQLite file or a new PostgreSQL schema."""
-    with tempfile.TemporaryDirectory(prefix="bench-reactions-") as directory:
-        async with AsyncExitStack() as stack:
-            settings = None
-            if backend == "postgres":
-                settings = {"bot_db_url": await stack.enter_async_context(scratch_schema())}
-            bench = await stack.enter_async_context(
-                bot_under_test(
-                    Path(directory) / "bot.db",
-                    before_start=_REGISTER[listener],
-                    settings=settings,
-                )
+    async with AsyncExitStack() as stack:
+        settings = None
+        if backend == "postgres":
+            settings = {"bot_db_url": await stack.enter_async_context(scratch_schema())}
+        bench = await stack.enter_async_context(
+            bot_under_test(before_start=_REGISTER[listener], settings=settings)
+        )
+        services = bench.slack.services
+        each = -(-(WARM_UP + count) // len(ASKERS))
+        ledgers = [
+            await record_answers(
+                services.memory, each, team_id=bench.fake_slack.team_id, person=asker
             )
-            services = _services(bench)
-            each = -(-(WARM_UP + count) // len(ASKERS))
-            ledgers = [
-                await record_answers(
-                    services.memory, each, team_id=bench.fake_slack.team_id, person=asker
-                )
-                for asker in ASKERS
-            ]
-            events = [
-                reaction_event(asker, episode.scope.channel_id, ts)
-                for answers in zip(*ledgers, strict=True)
-                for asker, (ts, episode) in zip(ASKERS, answers, strict=True)
-            ][: WARM_UP + count]
-            requests = signed_events(bench.slack, events)
-            components = bench.server.bot.components
-            assert components is not None, "the bot is not running"
-            async with LoadGenerator(bench.server.url) as load:
-                warm_up, measured = requests[:WARM_UP], requests[WARM_UP:]
-                await _votes_per_second(services, components, load, warm_up, listener=listener)
-                return await _votes_per_second(
-                    services, components, load, measured, listener=listener
-                )
+            for asker in ASKERS
+        ]
+        events = [
+            reaction_event(asker, episode.scope.channel_id, ts)
+            for answers in zip(*ledgers, strict=True)
+            for asker, (ts, episode) in zip(ASKERS, answers, strict=True)
+        ][: WARM_UP + count]
+        requests = signed_events(bench.slack, events)
+        components = bench.server.bot.components
+        assert components is not None, "the bot is not running"
+        async with LoadGenerator(bench.server.url) as load:
+            warm_up, measured = requests[:WARM_UP], requests[WARM_UP:]
+            await _votes_per_second(services, components, load, warm_up, listener=listener)
+            return await _votes_per_second(services, components, load, measured, listener=listener)
 
 
 def _median(rounds: list[Round], field: str) -> float:

@@ -22,8 +22,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-import tempfile
-from pathlib import Path
 from typing import Any
 
 from benchmarks.harness import BotUnderTest, Figure, Target, bot_under_test
@@ -80,14 +78,13 @@ async def _ask(bench: BotUnderTest, question: str, answers: int) -> int:
 async def wasted_calls(guard: GuardPolicy | None) -> list[int]:
     """The model calls beyond the minimum of each question, with ``guard`` (None: the
     guard as the bot runs it)."""
-    with tempfile.TemporaryDirectory(prefix="bench-wasted-") as directory:
-        async with bot_under_test(Path(directory) / "bot.db", guard=guard) as bench:
-            bench.fake_llm.responder = stubborn_model
-            bench.fake_slack.fail("conversations.replies", "thread_not_found", times=None)
-            calls = [
-                await _ask(bench, question, answers)
-                for answers, question in enumerate((WHO, DECIDED, WHO), start=1)
-            ]
+    async with bot_under_test(guard=guard) as bench:
+        bench.fake_llm.responder = stubborn_model
+        bench.fake_slack.fail("conversations.replies", "thread_not_found", times=None)
+        calls = [
+            await _ask(bench, question, answers)
+            for answers, question in enumerate((WHO, DECIDED, WHO), start=1)
+        ]
     return [count - MINIMUM_LLM_CALLS for count in calls]
 
 
