@@ -7,6 +7,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 import sqlite_utils
 
@@ -87,6 +88,16 @@ def thumbs_up(scope: Scope, message_ts: str, voter: str) -> VoteEvent:
     )
 
 
+class Asked(TypedDict, total=False):
+    """What :meth:`Memory.ask` takes beside the question and the answer."""
+
+    user: str
+    scope: Scope
+    at: datetime
+    thread_ts: str | None
+    parts: int
+
+
 @dataclass
 class Memory:
     """A store plus shorthand for the calls tests make over and over."""
@@ -127,16 +138,19 @@ class Memory:
         question: str,
         answer: str = "An answer.",
         *,
-        user: str = "U1",
-        scope: Scope = DM,
-        at: datetime = T0,
         vote: Vote = Vote.UP,
+        **asked: Unpack[Asked],
     ) -> Episode:
-        """An exchange, validated by its requester's reaction one minute later."""
-        episode = await self.ask(question, answer, user=user, scope=scope, at=at)
+        """An exchange (:meth:`ask` with ``asked``), validated by its requester's reaction
+        one minute later."""
+        episode = await self.ask(question, answer, **asked)
         reaction = "+1" if vote is Vote.UP else "-1"
         outcome = await self.react(
-            scope, self.sent[episode.id][0], user, reaction, at=at + timedelta(minutes=1)
+            episode.scope,
+            self.sent[episode.id][0],
+            episode.requester_id,
+            reaction,
+            at=episode.created_at + timedelta(minutes=1),
         )
         assert outcome.applied, outcome.reason
         return episode
