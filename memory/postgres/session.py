@@ -15,7 +15,7 @@ import hmac
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any, TypeVar
 
 from psycopg import AsyncConnection, AsyncPipeline
@@ -24,6 +24,7 @@ from psycopg.rows import DictRow
 from memory.config import MemoryConfig
 from memory.models import Episode, EpisodeStatus, RecallRequest
 from memory.rows import episode_from_row
+from memory.sql import session as sql
 from memory.sql.session import Params, placeholders
 from memory.subjects import workspace_subject
 
@@ -41,7 +42,7 @@ SHARDS = 16
 
 
 @dataclass(frozen=True)
-class Session:
+class Session(sql.Session):
     """A connection inside a transaction (in pipeline mode unless it copies), and this
     database's digest secret."""
 
@@ -86,17 +87,7 @@ class Session:
         await self.conn.execute(sql, params)
 
     def digest(self, text: str) -> str:
-        """The keyed hash of ``text`` under this database's secret, in hex."""
         return hmac.new(self.secret, text.encode(), hashlib.sha256).hexdigest()
-
-    def read_time(self, value: datetime) -> datetime:
-        """``timestamptz`` comes back as a datetime."""
-        return value
-
-    @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[None]:
-        """Nothing to begin: the session is one transaction (:meth:`Database.run`)."""
-        yield
 
     def _lock_key(self, subject: str) -> int:
         return int.from_bytes(bytes.fromhex(self.digest(subject))[:4], "big", signed=True)
@@ -158,12 +149,6 @@ class Session:
             await reindex_episodes(self, sorted(self.restated))
             self.restated.clear()
 
-    async def unindex(self, episode_ids: Sequence[int]) -> None:
-        """Nothing to do: an episode's full-text and vector rows go with it (cascade)."""
-
-    async def scrub(self) -> None:
-        """Nothing to do: a deleted row's space is reused by PostgreSQL's own vacuum."""
-
     def one_of(self, values: Sequence[int] | Sequence[str]) -> tuple[str, Any]:
         return "= ANY(%s)", list(values)
 
@@ -212,9 +197,6 @@ class Session:
         )
         episodes = [episode_from_row(row, self.read_time) for row in rows]
         return sorted(episodes, key=lambda episode: (episode.validated_at, episode.id))
-
-    async def scored(self, episode_id: int) -> None:
-        """Nothing left to do: scoring it cleared its lease (:attr:`lease_cleared`)."""
 
     async def recall_search(
         self,

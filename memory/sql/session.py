@@ -7,10 +7,11 @@ queries that differ per database, each backend's session answering them its own 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import datetime
-from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from memory.config import MemoryConfig
 from memory.models import Episode, EpisodeStatus, RecallRequest
@@ -26,122 +27,117 @@ def placeholders(count: int) -> str:
     return ", ".join(["%s"] * count)
 
 
-class Session(Protocol):
-    """One unit of work on one database (PostgreSQL's is one transaction)."""
+class Session(ABC):
+    """One unit of work on one database (PostgreSQL's is one transaction). The defaults (empty
+    where there is nothing to do: ``noqa: B027``) are for a database one process writes, a
+    transaction holding the whole file (SQLite); PostgreSQL's session overrides them."""
 
-    lease_cleared: str
+    lease_cleared = ""
     """What an ``UPDATE`` of an episode adds to its ``SET`` to end a lease on reflecting on
-    it (PostgreSQL leases an episode to one replica; SQLite's one process needs none)."""
-
-    locked_skipped: str
+    it (PostgreSQL leases an episode to one replica)."""
+    locked_skipped = ""
     """What ends a ``SELECT`` of rows to lease, so that units of work leasing at once take
-    different rows (PostgreSQL's ``FOR UPDATE SKIP LOCKED``; SQLite's one writer needs none)."""
-
-    for_update: str
+    different rows (PostgreSQL's ``FOR UPDATE SKIP LOCKED``)."""
+    for_update = ""
     """What a ``SELECT`` of episodes adds at its end to lock their rows until this work
-    ends (PostgreSQL's processes share them; SQLite's write transaction holds the file)."""
-
+    ends."""
     time_shifted: str
     """A time moved by the recall's window, ``{time} {sign} %(window)s``, in this database's
     SQL (SQLite's times are text: :mod:`memory.sqlite.codec`)."""
-
     episodes_by_id: str
     """The ``episodes`` whose ids are the list ``%(ids)s``, as a ``FROM`` clause."""
 
+    @abstractmethod
     async def rows(self, sql: str, params: Params = ()) -> list[dict[str, Any]]: ...
 
-    async def row(self, sql: str, params: Params = ()) -> dict[str, Any] | None: ...
+    async def row(self, sql: str, params: Params = ()) -> dict[str, Any] | None:
+        found = await self.rows(sql, params)  # to the end: a RETURNING statement finishes
+        return found[0] if found else None
 
     async def rows_together(self, *reads: tuple[str, Params]) -> list[list[dict[str, Any]]]:
         """The rows of each read, run in order as statements of their own (each sees what
-        committed while the ones before it waited for locks); PostgreSQL sends them all
-        at once, one round trip."""
-        ...
+        committed while the ones before it waited for locks)."""
+        return [await self.rows(sql, params) for sql, params in reads]
 
+    @abstractmethod
     async def execute(self, sql: str, params: Params = ()) -> int:
         """Run a statement; the number of rows it changed."""
-        ...
 
     async def send(self, sql: str, params: Params = ()) -> None:
-        """Run a statement whose outcome the work does not read (PostgreSQL sends it with
-        the next statement whose result is read: no round trip of its own)."""
-        ...
+        """Run a statement whose outcome the work does not read."""
+        await self.execute(sql, params)
 
+    @abstractmethod
     def digest(self, text: str) -> str:
         """The keyed hash of ``text`` under this database's secret, in hex."""
-        ...
 
     def read_time(self, value: Any) -> datetime:
         """A time as this database returns it, as a datetime."""
-        ...
+        return value  # type: ignore[no-any-return]
 
-    def transaction(self) -> AbstractAsyncContextManager[None]:
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[None]:
         """Writes that commit together (PostgreSQL's unit of work already is one)."""
-        ...
+        yield
 
-    async def lock_person(self, user_id: str, team_id: str | None = None) -> None:
+    async def lock_person(self, user_id: str, team_id: str | None = None) -> None:  # noqa: B027
         """Hold off an erasure of the person (or their workspace) until this work ends."""
-        ...
 
-    async def lock_people(self, user_ids: Sequence[str]) -> None:
+    async def lock_people(self, user_ids: Sequence[str]) -> None:  # noqa: B027
         """:meth:`lock_person` of each of them, at once."""
-        ...
 
-    async def lock_workspace(self, team_id: str) -> None:
+    async def lock_workspace(self, team_id: str) -> None:  # noqa: B027
         """Hold off every write about the workspace's people until this work ends."""
-        ...
 
+    @abstractmethod
     def refiling(self, episode_ids: Sequence[int]) -> AbstractAsyncContextManager[None]:
         """Re-file these episodes in the full-text index around a change of their keys."""
-        ...
 
+    @abstractmethod
     def restating(
         self, episode_id: int, was: EpisodeStatus, now: EpisodeStatus, config: MemoryConfig
     ) -> AbstractAsyncContextManager[None]:
         """Keep what follows an episode's status (its place in the indexes, the work
-        queued on it) agreeing with it across a change of status from ``was`` to ``now``,
-        made inside the ``with``. Filing it is left to a batch: SQLite's index queue,
-        PostgreSQL's end of this unit of work."""
-        ...
+        queued on it) agreeing with it across a change from ``was`` to ``now`` made inside
+        the ``with``. Filing it is left to a batch: SQLite's index queue, PostgreSQL's end
+        of this unit of work."""
 
-    async def unindex(self, episode_ids: Sequence[int]) -> None:
+    async def unindex(self, episode_ids: Sequence[int]) -> None:  # noqa: B027
         """Take these episodes out of the indexes before their rows are deleted
         (PostgreSQL's index rows go with them)."""
-        ...
 
-    async def scrub(self) -> None:
+    async def scrub(self) -> None:  # noqa: B027
         """Leave nothing erased in what the database keeps besides its tables (SQLite's
-        write-ahead log)."""
-        ...
+        write-ahead log; PostgreSQL's vacuum reuses a deleted row's space)."""
 
+    @abstractmethod
     def one_of(self, values: Sequence[int] | Sequence[str]) -> tuple[str, Any]:
         """The condition that a column is one of ``values`` (to follow the column), and its
         one parameter."""
-        ...
 
+    @abstractmethod
     async def insert_episode(
         self, values: Mapping[str, Any], where: tuple[str, Sequence[Any]]
     ) -> int | None:
         """Insert an episode of these column values under a new id, one no episode ever
         had (so a lesson or score drafted for an erased episode never lands on a newer
         one), if ``where`` (a condition and its parameters) holds; the id, or None."""
-        ...
 
+    @abstractmethod
     async def file_new(self, episode: Episode) -> None:
         """File a new validated episode in the full-text index and its vectors."""
-        ...
 
+    @abstractmethod
     async def awaiting_reflection(
         self, limit: int, with_successes: bool, holder: str
     ) -> list[Episode]:
         """Failures without a lesson and (``with_successes``) successes without a score,
-        oldest vote first (PostgreSQL leases them to the process ``holder``)."""
-        ...
+        oldest vote first."""
 
-    async def scored(self, episode_id: int) -> None:
+    async def scored(self, episode_id: int) -> None:  # noqa: B027
         """Take a success just scored off the queue of those awaiting a score."""
-        ...
 
+    @abstractmethod
     async def recall_search(
         self,
         request: RecallRequest,
@@ -155,19 +151,16 @@ class Session(Protocol):
         :func:`memory.sql.recall.matches` for the question's words (``lexical``), and the
         episode id and vector of every vector the partitions hold (``semantic``), the
         vectors one after the other."""
-        ...
 
     async def computed(self, function: Callable[..., T], *args: Any) -> T:
         """``function(*args)``, computed off the event loop (SQLite's work already is)."""
-        ...
+        return function(*args)
 
-    async def increment(self, name: str, by: int) -> None:
-        """Add ``by`` to the counter ``name``."""
-        ...
+    @abstractmethod
+    async def increment(self, name: str, by: int = 1) -> None: ...
 
-    async def counts(self) -> dict[str, int]:
-        """Every counter's value by name."""
-        ...
+    @abstractmethod
+    async def counts(self) -> dict[str, int]: ...
 
 
 Verb = Callable[Concatenate[Session, P], Coroutine[Any, Any, T]]

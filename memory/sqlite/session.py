@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
+from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
 from functools import lru_cache
@@ -24,7 +24,7 @@ from memory.config import MemoryConfig
 from memory.models import Episode, EpisodeStatus, RecallRequest
 from memory.recall_query import question_match
 from memory.sql.recall import matches
-from memory.sql.session import Params, placeholders
+from memory.sql.session import Params, Session, placeholders
 from memory.sqlite.codec import episode_from_row, from_db_time, to_db_time
 from memory.sqlite.digests import digest
 from memory.sqlite.fts import HITS, file_episodes, file_waiting, reindexing, unindex_episodes
@@ -94,12 +94,9 @@ def _params(params: Params) -> Any:
     return [_value(value) for value in params]
 
 
-class SQLiteSession:
+class SQLiteSession(Session):
     """The store's connection, for one unit of work of a shared verb."""
 
-    lease_cleared = ""
-    locked_skipped = ""
-    for_update = ""
     time_shifted = "printf('%%018d', {time} {sign} %(window)s)"
     episodes_by_id = (
         "json_each(%(ids)s) AS wanted CROSS JOIN episodes ON episodes.id = wanted.value"
@@ -127,18 +124,8 @@ class SQLiteSession:
             self.db.conn.commit()
         return found
 
-    async def row(self, sql: str, params: Params = ()) -> dict[str, Any] | None:
-        found = await self.rows(sql, params)  # to the end: a RETURNING statement finishes
-        return found[0] if found else None
-
-    async def rows_together(self, *reads: tuple[str, Params]) -> list[list[dict[str, Any]]]:
-        return [await self.rows(sql, params) for sql, params in reads]
-
     async def execute(self, sql: str, params: Params = ()) -> int:
         return self.db.execute(_markers(sql), _params(params)).rowcount
-
-    async def send(self, sql: str, params: Params = ()) -> None:
-        await self.execute(sql, params)
 
     def digest(self, text: str) -> str:
         return digest(self.db, text)
@@ -150,15 +137,6 @@ class SQLiteSession:
     async def transaction(self) -> AsyncIterator[None]:
         with transaction(self.db):
             yield
-
-    async def lock_person(self, user_id: str, team_id: str | None = None) -> None:
-        """Nothing to hold: the write transaction already holds the whole file."""
-
-    async def lock_people(self, user_ids: Sequence[str]) -> None:
-        """Nothing to hold: the write transaction already holds the whole file."""
-
-    async def lock_workspace(self, team_id: str) -> None:
-        """Nothing to hold: the write transaction already holds the whole file."""
 
     @asynccontextmanager
     async def refiling(self, episode_ids: Sequence[int]) -> AsyncIterator[None]:
@@ -244,9 +222,6 @@ class SQLiteSession:
     def full_text_match(self, question: str, keys: Sequence[str]) -> str | None:
         """The FTS5 query of the question in these partitions (benchmarks try others)."""
         return question_match(question, keys)
-
-    async def computed(self, function: Callable[..., T], *args: Any) -> T:
-        return function(*args)
 
     async def increment(self, name: str, by: int) -> None:
         increment(self.db, name, by)
