@@ -79,7 +79,10 @@ class Bot:
             token=None if token is None else token.get_secret_value(),
             signing_secret=settings.slack_signing_secret.get_secret_value(),
             oauth_settings=oauth,
-            process_before_response=False,
+            # Slack hears back once the listener returns, not before it runs: a listener
+            # stores what a 200 promises (a vote, a question) in its own body, and hands
+            # anything slow to a task (bot.listeners).
+            process_before_response=True,
             # A request no listener takes goes to bot.listeners.errors (one line, 404)
             # instead of Bolt's warning, which quotes the payload.
             raise_error_for_unhandled_request=True,

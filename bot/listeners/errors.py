@@ -2,9 +2,11 @@
 
 Bolt's own handler logs the exception with its message (which may quote the payload) and
 a traceback, and answers 500. Here an error is logged as its traceback on one line without
-its message (:func:`bot.logging_setup.exception_trace`), and a request still waiting for
-its response gets a 400; one Bolt found no listener for keeps Bolt's 404. Slack out of
-reach (a timeout, a refused connection) is one short line naming that cause instead.
+its message (:func:`bot.logging_setup.exception_trace`), and the request gets a 400; one
+Bolt found no listener for keeps Bolt's 404. Slack out of reach (a timeout, a refused
+connection) is one short line naming that cause instead. Slack hears back only once the
+listener returns (``process_before_response``, :mod:`bot.app`), so an event whose listener
+failed is not acknowledged either: Slack sends it again.
 """
 
 from __future__ import annotations
@@ -24,9 +26,7 @@ __all__ = ["listener_failed"]
 log = logging.getLogger(__name__)
 
 
-async def listener_failed(
-    error: Exception, body: dict[str, Any], response: BoltResponse | None
-) -> BoltResponse | None:
+async def listener_failed(error: Exception, body: dict[str, Any]) -> BoltResponse | None:
     """Registered with ``app.error``: Bolt calls it for listener and middleware errors."""
     kind = payload_kind(body)
     if isinstance(error, BoltUnhandledRequestError):
@@ -34,6 +34,4 @@ async def listener_failed(
         return None
     cause = slack_unreachable(error) or exception_trace(error)
     log.error("a %s payload could not be handled: %s", kind, cause)
-    if response is None:  # already acknowledged (events are, before their listener runs)
-        return None
     return BoltResponse(status=400, body="")

@@ -1,18 +1,18 @@
 """Questions are kept before Slack hears back: a 200 (or a Socket Mode ack) for a question
 means it is in the database, and is answered even if this process dies answering it.
 
-Bolt acknowledges an Events API request before its listener runs, and Slack never sends an
-acknowledged event again; so the ``message`` and ``app_mention`` listeners register
-:func:`keep_before_ack` as *listener middleware*, which Bolt runs to the end before the
-listener and before acknowledging (as :mod:`bot.listeners.vote_before_ack` does for votes).
-It decides whether the event is a question to answer and keeps it, with its message's
-claim, in one write (:meth:`bot.answering.kept_questions.KeptQuestions.keep`); the listener
-answers it as kept (see :mod:`bot.listeners.events.hand_off`).
+The app runs with ``process_before_response=True`` (:mod:`bot.app`): Bolt answers Slack
+once the listener returns. So the ``message`` and ``app_mention`` listener
+(:mod:`bot.listeners.events.hand_off`) calls :func:`keep_question` in its own body, as the
+vote listeners call :mod:`bot.listeners.vote_before_ack`: it decides whether the event is a
+question to answer and keeps it, with its message's claim, in one write
+(:meth:`bot.answering.kept_questions.KeptQuestions.keep`); the listener then starts the
+answer of the question as kept, in a task, and returns.
 
 When the database cannot be reached within :data:`KEEP_WITHIN_SECONDS` (a restart, a
 failover), the question is acknowledged all the same: this process waits for the database
-(``STORE_RETRY_SECONDS``), keeps the question once it answers, and answers it as kept;
-only a process killed before the database is back loses what it held then.
+(``STORE_RETRY_SECONDS``), in a task, keeps the question once it answers, and answers it as
+kept; only a process killed before the database is back loses what it held then.
 """
 
 from __future__ import annotations
@@ -23,23 +23,18 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from slack_bolt.context.async_context import AsyncBoltContext
-
 from bot.answering import BotIdentity, IncomingMessage
 from bot.listeners.services import Services
 from bot.listeners.translate import Ignored
-from bot.listeners.workspace import identity_in
 from memory import MemoryStore, PendingQuestion
 
-__all__ = ["KEEP_WITHIN_SECONDS", "RECEIVED", "Received", "Translate", "keep_before_ack"]
+__all__ = ["KEEP_WITHIN_SECONDS", "Received", "Translate", "keep_question"]
 
 log = logging.getLogger(__name__)
 
 KEEP_WITHIN_SECONDS = 2.0
 """How long deciding and keeping a question may take before it is acknowledged without
 being kept: well inside the 3 s Slack waits, leaving time for Bolt and the network."""
-RECEIVED = "received_question"
-"""The key of the request's :class:`Received` in Bolt's context, once kept."""
 
 Translate = Callable[
     [dict[str, Any], BotIdentity, MemoryStore], Awaitable[IncomingMessage | Ignored]
@@ -49,7 +44,7 @@ Translate = Callable[
 
 @dataclass(frozen=True)
 class Received:
-    """What the middleware made of an event before its acknowledgement."""
+    """What the listener made of an event before its acknowledgement."""
 
     translated: IncomingMessage | Ignored
     question: PendingQuestion | None
@@ -57,27 +52,22 @@ class Received:
     (a re-delivery, answered once already)."""
 
 
-def keep_before_ack(services: Services, translate: Translate) -> Callable[..., Awaitable[None]]:
-    """Listener middleware that keeps the event's question, if it asks one, before Bolt
-    acknowledges it; the listener finds a :class:`Received` under :data:`RECEIVED` in its
-    context, or nothing when the store could not be reached in time."""
-
-    async def keep(
-        body: dict[str, Any], context: AsyncBoltContext, next_: Callable[[], Awaitable[None]]
-    ) -> None:
-        try:
-            async with asyncio.timeout(KEEP_WITHIN_SECONDS):
-                translated = await translate(body, identity_in(services, context), services.memory)
-                question = None
-                if isinstance(translated, IncomingMessage):
-                    question = await services.kept.keep(translated)
-            context[RECEIVED] = Received(translated, question)
-        except Exception as error:
-            log.warning(
-                "a message could not be kept before its acknowledgement (%s); "
-                "this process answers it",
-                type(error).__name__,
-            )
-        await next_()
-
-    return keep
+async def keep_question(
+    services: Services, translate: Translate, body: dict[str, Any], identity: BotIdentity
+) -> Received | None:
+    """Read the event in ``body`` with ``translate`` and keep its question, if it asks one;
+    None when the store could not be reached in time (the event is acknowledged all the
+    same, and its question kept once the store answers)."""
+    try:
+        async with asyncio.timeout(KEEP_WITHIN_SECONDS):
+            translated = await translate(body, identity, services.memory)
+            question = None
+            if isinstance(translated, IncomingMessage):
+                question = await services.kept.keep(translated)
+    except Exception as error:
+        log.warning(
+            "a message could not be kept before its acknowledgement (%s); this process answers it",
+            type(error).__name__,
+        )
+        return None
+    return Received(translated, question)

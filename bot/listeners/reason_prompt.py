@@ -1,6 +1,6 @@
 """After a 👎: asking its voter privately why, once an answer (see :mod:`bot.assistant.reasons`).
 
-Called by the vote middleware once the vote is stored; the ask runs in the background, so
+Called by a vote's listener once the vote is stored; the ask runs in the background, so
 the vote's acknowledgement never waits for it.
 """
 

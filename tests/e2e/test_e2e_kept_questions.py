@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
@@ -24,10 +25,10 @@ from bot.simulator import FakeLLMServer
 from bot.simulator.model import ScriptedReply
 from bot.simulator.slack_people import SlackPeople
 from bot.simulator.slack_web_api import FakeMessage, FakeSlackWebAPI
-from memory import MemoryConfig, NewQuestion, open_store
+from memory import MemoryConfig, NewQuestion, PendingQuestion, open_store
 from tests.e2e.tcp_proxy import TcpProxy
 from tests.stored import disk_bytes
-from tests.support.harness import ALICE, dm_channel, start_bot
+from tests.support.harness import ALICE, SignedSlack, dm_channel, start_bot
 from tests.support.oauth import ANSWERING_METHODS, install, oauth_settings, workspace_slack
 from tests.support.process import fakes_env, local_url, run_bot, wait_until_healthy
 from tests.support.replicas import Replica, running_replicas
@@ -117,6 +118,30 @@ async def answers_in_all(fake_slack: FakeSlackWebAPI, count: int, *, within: flo
     await fake_slack.wait_for(
         lambda: len(fake_slack.final_messages()) >= count, within=within, what=f"{count} answers"
     )
+
+
+async def test_a_questions_200_comes_after_it_is_kept_in_the_database(
+    slack: SignedSlack, db_file: Path, fake_llm: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    question = "who signs the release notes?"
+    fake_llm.script(ScriptedReply.answer("in a moment", delay_seconds=2))
+    receive_question = slack.services.memory.receive_question
+
+    async def slowly(*args: Any, **kwargs: Any) -> PendingQuestion | None:
+        await asyncio.sleep(0.3)  # an acknowledgement not waiting for it comes well before
+        return await receive_question(*args, **kwargs)
+
+    monkeypatch.setattr(slack.services.memory, "receive_question", slowly)
+
+    await slack.dm(question)  # asserts the 200; no waiting for the bot
+
+    store = await open_store(str(db_file), MemoryConfig())
+    try:
+        tomorrow = datetime.now(UTC) + timedelta(days=1)
+        [kept] = await store.take_questions(now=tomorrow, lease=timedelta(0), limit=5)
+    finally:
+        await store.close()
+    assert IncomingMessage.model_validate_json(kept.payload).text == question
 
 
 async def test_a_question_killed_mid_answer_is_answered_once_by_the_restarted_process(

@@ -66,6 +66,11 @@ def delay_votes(store: MemoryStore, monkeypatch: pytest.MonkeyPatch, seconds: fl
     monkeypatch.setattr(store, "apply_vote", slowly)
 
 
+async def fail_to_store(*_: object) -> None:
+    """The store's ``apply_vote`` while the database is locked."""
+    raise TimeoutError("database is locked")
+
+
 async def test_a_reactions_200_comes_after_its_vote_is_in_the_database(
     slack: SignedSlack, db_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -97,10 +102,7 @@ async def test_a_vote_the_store_cannot_take_gets_503_and_no_ack_so_slack_retries
 ) -> None:
     answer = await slack.ask_in_dm("where are the runbooks?")
 
-    async def locked(*_: object) -> None:
-        raise TimeoutError("database is locked")
-
-    monkeypatch.setattr(slack.services.memory, "apply_vote", locked)
+    monkeypatch.setattr(slack.services.memory, "apply_vote", fail_to_store)
     body = json.dumps(
         slack.envelope(reaction_event(slack.fake, answer, reaction="+1"), event_id="EvRetried")
     )
@@ -109,6 +111,20 @@ async def test_a_vote_the_store_cannot_take_gets_503_and_no_ack_so_slack_retries
     monkeypatch.undo()
     assert (await slack.post(body)).status_code == 200  # Slack's retry
     assert list((await votes_in_file(db_file)).values()) == ["up"]
+
+
+async def test_a_feedback_click_the_store_cannot_take_gets_503_and_no_ack(
+    slack: SignedSlack, db_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answer = await slack.ask_in_dm("where is the on-call calendar?")
+    monkeypatch.setattr(slack.services.memory, "apply_vote", fail_to_store)
+
+    refused = await slack.click(answer, action_id="answer_feedback", value="down")
+
+    assert (refused.status_code, refused.text) == (503, "")
+    monkeypatch.undo()
+    assert (await slack.click(answer, action_id="answer_feedback", value="down")).status_code == 200
+    assert list((await votes_in_file(db_file)).values()) == ["down"]
 
 
 async def test_a_vote_not_committed_in_time_gets_503_before_slacks_3_seconds_then_counts_once(
@@ -153,6 +169,36 @@ async def test_over_socket_mode_the_ack_of_a_vote_comes_after_its_commit(
         )
 
         assert list((await votes_in_file(db_file)).values()) == ["down"]
+    finally:
+        await server.stop()
+
+
+async def test_over_socket_mode_a_vote_the_store_cannot_take_is_not_acknowledged(
+    settings: Settings, fake_slack: FakeSlackWebAPI, db_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = SocketModeServer(
+        Bot(settings, llm_retry=FAST_RETRIES), app_token=fake_slack.app_token, grace_seconds=5
+    )
+    await server.start()
+    try:
+        await fake_slack.wait_for_socket()
+        message = fake_slack.add_user_message(dm_channel(ALICE), "over the socket", user=ALICE)
+        question = message_event(fake_slack, message, channel_type="im")
+        await fake_slack.send_envelope(
+            "events_api", event_envelope(fake_slack, question, event_id="EvQ")
+        )
+        [answer] = await fake_slack.wait_for_final_messages(1, channel=dm_channel(ALICE))
+        services = server.bot.services
+        assert services is not None
+        monkeypatch.setattr(services.memory, "apply_vote", fail_to_store)
+        vote = event_envelope(fake_slack, reaction_event(fake_slack, answer), event_id="EvV")
+
+        with pytest.raises(AssertionError, match="never acknowledged"):
+            await fake_slack.send_envelope("events_api", vote, within=COMMIT_WITHIN_SECONDS + 1)
+        monkeypatch.undo()
+        await fake_slack.send_envelope("events_api", vote)  # Slack's retry
+
+        assert list((await votes_in_file(db_file)).values()) == ["up"]
     finally:
         await server.stop()
 

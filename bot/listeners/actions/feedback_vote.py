@@ -1,19 +1,24 @@
 """A click on an answer's feedback buttons: the same vote as a 👍/👎 reaction.
 
-:func:`button_vote` reads the click (``reaction="button"``), and
-:func:`bot.listeners.vote_before_ack.commit_vote`, registered as this listener's middleware,
-stores it exactly like a reaction before :func:`feedback_vote_callback` acknowledges it; a
-later click replaces the earlier one.
+:func:`button_vote` reads the click (``reaction="button"``), and the listener,
+:func:`feedback_vote_callback`, stores it with :func:`bot.listeners.vote_before_ack.commit_vote`
+exactly like a reaction before it acknowledges the click (or answers 503, unacknowledged,
+when the vote is not stored); a later click replaces the earlier one.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 from slack_bolt.context.ack.async_ack import AsyncAck
+from slack_bolt.response import BoltResponse
+from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.listeners.services import Services
+from bot.listeners.vote_before_ack import commit_vote
 from bot.views import vote_for
 from memory import VoteEvent
 from memory.reactions import BUTTON
@@ -71,6 +76,15 @@ def button_vote(body: dict[str, Any], at: datetime) -> VoteEvent | None:
     )
 
 
-async def feedback_vote_callback(ack: AsyncAck) -> None:
-    """Acknowledge the click: its vote is already stored."""
-    await ack()
+def feedback_vote_callback(services: Services) -> Callable[..., Awaitable[BoltResponse | None]]:
+    async def on_click(
+        ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient
+    ) -> BoltResponse | None:
+        """Store the click's vote, then acknowledge it; the 503 Bolt answers with instead
+        when the vote is not stored."""
+        refused = await commit_vote(services, client, button_vote(body, datetime.now(UTC)))
+        if refused is None:
+            await ack()
+        return refused
+
+    return on_click

@@ -25,9 +25,21 @@ log = logging.getLogger(__name__)
 
 
 def reason_open_callback(services: Services) -> Callable[..., Awaitable[None]]:
+    async def open_form(
+        client: AsyncWebClient, trigger_id: str, user_id: str, episode_id: int
+    ) -> None:
+        async with services.observer.event("reason_form", user=user_id) as record:
+            try:
+                await client.views_open(trigger_id=trigger_id, view=reason_form(episode_id))
+            except SlackApiError as error:
+                log.warning("could not open the reason form: %s", error.response.get("error"))
+                record.outcome = "failed"
+
     async def on_open(
         ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient
     ) -> None:
+        """Acknowledge the click and open the form at once (a trigger lasts 3 seconds), in
+        a task: Bolt answers Slack once this returns, not once the form is open."""
         await ack()
         ref = ItemRef.parse(action.get("value"))
         trigger_id = body.get("trigger_id")
@@ -35,11 +47,6 @@ def reason_open_callback(services: Services) -> Callable[..., Awaitable[None]]:
         if ref is None or ref.kind is not ItemKind.EPISODE or not trigger_id or not user_id:
             services.observer.ignored("reason_form", "malformed")
             return
-        async with services.observer.event("reason_form", user=user_id) as record:
-            try:  # a trigger lasts 3 seconds: the form is opened at once, not in the background
-                await client.views_open(trigger_id=trigger_id, view=reason_form(ref.id))
-            except SlackApiError as error:
-                log.warning("could not open the reason form: %s", error.response.get("error"))
-                record.outcome = "failed"
+        services.inflight.start(open_form(client, trigger_id, user_id, ref.id))
 
     return on_open

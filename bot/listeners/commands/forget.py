@@ -56,20 +56,29 @@ def forget_summary(report: ForgetReport) -> str:
     return f"Done: I erased everything I kept about you ({erased})."
 
 
+async def _summary(erasing: asyncio.Future[ForgetReport]) -> str:
+    try:
+        return forget_summary(await erasing)
+    except Exception:
+        log.exception("/forget failed")
+        return FORGET_FAILED
+
+
 def forget_callback(services: Services) -> Callable[..., Awaitable[None]]:
+    async def confirm(erasing: asyncio.Future[ForgetReport], respond: AsyncRespond) -> None:
+        summary = await _summary(erasing)
+        await respond(text=summary, response_type="ephemeral", replace_original=True)
+
     async def on_forget(ack: AsyncAck, respond: AsyncRespond, command: dict[str, Any]) -> None:
+        """Acknowledge with what was erased, or, when erasing takes longer, with a line
+        saying so, replaced by what was erased once it is done (in a task: Bolt answers
+        Slack once this returns)."""
         erasing = asyncio.ensure_future(services.forgetting.forget_user(command["user_id"]))
         done, _ = await asyncio.wait({erasing}, timeout=ACK_WITHIN_SECONDS)
-        if not done:
-            await ack(text=ERASING, response_type="ephemeral")
-        try:
-            summary = forget_summary(await erasing)
-        except Exception:
-            log.exception("/forget failed")
-            summary = FORGET_FAILED
         if done:
-            await ack(text=summary, response_type="ephemeral")
-        else:
-            await respond(text=summary, response_type="ephemeral", replace_original=True)
+            await ack(text=await _summary(erasing), response_type="ephemeral")
+            return
+        await ack(text=ERASING, response_type="ephemeral")
+        services.inflight.start(confirm(erasing, respond))
 
     return on_forget

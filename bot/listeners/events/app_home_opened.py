@@ -49,10 +49,7 @@ async def publish_home(
 def app_home_opened_callback(
     services: Services,
 ) -> Callable[[dict[str, Any], AsyncWebClient], Awaitable[None]]:
-    async def on_app_home_opened(body: dict[str, Any], client: AsyncWebClient) -> None:
-        opened = read_payload(_HomeOpened, body, services.observer, "home")
-        if opened is None:
-            return
+    async def show(body: dict[str, Any], opened: _HomeOpened, client: AsyncWebClient) -> None:
         event = opened.event
         kind = "home" if event.tab == "home" else "messages_tab"
         async with services.observer.event(
@@ -72,5 +69,11 @@ def app_home_opened_callback(
                 )
             else:
                 record.outcome, record.reason = "ignored", "malformed"
+
+    async def on_app_home_opened(body: dict[str, Any], client: AsyncWebClient) -> None:
+        """Show the tab in a task: Bolt acknowledges the event once this returns."""
+        opened = read_payload(_HomeOpened, body, services.observer, "home")
+        if opened is not None:
+            services.inflight.start(show(body, opened, client))
 
     return on_app_home_opened

@@ -38,10 +38,9 @@ class _ThreadStarted(BaseModel):
 def assistant_thread_started_callback(
     services: Services,
 ) -> Callable[[dict[str, Any], AsyncWebClient], Awaitable[None]]:
-    async def on_thread_started(body: dict[str, Any], client: AsyncWebClient) -> None:
-        started = read_payload(_ThreadStarted, body, services.observer, "thread_started")
-        if started is None:
-            return
+    async def greet_and_suggest(
+        body: dict[str, Any], started: _ThreadStarted, client: AsyncWebClient
+    ) -> None:
         thread = started.event.assistant_thread
         async with services.observer.event(
             "thread_started", team=started.team_id, channel=thread.channel_id, user=thread.user_id
@@ -56,5 +55,11 @@ def assistant_thread_started_callback(
                 thread_ts=thread.thread_ts,
                 enterprise_id=scope_org(services, body),
             )
+
+    async def on_thread_started(body: dict[str, Any], client: AsyncWebClient) -> None:
+        """Greet in a task: Bolt acknowledges the event once this returns."""
+        started = read_payload(_ThreadStarted, body, services.observer, "thread_started")
+        if started is not None:
+            services.inflight.start(greet_and_suggest(body, started, client))
 
     return on_thread_started

@@ -1,20 +1,23 @@
 """``reaction_added`` / ``reaction_removed``: a reaction on one of the bot's answers is a vote.
 
 :func:`reaction_vote` reads the vote from the event (only the fields a vote needs, through
-pydantic: a reaction on a file, or a malformed event, casts none), and
-:func:`bot.listeners.vote_before_ack.commit_vote`, registered as this listener's middleware,
-stores it before Bolt acknowledges the event (Bolt acknowledges an event before its listener
-runs); :func:`reaction_callback` is left only the acknowledgement.
+pydantic: a reaction on a file, or a malformed event, casts none), and the listener,
+:func:`reaction_callback`, stores it with :func:`bot.listeners.vote_before_ack.commit_vote`
+before it returns, so before Bolt acknowledges the event; a 503 when it is not stored.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+from slack_bolt.response import BoltResponse
+from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.listeners.vote_before_ack import VoteReader
+from bot.listeners.services import Services
+from bot.listeners.vote_before_ack import VoteReader, commit_vote
 from memory import VoteEvent
 
 __all__ = ["reaction_callback", "reaction_vote"]
@@ -64,5 +67,15 @@ def reaction_vote(*, added: bool) -> VoteReader:
     return read
 
 
-async def reaction_callback() -> None:
-    """Bolt acknowledges the event once its middleware (the vote) is through."""
+def reaction_callback(
+    services: Services, *, added: bool
+) -> Callable[[dict[str, Any], AsyncWebClient], Awaitable[BoltResponse | None]]:
+    """The listener of ``reaction_added`` (``added=True``) or ``reaction_removed`` events."""
+    read = reaction_vote(added=added)
+
+    async def on_reaction(body: dict[str, Any], client: AsyncWebClient) -> BoltResponse | None:
+        """Store the reaction's vote: Bolt acknowledges the event once this returns, or
+        answers with the 503 it returns when the vote is not stored."""
+        return await commit_vote(services, client, read(body, datetime.now(UTC)))
+
+    return on_reaction
