@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 import pytest
 
 from bot.agent.provider import ModelUnavailable
@@ -127,15 +129,6 @@ async def test_reflector_shortens_long_input(
     assert len(user) < 400, "the question cut to 100 characters, the answer to its digest"
 
 
-async def test_reflector_raises_when_the_reply_is_empty(
-    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
-) -> None:
-    fake_llm.script(ScriptedReply.answer("  "))
-
-    with pytest.raises(UnusableReply):
-        await LLMFailureReflector(provider).reflect("q", "a")
-
-
 async def test_reflector_raises_when_the_model_is_down(
     fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
@@ -165,16 +158,6 @@ async def test_scorer_parses_the_score_and_tells_the_verdict(
     assert verdict in user and "Deploy billing?" in user
 
 
-@pytest.mark.parametrize("reply", ["very important", "0", "15"])
-async def test_scorer_rejects_a_score_off_the_scale(
-    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider, reply: str
-) -> None:
-    fake_llm.script(ScriptedReply.answer(reply))
-
-    with pytest.raises(UnusableReply):
-        await LLMImportanceScorer(provider).score("q", "a", EpisodeStatus.SUCCESS)
-
-
 async def test_summarizer_describes_the_episodes_and_parses_the_notes(
     fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
 ) -> None:
@@ -197,12 +180,36 @@ async def test_summarizer_describes_the_episodes_and_parses_the_notes(
     assert "2. 👎\nQ: Restart search?\nA: Reboot the VM.\nLesson: Use kubectl." in user
 
 
-async def test_summarizer_raises_when_there_are_no_notes(
-    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider
+Ask = Callable[[OpenAICompatibleProvider], Awaitable[object]]
+
+
+@pytest.mark.parametrize(
+    ("reply", "ask"),
+    [
+        pytest.param(
+            "  ", lambda model: LLMFailureReflector(model).reflect("q", "a"), id="lesson-blank"
+        ),
+        *(
+            pytest.param(
+                reply,
+                lambda model: LLMImportanceScorer(model).score("q", "a", EpisodeStatus.SUCCESS),
+                id=f"score-{reply}",
+            )
+            for reply in ("very important", "0", "15")
+        ),
+        pytest.param(
+            "[]",
+            lambda model: LLMEpisodeSummarizer(model).summarize(
+                [episode(1, "q", "a", EpisodeStatus.SUCCESS)]
+            ),
+            id="notes-none",
+        ),
+    ],
+)
+async def test_a_reply_without_a_usable_lesson_score_or_notes_raises(
+    fake_llm: FakeLLMServer, provider: OpenAICompatibleProvider, reply: str, ask: Ask
 ) -> None:
-    fake_llm.script(ScriptedReply.answer("[]"))
+    fake_llm.script(ScriptedReply.answer(reply))
 
     with pytest.raises(UnusableReply):
-        await LLMEpisodeSummarizer(provider).summarize(
-            [episode(1, "q", "a", EpisodeStatus.SUCCESS)]
-        )
+        await ask(provider)
