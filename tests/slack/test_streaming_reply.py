@@ -27,6 +27,12 @@ def target(fake_slack: FakeSlackWebAPI, *, thread_ts: str | None) -> ReplyTarget
     )
 
 
+def in_a_thread(fake_slack: FakeSlackWebAPI) -> ReplyTarget:
+    """Where a reply goes in the thread of a new question of Alice's in :data:`CHANNEL`."""
+    root = fake_slack.add_user_message(CHANNEL, "question", user="U0000ALICE")
+    return target(fake_slack, thread_ts=root.ts)
+
+
 async def finished(reply: StreamingReply | PostedReply, fake_slack: FakeSlackWebAPI) -> FakeMessage:
     """The one message ``reply`` is, once finished."""
     [ts] = await reply.finish()
@@ -43,15 +49,15 @@ async def write_in_pieces(reply: StreamingReply | PostedReply, text: str, size: 
 async def test_a_thread_reply_streams_and_returns_its_ts(
     fake_slack: FakeSlackWebAPI, slack_client: AsyncWebClient
 ) -> None:
-    root = fake_slack.add_user_message(CHANNEL, "question", user="U0000ALICE")
-    reply = StreamingReply(slack_client, target(fake_slack, thread_ts=root.ts), buffer_size=16)
+    thread = in_a_thread(fake_slack)
+    reply = StreamingReply(slack_client, thread, buffer_size=16)
 
     await reply.begin()
     await write_in_pieces(reply, "Hello there, this is a streamed answer.")
     message = await finished(reply, fake_slack)
 
     assert message.text == "Hello there, this is a streamed answer."
-    assert message.thread_ts == root.ts
+    assert message.thread_ts == thread.thread_ts
     assert not message.streaming
     assert len(fake_slack.calls_to("chat.appendStream")) >= 1
 
@@ -59,11 +65,8 @@ async def test_a_thread_reply_streams_and_returns_its_ts(
 async def test_a_long_streamed_answer_becomes_several_messages_within_the_limit(
     fake_slack: FakeSlackWebAPI, slack_client: AsyncWebClient
 ) -> None:
-    root = fake_slack.add_user_message(CHANNEL, "question", user="U0000ALICE")
     text = "Intro line.\n```js\n" + "\n".join(f"call({n});" for n in range(60)) + "\n```\nEnd."
-    reply = StreamingReply(
-        slack_client, target(fake_slack, thread_ts=root.ts), part_limit=LIMIT, buffer_size=16
-    )
+    reply = StreamingReply(slack_client, in_a_thread(fake_slack), part_limit=LIMIT, buffer_size=16)
 
     await write_in_pieces(reply, text)
     timestamps = await reply.finish()
@@ -80,22 +83,21 @@ async def test_refused_streaming_falls_back_to_a_placeholder_then_an_update(
     fake_slack: FakeSlackWebAPI, slack_client: AsyncWebClient
 ) -> None:
     fake_slack.fail("chat.startStream", "not_allowed", times=None)
-    root = fake_slack.add_user_message(CHANNEL, "question", user="U0000ALICE")
-    reply = StreamingReply(slack_client, target(fake_slack, thread_ts=root.ts), buffer_size=8)
+    thread = in_a_thread(fake_slack)
+    reply = StreamingReply(slack_client, thread, buffer_size=8)
 
     await write_in_pieces(reply, "Answer without streaming, in pieces.")
     message = await finished(reply, fake_slack)
 
     assert message.text == "Answer without streaming, in pieces."
-    assert message.thread_ts == root.ts
+    assert message.thread_ts == thread.thread_ts
     assert fake_slack.calls_to("chat.postMessage")[0].args["text"] == THINKING_PLACEHOLDER
 
 
 async def test_a_stream_that_breaks_midway_is_completed_by_an_update(
     fake_slack: FakeSlackWebAPI, slack_client: AsyncWebClient
 ) -> None:
-    root = fake_slack.add_user_message(CHANNEL, "question", user="U0000ALICE")
-    reply = StreamingReply(slack_client, target(fake_slack, thread_ts=root.ts), buffer_size=8)
+    reply = StreamingReply(slack_client, in_a_thread(fake_slack), buffer_size=8)
     await reply.write("The first half is streamed, ")
     fake_slack.fail("chat.appendStream", "message_not_in_streaming_state", times=None)
     fake_slack.fail("chat.stopStream", "message_not_in_streaming_state", times=None)
@@ -175,12 +177,12 @@ def test_answer_blocks_never_split_a_code_block_across_sections() -> None:
 async def test_begin_titles_a_new_conversation_and_shows_loading_messages(
     fake_slack: FakeSlackWebAPI, slack_client: AsyncWebClient
 ) -> None:
-    root = fake_slack.add_user_message(CHANNEL, "question", user="U0000ALICE")
-    titled = target(fake_slack, thread_ts=root.ts).model_copy(update={"title": "Ports"})
+    thread = in_a_thread(fake_slack)
+    titled = thread.model_copy(update={"title": "Ports"})
 
     await StreamingReply(slack_client, titled).begin()
 
-    assert fake_slack.titles == {(CHANNEL, root.ts): "Ports"}
+    assert fake_slack.titles == {(CHANNEL, thread.thread_ts): "Ports"}
     [status] = fake_slack.calls_to("assistant.threads.setStatus")
     assert status.args["loading_messages"] == list(LOADING_MESSAGES)
 
@@ -188,9 +190,8 @@ async def test_begin_titles_a_new_conversation_and_shows_loading_messages(
 async def test_without_a_title_begin_sets_none_and_refusals_change_nothing(
     fake_slack: FakeSlackWebAPI, slack_client: AsyncWebClient
 ) -> None:
-    root = fake_slack.add_user_message(CHANNEL, "question", user="U0000ALICE")
     fake_slack.fail("assistant.threads.setStatus", "not_allowed", times=None)
-    reply = StreamingReply(slack_client, target(fake_slack, thread_ts=root.ts))
+    reply = StreamingReply(slack_client, in_a_thread(fake_slack))
 
     await reply.begin()
     await reply.write("still answered")
@@ -203,8 +204,7 @@ async def test_without_a_title_begin_sets_none_and_refusals_change_nothing(
 async def test_task_updates_go_into_the_stream_before_and_between_the_text(
     fake_slack: FakeSlackWebAPI, slack_client: AsyncWebClient
 ) -> None:
-    root = fake_slack.add_user_message(CHANNEL, "question", user="U0000ALICE")
-    reply = StreamingReply(slack_client, target(fake_slack, thread_ts=root.ts), buffer_size=4)
+    reply = StreamingReply(slack_client, in_a_thread(fake_slack), buffer_size=4)
 
     await reply.task(TaskUpdate(id="call_1", title="Lookup user", status="in_progress"))
     await reply.task(TaskUpdate(id="call_1", title="Lookup user", status="complete"))
@@ -224,8 +224,7 @@ async def test_task_updates_go_into_the_stream_before_and_between_the_text(
 async def test_a_stream_expiring_at_a_task_update_is_completed_by_an_update(
     fake_slack: FakeSlackWebAPI, slack_client: AsyncWebClient
 ) -> None:
-    root = fake_slack.add_user_message(CHANNEL, "question", user="U0000ALICE")
-    reply = StreamingReply(slack_client, target(fake_slack, thread_ts=root.ts), buffer_size=4)
+    reply = StreamingReply(slack_client, in_a_thread(fake_slack), buffer_size=4)
     await reply.write("Looking her up. ")
     fake_slack.expire_streams()
 
@@ -253,7 +252,6 @@ async def test_a_posted_reply_ignores_task_updates(
 async def test_each_part_is_reported_the_moment_slack_shows_it(
     fake_slack: FakeSlackWebAPI, slack_client: AsyncWebClient
 ) -> None:
-    root = fake_slack.add_user_message(CHANNEL, "question", user="U0000ALICE")
     shown: list[tuple[str, bool]] = []
 
     async def on_shown(ts: str) -> None:
@@ -263,7 +261,7 @@ async def test_each_part_is_reported_the_moment_slack_shows_it(
 
     reply = StreamingReply(
         slack_client,
-        target(fake_slack, thread_ts=root.ts),
+        in_a_thread(fake_slack),
         part_limit=1000,
         buffer_size=16,
         on_shown=on_shown,
