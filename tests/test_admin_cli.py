@@ -83,9 +83,8 @@ async def test_memory_shows_one_persons_episodes_of_every_status_and_notes(
 
     out = capsys.readouterr().out
     assert out.startswith(f"{ALICE}: 3 episode(s), 1 note(s)")
-    assert "[success]" in out
-    assert "[failure]" in out
-    assert "[pending]" in out
+    for status in ("success", "failure", "pending"):
+        assert f"[{status}]" in out
     assert "lesson: Use the staging target." in out
     assert "reason: It deployed to prod." in out
     assert "Likes one-line commands." in out
