@@ -8,30 +8,28 @@ import pytest
 from memory_helpers import CHANNEL, DM, T0, Memory
 from pydantic import ValidationError
 
-from memory import EpisodeStatus, ImportedEpisode, MemoryStore, Scope
+from memory import EpisodeStatus, ImportedEpisode, MemoryStore
 
 DAY = timedelta(days=1)
 
 
 def _imported(
-    question: str,
-    answer: str = "An answer.",
-    *,
-    user: str = "U1",
-    scope: Scope = DM,
-    status: EpisodeStatus = EpisodeStatus.SUCCESS,
-    lesson: str | None = None,
-    days: int = 0,
+    question: str, answer: str = "An answer.", *, days: int = 0, **fields: object
 ) -> ImportedEpisode:
-    return ImportedEpisode(
-        scope=scope,
-        requester_id=user,
-        question=question,
-        answer=answer,
-        status=status,
-        lesson=lesson,
-        created_at=T0 + days * DAY,
-        validated_at=T0 + days * DAY + timedelta(minutes=1),
+    """U1's question in the DM, asked ``days`` after :data:`T0` and 👍'd a minute later;
+    ``fields`` (by :class:`ImportedEpisode`'s names) change the rest."""
+    asked = T0 + days * DAY
+    return ImportedEpisode.model_validate(
+        {
+            "scope": DM,
+            "requester_id": "U1",
+            "question": question,
+            "answer": answer,
+            "status": EpisodeStatus.SUCCESS,
+            "created_at": asked,
+            "validated_at": asked + timedelta(minutes=1),
+            **fields,
+        }
     )
 
 
@@ -68,7 +66,7 @@ async def test_imported_episodes_keep_their_times_and_are_recalled_at_once(
 
 async def test_imported_episodes_stay_in_their_partition(memory: Memory) -> None:
     await memory.store.import_episodes(
-        [_imported("How do I rotate the vault token?", user="U0ALICE", scope=CHANNEL)]
+        [_imported("How do I rotate the vault token?", requester_id="U0ALICE", scope=CHANNEL)]
     )
     assert await memory.recall("rotate vault token", user="U0BOB", scope=CHANNEL) == []
     assert await memory.recall("rotate vault token", user="U0ALICE", scope=DM) == []
