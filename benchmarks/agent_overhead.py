@@ -19,13 +19,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from benchmarks.corpus import Corpus
-from benchmarks.harness import (
-    BotUnderTest,
-    Figure,
-    Target,
-    bot_under_test,
-    percentile,
-)
+from benchmarks.harness import BotUnderTest, Figure, Target, bot_under_test, percentile
 from bot.agent import CompletionRequest, Message, ToolDefinition
 from bot.answering import AnswerOutcome, IncomingMessage
 from bot.llm import OpenAICompatibleProvider, build_llm_client

@@ -37,12 +37,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from benchmarks.harness import (
-    Figure,
-    Target,
-    bot_under_test,
-    reaction_event,
-)
+from benchmarks.harness import Figure, Target, bot_under_test, reaction_event
 from benchmarks.load import LoadGenerator, SignedRequest, signed_events
 from bot.app import Bot
 from bot.assistant.voting import Votes
