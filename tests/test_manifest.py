@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from functools import reduce
 from importlib import resources
+from operator import getitem
 from typing import Any
 
 import pytest
@@ -14,34 +16,47 @@ def manifest() -> dict[str, Any]:
     return json.loads(resources.files("bot").joinpath("manifest.json").read_text())
 
 
-def test_bot_scopes(manifest: dict[str, Any]) -> None:
-    assert set(manifest["oauth_config"]["scopes"]["bot"]) == {
-        "app_mentions:read",
-        "chat:write",
-        "channels:history",
-        "groups:history",
-        "im:history",
-        "mpim:history",
-        "im:read",
-        "im:write",
-        "reactions:read",
-        "users:read",
-        "commands",
-        "assistant:write",
-        "files:read",
-    }
-
-
-def test_events_the_listeners_handle(manifest: dict[str, Any]) -> None:
-    assert set(manifest["settings"]["event_subscriptions"]["bot_events"]) == {
-        "app_mention",
-        "message.im",
-        "message.channels",
-        "message.groups",
-        "reaction_added",
-        "reaction_removed",
-        "app_home_opened",
-    }
+@pytest.mark.parametrize(
+    ("path", "asked_for"),
+    [
+        pytest.param(
+            ("oauth_config", "scopes", "bot"),
+            {
+                "app_mentions:read",
+                "chat:write",
+                "channels:history",
+                "groups:history",
+                "im:history",
+                "mpim:history",
+                "im:read",
+                "im:write",
+                "reactions:read",
+                "users:read",
+                "commands",
+                "assistant:write",
+                "files:read",
+            },
+            id="bot-scopes",
+        ),
+        pytest.param(
+            ("settings", "event_subscriptions", "bot_events"),
+            {
+                "app_mention",
+                "message.im",
+                "message.channels",
+                "message.groups",
+                "reaction_added",
+                "reaction_removed",
+                "app_home_opened",
+            },
+            id="events-the-listeners-handle",
+        ),
+    ],
+)
+def test_the_manifest_asks_for_exactly_what_the_bot_uses(
+    manifest: dict[str, Any], path: tuple[str, ...], asked_for: set[str]
+) -> None:
+    assert set(reduce(getitem, path, manifest)) == asked_for
 
 
 def test_commands_interactivity_socket_mode_and_messages_tab(manifest: dict[str, Any]) -> None:
