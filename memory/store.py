@@ -14,17 +14,6 @@ from functools import update_wrapper
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from memory import models
-from memory.callers import (
-    AgentMemory,
-    ConsolidationSource,
-    Erasure,
-    ExchangeLedger,
-    Installations,
-    Questions,
-    Reasons,
-    ReflectionQueue,
-    VoteRecorder,
-)
 from memory.config import MemoryConfig
 from memory.privacy import Visibility
 from memory.sql import (
@@ -60,23 +49,12 @@ def _as_is(verb: Verb[P, T]) -> Callable[Concatenate[MemoryStore, P], Coroutine[
     return run
 
 
-class MemoryStore(
-    AgentMemory,
-    ExchangeLedger,
-    Questions,
-    VoteRecorder,
-    Reasons,
-    Erasure,
-    ReflectionQueue,
-    ConsolidationSource,
-    Installations,
-    ABC,
-):
+class MemoryStore(ABC):
     """Everything the bot keeps about people: exchanges, votes, episodes, lessons, notes.
 
-    The verbs callers use are declared in :mod:`memory.callers`. The verbs not run
-    :func:`_as_is` add what the store knows (its configuration, this process's leases) or
-    what a run again must find again (a list, not an iterator: PostgreSQL runs a
+    The verbs callers use are declared, and documented, in :mod:`memory.callers`. Those not
+    run :func:`_as_is` add what the store knows (its configuration, this process's leases)
+    or what a run again must find again (a list, not an iterator: PostgreSQL runs a
     transaction again after a conflict)."""
 
     one_process = False
