@@ -1,27 +1,20 @@
-"""Which reactions are votes, and what a set of votes makes of an episode.
-
-Pure functions over :class:`memory.MemoryConfig`, shared by every backend.
-"""
+"""Which reactions are votes, and what a set of votes makes of an episode."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from typing import NamedTuple
 
 from memory.config import MemoryConfig
-from memory.models import EpisodeStatus, Vote, VoteEvent, VoteOutcome
+from memory.models import EpisodeStatus, Vote, VoteEvent
 
 BUTTON = "button"
 """The ``reaction`` of a feedback-button click; one slot per voter, a new click replaces it."""
 
 
-class Ballot(BaseModel):
-    """A vote event reduced to what is stored: the voter's slot on the episode and its vote.
-
-    A voter has one slot per distinct emoji (adding the same reaction twice is one vote)
-    and a single slot for the feedback buttons.
-    """
-
-    model_config = ConfigDict(frozen=True)
+class Ballot(NamedTuple):
+    """A vote event reduced to what is stored: the voter's slot on the episode (one per
+    distinct emoji, so the same reaction twice is one vote, and one for the buttons) and
+    its vote."""
 
     slot: str
     vote: Vote
@@ -55,44 +48,3 @@ def status_for(latest_vote: Vote | None) -> EpisodeStatus:
     if latest_vote is None:
         return EpisodeStatus.PENDING
     return EpisodeStatus.SUCCESS if latest_vote is Vote.UP else EpisodeStatus.FAILURE
-
-
-def untracked() -> VoteOutcome:
-    """The outcome of a reaction on a message the ledger does not hold (never the bot's,
-    or already purged)."""
-    return VoteOutcome(applied=False, reason="not a message the bot is tracking")
-
-
-def refusal(
-    event: VoteEvent,
-    config: MemoryConfig,
-    *,
-    episode_id: int,
-    requester_id: str,
-    status: EpisodeStatus,
-    window_closed: bool,
-) -> VoteOutcome | None:
-    """Why a vote on a tracked answer cannot count, judged before anything is written;
-    None when it may. Every backend applies these same rules, in this order."""
-    if window_closed:
-        return VoteOutcome(
-            applied=False, reason="the feedback window has closed", episode_id=episode_id
-        )
-    if not config.anyone_may_vote and event.voter_id != requester_id:
-        return VoteOutcome(
-            applied=False,
-            reason="only the person who asked can validate this answer",
-            episode_id=episode_id,
-            status=status,
-        )
-    return None
-
-
-def counted(event: VoteEvent, episode_id: int, status: EpisodeStatus) -> VoteOutcome:
-    """The outcome of a vote that was stored (or removed), with the status it settled."""
-    return VoteOutcome(
-        applied=True,
-        reason="vote recorded" if event.added else "vote removed",
-        episode_id=episode_id,
-        status=status,
-    )

@@ -25,8 +25,8 @@ from memory.config import MemoryConfig
 from memory.models import Episode, EpisodeStatus, RecallRequest
 from memory.rows import episode_from_row
 from memory.sql import session as sql
+from memory.sql.fence import workspace_subject
 from memory.sql.session import Params, placeholders
-from memory.subjects import workspace_subject
 
 T = TypeVar("T")
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from memory.models import EpisodeStatus, StoreStats
+from memory.sql.fence import workspace_subject
 from memory.sql.session import Session
-from memory.subjects import workspace_subject
 
 TOOL_ERROR_PREFIX = "tool_error:"
 

@@ -23,10 +23,8 @@ def _unnumbered(item: NewExchange | ImportedEpisode, **fields: Any) -> Episode:
 
 
 async def _insert(db: Session, episode: Episode) -> Episode | None:
-    """``episode`` stored under a new id, as a read would return it (the columns it fills
-    are the episode's fields); None when its asker (or workspace) was forgotten since it
-    was created: the erasure fence, checked by the insert itself, after the lock on the
-    asker (:func:`memory.sql.fence.not_forgotten_since`)."""
+    """``episode`` stored under a new id; None when its asker (or workspace) was forgotten
+    since it was created: the erasure fence, checked by the insert itself."""
     episode_id = await db.insert_episode(
         {
             "enterprise_id": episode.scope.enterprise_id,
@@ -50,8 +48,6 @@ async def _insert(db: Session, episode: Episode) -> Episode | None:
 async def record_exchange(
     db: Session, exchange: NewExchange, config: MemoryConfig
 ) -> Episode | None:
-    """Store a pending episode and its ledger rows; None when the asker was forgotten since
-    the exchange began (the erasure fence: nothing that started before it writes after)."""
     async with db.transaction():
         await db.lock_person(exchange.requester_id, exchange.scope.team_id)
         episode = await _insert(db, _unnumbered(exchange, status=EpisodeStatus.PENDING))
@@ -63,10 +59,9 @@ async def record_exchange(
 
 
 async def import_episodes(db: Session, episodes: Sequence[ImportedEpisode]) -> list[int | None]:
-    """Store episodes validated elsewhere, with their own times, in one transaction,
-    recallable at once; their ids, in order (None for an episode of a person forgotten
-    after it was created: the erasure fence holds for imports too). Their askers are
-    locked in one order, so two imports wait for each other instead of deadlocking."""
+    """Store episodes validated elsewhere, with their own times, recallable at once; their
+    ids (None where the erasure fence refused one). Askers are locked in one order, so two
+    imports wait for each other instead of deadlocking."""
     ids: list[int | None] = []
     async with db.transaction():
         for person, team in sorted({(item.requester_id, item.scope.team_id) for item in episodes}):
@@ -106,10 +101,8 @@ _EXTENDED = "UPDATE episodes SET answer = %s WHERE id = %s{} RETURNING channel_i
 async def extend_exchange(
     db: Session, episode_id: int, message_ts: list[str], answer: str, config: MemoryConfig
 ) -> bool:
-    """Add ledger rows for more parts of a recorded answer and store its text so far;
-    False when the episode is gone (erased, or withdrawn). A pending episode (the usual
-    case: its answer is still streaming) is in no index; one voted on meanwhile is filed
-    again with its new text."""
+    """A pending episode (its answer still streaming) is in no index; one voted on
+    meanwhile is filed again with its new text."""
     async with db.transaction():
         row = await db.row(_EXTENDED.format(" AND status = %s"), [answer, episode_id, _PENDING])
         if row is None:
@@ -135,10 +128,7 @@ async def answered_in_thread(db: Session, channel_id: str, thread_ts: str) -> bo
 
 
 async def set_lesson(db: Session, episode_id: int, lesson: str, reason: str | None = None) -> bool:
-    """Attach a lesson to an episode that is still a failure with the reason it was drafted
-    from; True when it was attached.
-
-    The check and the write are one statement, so a vote that changed the status, or a
+    """The check and the write are one statement, so a vote that changed the status, or a
     reason given while the model was reflecting, can never receive a stale lesson."""
     async with db.transaction(), db.refiling([episode_id]):
         changed = await db.execute(
@@ -150,7 +140,6 @@ async def set_lesson(db: Session, episode_id: int, lesson: str, reason: str | No
 
 
 async def set_importance(db: Session, episode_id: int, importance: int) -> bool:
-    """Score an episode that is still a success 1..10; True when the score was stored."""
     if not 1 <= importance <= 10:
         raise ValueError(f"importance must be between 1 and 10, not {importance}")
     async with db.transaction():
@@ -164,11 +153,9 @@ async def set_importance(db: Session, episode_id: int, importance: int) -> bool:
 
 
 async def purge_expired(db: Session, now: datetime, config: MemoryConfig) -> int:
-    """Delete expired ledger rows, then what they leave useless; returns rows deleted.
-
-    A pending episode without ledger rows can never be validated, so only holds someone's
-    text for nothing. Claims older than the ledger's lifetime cannot meet a retry anymore.
-    """
+    """Delete expired ledger rows, then what they leave useless (a pending episode without
+    ledger rows can never be validated; a claim older than the ledger, never meet a
+    retry); how many rows went."""
     async with db.transaction():
         ledger = await db.execute("DELETE FROM ledger WHERE expires_at <= %s", [now])
         episodes = await db.execute(
@@ -188,7 +175,6 @@ async def list_episodes(
     limit: int = 100,
     team_id: str | None = None,
 ) -> list[Episode]:
-    """A person's episodes (in workspace ``team_id``), newest first."""
     if not statuses:
         return []
     values = [status.value for status in statuses]

@@ -21,12 +21,11 @@ from typing import Any
 from memory import rows
 from memory.config import MemoryConfig
 from memory.models import ExportedVote, ForgetReport, UserExport, WorkspaceReport
-from memory.sql.fence import erase_messages, record_forgetting
+from memory.sql.fence import erase_messages, record_forgetting, workspace_subject
 from memory.sql.questions import forget_questions
 from memory.sql.session import Session
 from memory.sql.votes import settle_status
 from memory.sql.wisdom import list_wisdom
-from memory.subjects import workspace_subject
 
 
 async def _count(db: Session, sql: str, params: list[Any]) -> int:
@@ -51,13 +50,9 @@ async def _unfile_episodes(db: Session, own_filter: str, owner: str) -> dict[str
 async def forget_user(
     db: Session, user_id: str, at: datetime, config: MemoryConfig
 ) -> ForgetReport:
-    """Delete every row holding the person's data; return how many of each kind.
-
-    Their episodes take their ledger rows and everyone's votes on them along (cascade).
-    Their questions not answered yet go too. What stays is the erasure fence (a keyed
-    hash of the person's id, and ``at``) and the dedupe claims (keyed hashes of event
-    ids), neither holding anything they said.
-    """
+    """Their episodes take their ledger rows and everyone's votes on them along (cascade).
+    What stays is the erasure fence (a keyed hash of the person's id, and ``at``) and the
+    dedupe claims (keyed hashes of event ids), neither holding anything they said."""
     own_filter = "SELECT id FROM episodes WHERE requester_id = %s"
     async with db.transaction():
         await db.lock_person(user_id)
@@ -94,11 +89,9 @@ async def forget_user(
 
 
 async def forget_workspace(db: Session, team_id: str, at: datetime) -> WorkspaceReport:
-    """Delete everything kept of a workspace that uninstalled the app: its episodes (with
-    their ledger rows, votes, index entries and vectors), notes, questions not answered
-    yet, dedupe claims and installations; and fence it off as :func:`forget_user` fences a
-    person. The workspace's lock waits for every write about one of its people that began
-    before."""
+    """Its episodes (with their ledger rows, votes, index entries and vectors), notes,
+    questions, dedupe claims and installations. The workspace's lock waits for every
+    write about one of its people that began before."""
     workspace = db.digest(workspace_subject(team_id))
     own_filter = "SELECT id FROM episodes WHERE team_id = %s"
     async with db.transaction():
@@ -139,8 +132,6 @@ async def forget_episode(db: Session, user_id: str, episode_id: int) -> bool:
 
 
 async def withdraw_exchange(db: Session, episode_id: int) -> bool:
-    """Delete an exchange that turned out not to be an answer (a notice), with its ledger
-    rows, index entries and any votes cast on it meanwhile; True when there was one."""
     async with db.transaction():
         await db.unindex([episode_id])
         deleted = await db.row("DELETE FROM episodes WHERE id = %s RETURNING status", [episode_id])
@@ -166,7 +157,6 @@ def _in_workspace(where: str, params: list[str], team_id: str | None) -> tuple[s
 
 
 async def export_user(db: Session, user_id: str, team_id: str | None = None) -> UserExport:
-    """Everything kept about the person (in workspace ``team_id``, when given)."""
     where, params = _in_workspace("episodes.requester_id = %s", [user_id], team_id)
     episodes = [
         rows.episode_from_row(row, db.read_time)

@@ -25,14 +25,24 @@ from datetime import datetime
 from typing import Any
 
 from memory.sql.session import Session
-from memory.subjects import fence_subjects, latest_erasures
 
 _BATCH = 1_000
 """Messages one statement records (either database takes many more parameters)."""
 
 
+def workspace_subject(team_id: str) -> str:
+    """The fence's subject (a person is their user id) for everything kept of a workspace:
+    no user id holds the separator."""
+    return f"workspace\x1f{team_id}"
+
+
+def fence_subjects(user_id: str, team_id: str | None) -> list[str]:
+    """The subjects whose erasure fences off work about ``user_id`` in ``team_id``."""
+    return [user_id] if not team_id else [user_id, workspace_subject(team_id)]
+
+
 async def record_forgetting(db: Session, subject: str, at: datetime) -> None:
-    """Record that the subject (a person, or a workspace: :mod:`memory.subjects`) was
+    """Record that the subject (a person, or a workspace: :func:`workspace_subject`) was
     forgotten at ``at`` (the latest time wins)."""
     await db.execute(
         "INSERT INTO forgotten (person, at) VALUES (%s, %s)"
@@ -46,7 +56,6 @@ def _message_key(channel_id: str, ts: str) -> str:
 
 
 async def erase_replies(db: Session, channel_id: str, message_ts: Iterable[str]) -> None:
-    """Record that these messages of the bot answered someone since forgotten."""
     await erase_messages(db, [(channel_id, ts) for ts in message_ts])
 
 
@@ -65,7 +74,6 @@ async def erase_messages(db: Session, messages: Iterable[tuple[str, str]]) -> No
 
 
 async def erased_replies(db: Session, channel_id: str, message_ts: Iterable[str]) -> set[str]:
-    """Which of these messages of the bot answered someone since forgotten."""
     by_digest = {db.digest(_message_key(channel_id, ts)): ts for ts in set(message_ts)}
     if not by_digest:
         return set()
@@ -121,18 +129,22 @@ def forgotten_read(
 def forgotten_from(
     db: Session, user_ids: Iterable[str], found: list[dict[str, Any]], team_id: str | None = None
 ) -> dict[str, datetime]:
-    """:func:`forgotten_at` from the rows of :func:`forgotten_read`."""
+    """:func:`forgotten_at` from the rows of :func:`forgotten_read`: each person's latest
+    erasure among their subjects."""
     people = set(user_ids)
     by_digest = _subjects(db, people, team_id)
     erased = {by_digest[row["person"]]: db.read_time(row["at"]) for row in found}
-    return latest_erasures(people, team_id, erased)
+    latest: dict[str, datetime] = {}
+    for user_id in people:
+        times = [erased[s] for s in fence_subjects(user_id, team_id) if s in erased]
+        if times:
+            latest[user_id] = max(times)
+    return latest
 
 
 async def forgotten_at(
     db: Session, user_ids: Iterable[str], team_id: str | None = None
 ) -> dict[str, datetime]:
-    """When each of these people was last forgotten, or their workspace ``team_id`` was
-    (absent: never)."""
     people = set(user_ids)
     if not people:
         return {}

@@ -41,11 +41,9 @@ def _question(row: dict[str, Any], db: Session, shown: list[str] | None = None) 
 async def receive_question(
     db: Session, question: NewQuestion, keys: Sequence[str], holder: str, lease_until: datetime
 ) -> PendingQuestion | None:
-    """Claim the message's ``keys`` and keep the question, leased to ``holder``, in one
-    transaction; None (and nothing kept) when any key was claimed before (a re-delivery),
-    or when its asker (or workspace) was forgotten since it arrived: an erasure running at
-    once either comes after the question is kept, and erases it, or before, and it is not
-    kept (its keys are claimed all the same, so Slack's retries are not answered either)."""
+    """An erasure running at once either comes after the question is kept, and erases it,
+    or before, and it is not kept (its keys are claimed all the same, so Slack's retries
+    are not answered either)."""
     team_id = question.team_id or None
     async with db.transaction():
         await db.lock_person(question.user_id, team_id)
@@ -77,9 +75,8 @@ async def take_questions(
     limit: int,
     others_abandoned: bool,
 ) -> list[PendingQuestion]:
-    """Lease to ``holder`` the oldest questions whose lease ran out by ``now`` (with
-    ``others_abandoned``, every question another holder has: the store serves one process,
-    so another holder is a process that died), counting an attempt of each."""
+    """With ``others_abandoned``, every question another holder has is taken too: the
+    store serves one process, so another holder is a process that died."""
     rows = await db.rows(
         "UPDATE questions SET holder = %(holder)s, lease_until = %(until)s,"
         " attempts = attempts + 1"
@@ -115,9 +112,6 @@ async def _shown(db: Session, episode_ids: list[int]) -> dict[int, list[str]]:
 
 
 async def question_shown(db: Session, question_id: int, episode_id: int) -> bool:
-    """Note the exchange recorded as the question's answer showed, so that an attempt
-    killed after it showed leaves its parts to the next one; False when the question is
-    gone (erased)."""
     return bool(
         await db.execute(
             "UPDATE questions SET episode_id = %s WHERE id = %s", [episode_id, question_id]
@@ -128,9 +122,7 @@ async def question_shown(db: Session, question_id: int, episode_id: int) -> bool
 async def renew_questions(
     db: Session, holder: str, question_ids: Sequence[int], lease_until: datetime
 ) -> int:
-    """Extend ``holder``'s leases of these questions (it is still answering them); how many.
-
-    Only those it names: a question it was handed but is not answering (say, kept by a
+    """Only those it names: a question it was handed but is not answering (say, kept by a
     write whose acknowledgement it stopped waiting for) is left to run out and be taken."""
     member, ids = db.one_of(question_ids)
     return await db.execute(
@@ -140,16 +132,12 @@ async def renew_questions(
 
 
 async def finish_question(db: Session, question_id: int) -> bool:
-    """Delete an answered question (or one whose asker was told why not); False when it
-    was gone already (erased by ``/forget``, or finished by another process)."""
     return bool(await db.execute("DELETE FROM questions WHERE id = %s", [question_id]))
 
 
 async def release_questions(
     db: Session, holder: str, retry_at: datetime, question_id: int | None = None
 ) -> int:
-    """Give up ``holder``'s lease on a question (every one of its questions, without
-    ``question_id``: it is stopping), for any process to take from ``retry_at``."""
     which = "" if question_id is None else " AND id = %(id)s"
     return await db.execute(
         "UPDATE questions SET holder = NULL, lease_until = %(at)s"

@@ -1,24 +1,18 @@
-"""Votes committed in groups, on both databases: one unit of work (one transaction) for
-every vote waiting when the last group has committed, each caller answered only once its
-own vote is committed.
+"""Votes committed in groups: one unit of work for every vote waiting when the last group
+has committed, each caller answered once its own vote is committed.
 
-A vote alone costs a transaction: a thread hop, a commit and (SQLite) a new full-text
-index segment, or (PostgreSQL) a pooled connection and its round trips (one for the group's
-reads, one a vote for its row, one to file the episodes it changed, and the ``COMMIT``: see
-:mod:`memory.postgres.connection`). Under a burst, votes wait for each other anyway; taking
-all of them at once makes one commit serve the whole group. A vote arriving while no group
-is being applied is applied at once, alone: grouping adds no wait. A group that fails is
-applied again vote by vote, each alone, so a vote that fails fails alone.
+A vote alone costs a transaction (a thread hop, a commit and, on SQLite, a new full-text
+segment; on PostgreSQL, a pooled connection and its round trips); under a burst votes wait
+for each other anyway, and one commit serves the whole group. A vote arriving while no
+group is being applied is applied at once: grouping adds no wait. A group that fails is
+applied again vote by vote, so a vote that fails fails alone.
 
 SQLite leaves a vote's episode to be filed in the index later (see :mod:`memory.sqlite.fts`),
-:data:`FILING_BATCH` at a time (the ``filing`` the store gives): once that many votes were
-applied since the last filing, or no vote came for :data:`FILING_PAUSE_SECONDS`; votes that
-arrive meanwhile go first after each batch. Each filing writes a full-text segment, which
-every later search and erasure reads until the upkeep merges it: a burst of votes, filed one
-by one as gaps between them opened, left hundreds of tiny segments. Recall files its own
-conversation's waiting episodes first, so what a vote validated is recalled at once all the
-same. PostgreSQL files a group's episodes before the group commits (see
-:meth:`memory.postgres.session.Session.file_restated`) and needs no filing.
+:data:`FILING_BATCH` at a time: once that many votes were applied since the last filing, or
+no vote came for :data:`FILING_PAUSE_SECONDS`. Each filing writes a full-text segment that
+every search reads until the upkeep merges it: filed one by one as gaps between votes
+opened, a burst left hundreds of tiny segments. Recall files its own conversation's waiting
+episodes first, so what a vote validated is recalled at once all the same.
 """
 
 from __future__ import annotations
@@ -52,8 +46,6 @@ class VoteQueue:
         apply_votes: Callable[[list[VoteEvent]], Awaitable[list[VoteOutcome]]],
         filing: Filing | None = None,
     ) -> None:
-        """``apply_votes`` applies votes in one unit of work (the store's
-        :func:`memory.sql.votes.apply_votes`)."""
         self._apply_votes = apply_votes
         self._filing = filing
         self._waiting: list[_Waiting] = []

@@ -6,9 +6,7 @@ reactions in any order always leaves the status the votes imply.
 
 Votes on one episode may arrive at different processes at once (PostgreSQL), so applying
 one locks the episode's row first (:attr:`Session.for_update`): they apply one after the
-other, each settling the status from every vote committed before it. The votes waiting
-together are applied in one unit of work (:func:`apply_votes`, from
-:mod:`memory.sql.vote_queue`), which reads what they need for all of them at once.
+other, each settling the status from every vote committed before it.
 """
 
 from __future__ import annotations
@@ -20,7 +18,7 @@ from typing import Any
 
 from memory.config import MemoryConfig
 from memory.models import EpisodeStatus, Vote, VoteEvent, VoteOutcome
-from memory.reactions import BUTTON, Ballot, ballot_for, counted, refusal, status_for, untracked
+from memory.reactions import BUTTON, Ballot, ballot_for, status_for
 from memory.rows import utc
 from memory.sql.fence import forgotten_from, forgotten_read
 from memory.sql.session import Session
@@ -73,8 +71,6 @@ def _latest_of(db: Session, found: list[dict[str, Any]]) -> dict[int, _Latest]:
 async def _latest_votes(
     db: Session, episode_ids: Sequence[int], config: MemoryConfig
 ) -> dict[int, _Latest]:
-    """The latest counting vote of each of these episodes, whose rows this unit of work
-    has locked."""
     member, ids = db.one_of(episode_ids)
     return _latest_of(db, await db.rows(*_latest_read(f"id {member}", [ids], config)))
 
@@ -84,11 +80,8 @@ async def _latest(db: Session, episode_id: int, config: MemoryConfig) -> _Latest
 
 
 async def settle_status(db: Session, episode_id: int, config: MemoryConfig) -> EpisodeStatus:
-    """Derive the episode's status from its votes and store it if it changed.
-
-    A changed status drops the lesson, importance and reason, which described the old
-    verdict.
-    """
+    """Derive the episode's status from its votes and store it if it changed, dropping the
+    lesson, importance and reason, which described the old verdict."""
     row = await db.row(f"SELECT status FROM episodes WHERE id = %s{db.for_update}", [episode_id])
     if row is None:
         return EpisodeStatus.PENDING
@@ -99,8 +92,7 @@ async def settle_status(db: Session, episode_id: int, config: MemoryConfig) -> E
 async def _settle(
     db: Session, episode_id: int, was: EpisodeStatus, latest: _Latest, config: MemoryConfig
 ) -> EpisodeStatus:
-    """:func:`settle_status` of an episode whose row this unit of work has locked, given
-    its status and its latest counting vote."""
+    """:func:`settle_status` of an episode whose row is locked, given its latest vote."""
     status = status_for(latest[0] if latest else None)
     if status != was:
         async with db.restating(episode_id, was, status, config):
@@ -216,22 +208,21 @@ async def _apply(
     forgotten: datetime | None,
     config: MemoryConfig,
 ) -> VoteOutcome:
-    """Apply one vote of a group, given what the group read for it: its episode (kept
-    current) and when the feedback window closes, and when its voter was last forgotten."""
     if voted is None:
-        return untracked()
+        return VoteOutcome(applied=False, reason="not a message the bot is tracking")
     episode, expires_at = voted
     at = utc(event.at)
-    refused = refusal(
-        event,
-        config,
-        episode_id=episode.id,
-        requester_id=episode.requester_id,
-        status=episode.status,
-        window_closed=expires_at <= at,
-    )
-    if refused is not None:
-        return refused
+    if expires_at <= at:
+        return VoteOutcome(
+            applied=False, reason="the feedback window has closed", episode_id=episode.id
+        )
+    if not config.anyone_may_vote and event.voter_id != episode.requester_id:
+        return VoteOutcome(
+            applied=False,
+            reason="only the person who asked can validate this answer",
+            episode_id=episode.id,
+            status=episode.status,
+        )
     if forgotten is not None and forgotten >= at:
         return VoteOutcome(
             applied=False, reason="the voter was forgotten since", episode_id=episode.id
@@ -249,19 +240,16 @@ async def _apply(
     else:
         episode.latest = await _latest(db, episode.id, config)
     episode.status = await _settle(db, episode.id, episode.status, episode.latest, config)
-    return counted(event, episode.id, episode.status)
+    reason = "vote recorded" if event.added else "vote removed"
+    return VoteOutcome(applied=True, reason=reason, episode_id=episode.id, status=episode.status)
 
 
 async def apply_votes(
     db: Session, events: Sequence[VoteEvent], config: MemoryConfig
 ) -> list[VoteOutcome]:
-    """Apply the reaction and button events in order, in one unit of work: all of them
-    commit, or none. Every vote that cannot count is a no-op.
-
-    What the votes read first is read for the whole group at once: the erasure fence's
-    locks of their voters (:meth:`Session.lock_people`), then when each voter was last
-    forgotten (a vote of someone forgotten since it was cast writes nothing), and their
-    episodes' rows, locked, with their latest counting votes (:func:`_read`)."""
+    """Apply the events in order, in one unit of work (from :mod:`memory.sql.vote_queue`):
+    all of them commit, or none; every vote that cannot count is a no-op. The group's
+    voters are locked (the erasure fence) and what it reads is read for all at once."""
     ballots = [ballot_for(event, config) for event in events]
     cast = [event for event, ballot in zip(events, ballots, strict=True) if ballot is not None]
     voters = sorted({event.voter_id for event in cast})
@@ -280,6 +268,5 @@ async def apply_votes(
 
 
 async def apply_vote(db: Session, event: VoteEvent, config: MemoryConfig) -> VoteOutcome:
-    """:func:`apply_votes` of one vote."""
     [outcome] = await apply_votes(db, [event], config)
     return outcome
