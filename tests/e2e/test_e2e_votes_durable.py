@@ -8,6 +8,7 @@ import json
 import signal
 import time
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import httpx
@@ -18,7 +19,7 @@ from bot.config import Settings
 from bot.listeners.vote_before_ack import COMMIT_WITHIN_SECONDS
 from bot.server import EVENTS_PATH, SocketModeServer
 from bot.simulator import FakeLLMServer
-from bot.simulator.slack_web_api import FakeSlackWebAPI
+from bot.simulator.slack_web_api import FakeMessage, FakeSlackWebAPI
 from memory import (
     EpisodeStatus,
     MemoryConfig,
@@ -144,9 +145,12 @@ async def test_a_vote_not_committed_in_time_gets_503_before_slacks_3_seconds_the
     assert list((await votes_in_file(db_file)).values()) == ["up"]
 
 
-async def test_over_socket_mode_the_ack_of_a_vote_comes_after_its_commit(
-    settings: Settings, fake_slack: FakeSlackWebAPI, db_file: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@asynccontextmanager
+async def answered_over_socket_mode(
+    settings: Settings, fake_slack: FakeSlackWebAPI
+) -> AsyncIterator[tuple[MemoryStore, FakeMessage]]:
+    """The bot over Socket Mode, once it has answered a DM of Alice's: its store and the
+    answer; stopped on exit."""
     server = SocketModeServer(
         Bot(settings, llm_retry=FAST_RETRIES), app_token=fake_slack.app_token, grace_seconds=5
     )
@@ -161,7 +165,16 @@ async def test_over_socket_mode_the_ack_of_a_vote_comes_after_its_commit(
         [answer] = await fake_slack.wait_for_final_messages(1, channel=dm_channel(ALICE))
         services = server.bot.services
         assert services is not None
-        delay_votes(services.memory, monkeypatch)
+        yield services.memory, answer
+    finally:
+        await server.stop()
+
+
+async def test_over_socket_mode_the_ack_of_a_vote_comes_after_its_commit(
+    settings: Settings, fake_slack: FakeSlackWebAPI, db_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with answered_over_socket_mode(settings, fake_slack) as (memory, answer):
+        delay_votes(memory, monkeypatch)
         reaction = reaction_event(fake_slack, answer, reaction="-1")
 
         await fake_slack.send_envelope(
@@ -169,28 +182,13 @@ async def test_over_socket_mode_the_ack_of_a_vote_comes_after_its_commit(
         )
 
         assert list((await votes_in_file(db_file)).values()) == ["down"]
-    finally:
-        await server.stop()
 
 
 async def test_over_socket_mode_a_vote_the_store_cannot_take_is_not_acknowledged(
     settings: Settings, fake_slack: FakeSlackWebAPI, db_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    server = SocketModeServer(
-        Bot(settings, llm_retry=FAST_RETRIES), app_token=fake_slack.app_token, grace_seconds=5
-    )
-    await server.start()
-    try:
-        await fake_slack.wait_for_socket()
-        message = fake_slack.add_user_message(dm_channel(ALICE), "over the socket", user=ALICE)
-        question = message_event(fake_slack, message, channel_type="im")
-        await fake_slack.send_envelope(
-            "events_api", event_envelope(fake_slack, question, event_id="EvQ")
-        )
-        [answer] = await fake_slack.wait_for_final_messages(1, channel=dm_channel(ALICE))
-        services = server.bot.services
-        assert services is not None
-        monkeypatch.setattr(services.memory, "apply_vote", fail_to_store)
+    async with answered_over_socket_mode(settings, fake_slack) as (memory, answer):
+        monkeypatch.setattr(memory, "apply_vote", fail_to_store)
         vote = event_envelope(fake_slack, reaction_event(fake_slack, answer), event_id="EvV")
 
         with pytest.raises(AssertionError, match="never acknowledged"):
@@ -199,8 +197,6 @@ async def test_over_socket_mode_a_vote_the_store_cannot_take_is_not_acknowledged
         await fake_slack.send_envelope("events_api", vote)  # Slack's retry
 
         assert list((await votes_in_file(db_file)).values()) == ["up"]
-    finally:
-        await server.stop()
 
 
 # -- kill -9 -------------------------------------------------------------------------------
