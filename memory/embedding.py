@@ -18,8 +18,6 @@ from pathlib import Path
 import numpy as np
 from tokenizers import Tokenizer
 
-__all__ = ["MODEL_DIR", "Embedder", "default_embedder", "load_embedder"]
-
 logger = logging.getLogger(__name__)
 
 MODEL_DIR = Path(__file__).resolve().parent / "embedding_model"

@@ -10,8 +10,6 @@ from collections.abc import Sequence
 
 from memory.config import Fusion, HybridRecall
 
-__all__ = ["RRF_K", "fused_relevance", "min_max"]
-
 RRF_K = 60
 """The constant of reciprocal rank fusion (Cormack et al., 2009)."""
 

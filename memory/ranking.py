@@ -14,26 +14,9 @@ from typing import NamedTuple
 from pydantic import BaseModel
 
 from memory.config import Fusion, HybridRecall, MemoryConfig, RecallWeights
-from memory.fusion import fused_relevance, min_max
+from memory.fusion import fused_relevance
 from memory.models import Episode, RecalledEpisode, RecallRequest
 from memory.text import estimate_tokens
-
-__all__ = [
-    "CONTEXT_SOURCES_PER_RESULT",
-    "UNSCORED_IMPORTANCE",
-    "Candidate",
-    "context_sources",
-    "fit_budget",
-    "importance_score",
-    "neighbours",
-    "rank",
-    "reads_context",
-    "recency_score",
-    "related_neighbours",
-    "relevance_scores",
-    "token_estimate",
-    "visible_candidates",
-]
 
 UNSCORED_IMPORTANCE = 5
 """The importance assumed for an episode nobody has scored yet: the middle of 1..10."""
@@ -66,14 +49,6 @@ def visible_candidates(
         for episode, bm25 in found
         if config.visibility.may_see(episode, viewer_id=request.requester_id, scope=request.scope)
     ]
-
-
-def relevance_scores(bm25_scores: Sequence[float]) -> list[float]:
-    """Min-max normalised ``-bm25``: the best candidate 1.0, the worst 0.0.
-
-    A single candidate, or candidates that all score the same, are all fully relevant.
-    """
-    return min_max([-score for score in bm25_scores])
 
 
 def recency_score(validated_at: datetime, now: datetime, half_life: timedelta) -> float:

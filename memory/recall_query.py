@@ -16,18 +16,6 @@ import re
 from collections.abc import Sequence
 from datetime import datetime
 
-__all__ = [
-    "ENGLISH_STOPWORDS",
-    "MAX_TERMS",
-    "MIN_PREFIX_LENGTH",
-    "STOPWORDS",
-    "fts5_match",
-    "identifier_parts",
-    "indexed_words",
-    "question_match",
-    "search_terms",
-]
-
 MAX_TERMS = 24
 """More terms than this add cost but almost never change which episodes match best."""
 

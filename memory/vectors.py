@@ -15,17 +15,6 @@ from memory.embedding import default_embedder
 from memory.models import Episode
 from memory.recall_query import date_words
 
-__all__ = [
-    "SCALE",
-    "episode_text",
-    "episode_vector",
-    "episode_vectors",
-    "from_bytes",
-    "most_similar",
-    "nearest",
-    "to_bytes",
-]
-
 SCALE = 127
 """A unit vector's components times this, rounded, fit int8 with little loss of cosine."""
 
@@ -37,17 +26,9 @@ def episode_text(episode: Episode) -> str:
     return "\n".join(part for part in parts if part)
 
 
-def episode_vector(episode: Episode) -> bytes | None:
-    """The validated episode's vector as stored; None without a model (recall is then
-    full-text only)."""
-    embedder = default_embedder()
-    if embedder is None:
-        return None
-    return to_bytes(embedder.embed(episode_text(episode)))
-
-
 def episode_vectors(episodes: Sequence[Episode]) -> list[bytes | None]:
-    """:func:`episode_vector` of each episode, embedded together (one tokenizer call)."""
+    """Each validated episode's vector as stored, embedded together (one tokenizer call);
+    None without a model (recall is then full-text only)."""
     embedder = default_embedder()
     if embedder is None:
         return [None] * len(episodes)

@@ -29,20 +29,7 @@ from memory.privacy import Visibility
 from memory.recall_query import MIN_PREFIX_LENGTH, date_words, indexed_words, search_terms
 from memory.rows import episode_from_row
 from memory.sql.recall import matches
-from memory.vectors import episode_vector, episode_vectors
-
-__all__ = [
-    "RANK_WEIGHTS",
-    "folded_words",
-    "index_episode",
-    "partitions",
-    "recall_row",
-    "reindex",
-    "reindex_episode",
-    "reindex_episodes",
-    "search",
-    "unindex_episodes",
-]
+from memory.vectors import episode_vectors
 
 RANK_WEIGHTS = "{0, 0.5, 0.5, 1.0}"
 """ts_rank's weights of D, C (lesson), B (answer), A (question): as the SQLite backend's
@@ -103,33 +90,15 @@ async def index_episode(db: Session, episode: Episode) -> None:
     """Write the validated episode's row: its partitions, words and vector (none without a
     model: recall is then full-text only), embedded on a worker thread, not the event
     loop's."""
-    vector = await asyncio.to_thread(episode_vector, episode)
+    [vector] = await asyncio.to_thread(episode_vectors, [episode])
     await db.send(_INSERT, recall_row(episode, vector))
 
 
-async def reindex(db: Session, episode: Episode, *, indexed: bool = True) -> None:
-    """Make the index agree with the episode as it is now: there exactly while it is
-    validated. ``indexed`` False says it was pending until now, so the index holds nothing
-    of it to take out."""
-    if episode.status is not EpisodeStatus.PENDING:
-        await index_episode(db, episode)
-    elif indexed:
-        await unindex_episodes(db, [episode.id])
-
-
-async def reindex_episode(db: Session, episode_id: int) -> None:
-    """:func:`reindex` of the episode as stored (none left when it was erased)."""
-    row = await db.row("SELECT * FROM episodes WHERE id = %s", [episode_id])
-    if row is None:
-        await unindex_episodes(db, [episode_id])
-    else:
-        await reindex(db, episode_from_row(row, db.read_time))
-
-
 async def reindex_episodes(db: Session, episode_ids: Sequence[int]) -> None:
-    """:func:`reindex_episode` of each of these episodes, as one batch: their rows sent in
-    one pipeline, their vectors embedded together on a worker thread (the event loop
-    serves other work meanwhile)."""
+    """Make the index agree with these episodes as stored: a row exactly while each is
+    validated (none left when it was erased). As one batch: their rows sent in one
+    pipeline, their vectors embedded together on a worker thread (the event loop serves
+    other work meanwhile)."""
     found = await db.rows("SELECT * FROM episodes WHERE id = ANY(%s)", [list(episode_ids)])
     episodes = [episode_from_row(row, db.read_time) for row in found]
     validated = [e for e in episodes if e.status is not EpisodeStatus.PENDING]

@@ -126,10 +126,9 @@ class Session(sql.Session):
     @asynccontextmanager
     async def refiling(self, episode_ids: Sequence[int]) -> AsyncIterator[None]:
         yield
-        from memory.postgres.fts import reindex_episode
+        from memory.postgres.fts import reindex_episodes
 
-        for episode_id in episode_ids:
-            await reindex_episode(self, episode_id)
+        await reindex_episodes(self, episode_ids)
 
     @asynccontextmanager
     async def restating(

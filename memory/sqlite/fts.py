@@ -57,26 +57,6 @@ from memory.sqlite.codec import episode_from_row
 from memory.sqlite.transactions import transaction
 from memory.sqlite.vectors import file_vectors, unindex_vectors
 
-__all__ = [
-    "BM25_WEIGHTS",
-    "CREATE_INDEX_QUEUE",
-    "HITS",
-    "TOKENIZE",
-    "align_channel_partitions",
-    "channel_partitions_filed",
-    "create_index",
-    "file_episodes",
-    "file_waiting",
-    "index_episode",
-    "merge_pairs",
-    "partitioned",
-    "partitions",
-    "reindexing",
-    "secure_delete",
-    "tidy_index",
-    "unindex_episodes",
-]
-
 BM25_WEIGHTS = "2.0, 1.0, 1.0"
 """bm25() weights of question, answer and lesson: a matching question counts most."""
 

@@ -21,14 +21,6 @@ from sqlite_utils import Database
 from memory.models import Episode
 from memory.vectors import episode_vectors
 
-__all__ = [
-    "CREATE_VECTORS",
-    "file_vectors",
-    "partition_number",
-    "partition_vectors",
-    "unindex_vectors",
-]
-
 CREATE_VECTORS = """
 CREATE TABLE episode_vectors (
     partition INTEGER NOT NULL,

@@ -16,6 +16,7 @@ from memory import (
     RecallWeights,
     Scope,
 )
+from memory.fusion import fused_relevance
 from memory.ranking import (
     Candidate,
     context_sources,
@@ -25,7 +26,6 @@ from memory.ranking import (
     rank,
     recency_score,
     related_neighbours,
-    relevance_scores,
     token_estimate,
 )
 from tests.episodes import make_episode
@@ -57,15 +57,21 @@ def episode(
     )
 
 
+def _lexical_relevance(bm25_scores: list[float]) -> list[float]:
+    """Relevance of candidates the full-text search alone found (bm25 lower is better)."""
+    return fused_relevance(
+        [-score for score in bm25_scores], [None] * len(bm25_scores), HybridRecall()
+    )
+
+
 def test_relevance_is_min_max_normalised_negated_bm25() -> None:
-    # bm25 is lower for better matches
-    assert relevance_scores([-9.0, -5.0, -1.0]) == [1.0, 0.5, 0.0]
+    assert _lexical_relevance([-9.0, -5.0, -1.0]) == [1.0, 0.5, 0.0]
 
 
 def test_a_single_or_tied_candidate_is_fully_relevant() -> None:
-    assert relevance_scores([-3.2]) == [1.0]
-    assert relevance_scores([-2.0, -2.0]) == [1.0, 1.0]
-    assert relevance_scores([]) == []
+    assert _lexical_relevance([-3.2]) == [1.0]
+    assert _lexical_relevance([-2.0, -2.0]) == [1.0, 1.0]
+    assert _lexical_relevance([]) == []
 
 
 def test_recency_halves_every_half_life() -> None:
