@@ -1,9 +1,6 @@
-"""Advice for a new question from the person's past validated experience in this scope.
-
-Before answering, look at how similar questions went (what was rejected and why, what was
-approved) and at the scope's wisdom notes, and put that in front of the model as advice. Only
-exchanges the person validated with a reaction count; a pending exchange is never experience.
-"""
+"""Advice for a new question from the person's past validated experience in this scope:
+how similar questions went (what was rejected and why, what was approved) and the scope's
+wisdom notes, put in front of the model."""
 
 from __future__ import annotations
 
@@ -12,13 +9,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 
 from memory.callers import Recall
-from memory.models import (
-    Episode,
-    EpisodeStatus,
-    RecalledEpisode,
-    Scope,
-    WisdomNote,
-)
+from memory.models import Episode, EpisodeStatus, RecalledEpisode, Scope, WisdomNote
 
 
 class Advice(BaseModel):
@@ -47,11 +38,8 @@ class PlanAdvisor:
     async def advice_from(
         self, scope: Scope, user_id: str, recalled: Sequence[RecalledEpisode]
     ) -> Advice | None:
-        """Advice from episodes the caller recalled, plus the scope's wisdom notes.
-
-        Only what :mod:`memory.privacy` lets the person see in
-        ``scope`` counts; None when nothing is left and there is no wisdom.
-        """
+        """Advice from episodes the caller recalled, plus the scope's wisdom notes; None
+        when nothing is left."""
         visibility = self._store.visibility
         episodes = [
             item.episode

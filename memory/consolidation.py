@@ -45,19 +45,13 @@ class ConsolidationReport(BaseModel):
 class Consolidator:
     """Replaces each (scope, person)'s wisdom notes with a summary of their recent episodes.
 
-    Bounds, so a busy person costs no more than a quiet one:
-
-    - input: only pairs with an episode validated within ``lookback`` are consolidated,
-      each from its ``max_episodes_per_scope`` most recent validated (👍/👎) episodes of
-      any age, since the new notes replace the old ones and must not forget what they
-      held; pending episodes are never read;
-    - output: at most ``max_notes`` notes per (scope, person), each stripped, with
-      whitespace collapsed, at most ``max_note_chars`` characters (cut at a word, with
-      "…"), empty and duplicate notes dropped.
-
-    Notes are written with :meth:`ConsolidationSource.replace_wisdom` for exactly the scope and
-    person the episodes came from, so they obey the same partitions as recall. When the
-    summarizer fails or returns nothing usable, the previous notes are kept.
+    Bounded, so a busy person costs no more than a quiet one: only pairs with an episode
+    validated within ``lookback``, each from its ``max_episodes_per_scope`` most recent
+    validated episodes of any age (the new notes replace the old ones and must not forget
+    what they held); at most ``max_notes`` distinct notes of ``max_note_chars``. Notes are
+    written for exactly the scope and person the episodes came from, so they obey the same
+    partitions as recall. When the summarizer fails or returns nothing usable, the previous
+    notes are kept.
     """
 
     store: ConsolidationSource
@@ -73,7 +67,6 @@ class Consolidator:
             raise ValueError("consolidation bounds must be positive")
 
     async def consolidate(self, *, now: datetime) -> ConsolidationReport:
-        """Consolidate every (scope, person) with episodes validated since ``now - lookback``."""
         report = ConsolidationReport()
         recent = await self.store.scopes_with_recent_episodes(since=now - self.lookback)
         for scope, user_id in recent:

@@ -1,9 +1,5 @@
-"""Values that cross the boundary of the memory package.
-
-Everything the bot hands to, or gets back from, a :class:`memory.MemoryStore` is one of
-these pydantic models, so a backend (SQLite today, PostgreSQL later) is free to store them
-however it likes.
-"""
+"""Values that cross the boundary of the memory package: everything the bot hands to, or
+gets back from, a :class:`memory.MemoryStore`, whichever database stores it."""
 
 from __future__ import annotations
 
@@ -22,13 +18,10 @@ class ConversationKind(StrEnum):
 
 
 class Scope(BaseModel):
-    """The conversation an exchange belongs to: a hard partition for recall.
-
-    An episode from a DM is recalled only in that DM; one from a channel only in that
-    channel. Threads of a channel share the channel's scope. The workspace (``team_id``)
-    and, on Enterprise Grid, its org (``enterprise_id``) are part of it: an org-wide app
-    meets one channel id, and one person, in several workspaces.
-    """
+    """The conversation an exchange belongs to, a hard partition for recall (see
+    :mod:`memory.privacy`); threads of a channel share the channel's scope. The workspace
+    and, on Enterprise Grid, its org are part of it: an org-wide app meets one channel id,
+    and one person, in several workspaces."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -104,11 +97,8 @@ class Episode(BaseModel):
 
 
 class VoteEvent(BaseModel):
-    """A reaction (or feedback button) added to or removed from a message the bot sent.
-
-    ``reaction`` is the raw emoji name (``+1::skin-tone-3``) or ``button`` for a feedback
-    button, whose ``vote`` is then given explicitly.
-    """
+    """A reaction (``+1::skin-tone-3``), or a feedback ``button`` with its ``vote``, added
+    to or removed from a message the bot sent."""
 
     channel_id: str
     message_ts: str
@@ -156,10 +146,8 @@ class WisdomNote(BaseModel):
 
 class NewQuestion(BaseModel):
     """A question the bot was handed and has not answered yet (see :mod:`memory.sql.questions`).
-
-    ``payload`` is the message as the bot reads it again to answer it (its text among the
-    rest), opaque to memory; the asker and their workspace are kept beside it so that
-    ``/forget`` and an uninstall erase it."""
+    ``payload`` is the message as the bot reads it to answer it, opaque to memory; the asker
+    and their workspace are kept beside it so that ``/forget`` and an uninstall erase it."""
 
     team_id: str
     user_id: str
@@ -202,8 +190,8 @@ class WorkspaceReport(_ErasureReport):
 
 
 class ExportedVote(BaseModel):
-    """A vote the person cast, as ``export`` lists it: ``episode_id`` is an :class:`Episode`'s
-    ``id``, of the same type, so the two can be matched."""
+    """A vote the person cast, as ``export`` lists it (``episode_id`` matches an
+    :class:`Episode`'s ``id``)."""
 
     episode_id: int
     reaction: str
@@ -227,10 +215,9 @@ class StoreStats(BaseModel):
 
 
 class InstallationRecord(BaseModel):
-    """One installation of the app in a workspace (or, org-wide, in an Enterprise Grid
-    org), as the OAuth flow saved it: the workspace's bot (``user_id`` empty) or one
-    installer's grant. ``data`` is the platform's own record (tokens, scopes, expiry),
-    which memory keeps as it is and never reads."""
+    """One installation of the app in a workspace (or org-wide), as the OAuth flow saved
+    it: the workspace's bot (``user_id`` empty) or one installer's grant. ``data`` is the
+    platform's own record (tokens, scopes, expiry), kept as it is and never read."""
 
     enterprise_id: str = ""
     team_id: str = ""

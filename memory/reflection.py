@@ -1,11 +1,10 @@
 """Draws lessons from 👎 episodes and scores 👍 episodes, off the event path.
 
 A vote is stored the moment it arrives; asking a model about it takes seconds and may fail,
-so that work happens here, off the event path: the app's scheduler runs
-:meth:`ReflectionWorker.run_once` after a vote, and periodically for whatever the model
-could not handle before. What it needs of a model is two small protocols, which the bot
-implements (:mod:`bot.assistant.lessons`) and tests implement with plain objects; either may
-raise when the model fails or answers nonsense: the votes are kept and it retries later.
+so the app's scheduler runs :meth:`ReflectionWorker.run_once` after a vote, and
+periodically for whatever the model could not handle before. The model is two small
+protocols (the bot's are in :mod:`bot.assistant.lessons`); either may raise when the model
+fails or answers nonsense: the votes are kept and it retries later.
 """
 
 from __future__ import annotations
@@ -62,19 +61,12 @@ class ReflectionReport(BaseModel):
 class ReflectionWorker:
     """Gives each validated episode what recall needs: a lesson (👎) or an importance (👍).
 
-    Each run takes at most ``batch`` episodes from
-    :meth:`ReflectionQueue.episodes_awaiting_reflection`. When the model fails on one, the
-    vote stays as it is, the episode is deferred (back-off doubling from
-    ``retry_interval`` up to ``max_backoff``) and the run stops, since the next call would
-    most likely fail too; an outage is logged once at warning, without anyone's text.
-
-    Without a ``scorer``, successes are left unscored and never sent to the model: an
-    importance score is worth a model call only when recall weighs it.
-
-    A vote may change while the model thinks. Before writing, the worker re-reads the
-    episode's status and drops the result when it changed, so a lesson never lands on an
-    episode that is no longer a failure. (The store also drops lesson and importance when
-    a status changes, which covers a vote arriving after the write.)
+    Each run takes at most ``batch`` episodes awaiting reflection. When the model fails on
+    one, the episode is deferred (back-off doubling from ``retry_interval`` up to
+    ``max_backoff``) and the run stops, since the next call would most likely fail too; an
+    outage is logged once, without anyone's text. Without a ``scorer``, successes are never
+    sent to the model: a score is worth a model call only when recall weighs it. A vote
+    that changes while the model thinks makes the store refuse the stale result.
     """
 
     def __init__(
@@ -112,7 +104,6 @@ class ReflectionWorker:
         )
 
     async def run_once(self) -> ReflectionReport:
-        """Handle the episodes awaiting reflection that are due; see the class docstring."""
         report = ReflectionReport()
         now = self._clock()
         waiting = {episode_id for episode_id, retry_at in self._retry_at.items() if retry_at > now}

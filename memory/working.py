@@ -42,18 +42,12 @@ class _Notes:
 
 @dataclass(eq=False, repr=False, kw_only=True)
 class WorkingMemory:
-    """Per-person, per-thread key -> value facts, bounded and expiring.
-
-    Bounds: at most ``max_threads`` (thread, person) note sets (the least recently used one
-    is dropped to make room), ``max_keys_per_thread`` facts in each (likewise), keys and
-    values shortened to ``max_key_chars`` / ``max_value_chars``. Notes nobody used for
-    ``ttl`` are dropped. ``thread`` is any string naming the conversation, such as
-    ``"C123:1712345678.000100"``; facts of one thread are never visible from another, nor
-    one person's from another person's turn.
+    """Per-person, per-thread key -> value facts, bounded (the least recently used set of
+    notes, and fact in a set, make room) and dropped when nobody used them for ``ttl``.
+    ``thread`` is any string naming the conversation (``"C123:1712345678.000100"``).
 
     :meth:`forget_user` is an erasure fence: a turn that started before it can no longer
-    write notes about the person. Meant for one asyncio event loop (no locking); the clock
-    is injectable for tests.
+    write notes about the person. Meant for one asyncio event loop (no locking).
     """
 
     ttl: timedelta = timedelta(hours=2)
@@ -77,7 +71,6 @@ class WorkingMemory:
             raise ValueError("working memory bounds must be positive")
 
     def __len__(self) -> int:
-        """How many (thread, person) note sets hold facts now."""
         self._expire()
         return len(self._notes)
 
@@ -90,10 +83,8 @@ class WorkingMemory:
         user_id: str,
         started_at: datetime,
     ) -> bool:
-        """Note ``key`` = ``value`` for ``user_id`` in ``thread``; False when refused.
-
-        ``started_at`` is when the turn writing the note began: if the person was forgotten
-        since, the note is refused."""
+        """Note ``key`` = ``value`` for ``user_id`` in ``thread``; False when refused: the
+        person was forgotten since the turn writing it began (``started_at``)."""
         self._expire()
         forgotten = self._forgotten.get(user_id)
         if forgotten is not None and started_at <= forgotten:
@@ -117,11 +108,9 @@ class WorkingMemory:
     def facts(
         self, thread: str, *, user_id: str, forgotten_at: datetime | None = None
     ) -> dict[str, str]:
-        """A copy of ``user_id``'s facts in ``thread``, least recently used first.
-
-        ``forgotten_at`` is when the person was last forgotten, as the store knows it: a
-        ``/forget`` handled by another process (a replica, the admin CLI) never reached
-        these notes, so the facts noted by turns that began before it are dropped now."""
+        """``user_id``'s facts in ``thread``, least recently used first. ``forgotten_at`` is
+        when the store says the person was last forgotten: a ``/forget`` handled by another
+        process never reached these notes, so facts noted before it are dropped now."""
         notes = self._use(working_notes_owner(thread, user_id))
         if notes is None:
             return {}
