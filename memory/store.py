@@ -28,7 +28,7 @@ from memory.sql import (
     votes,
     wisdom,
 )
-from memory.sql.session import Verb
+from memory.sql.session import Session, Verb
 from memory.sql.vote_queue import Filing, VoteQueue
 from memory.sql.wisdom import wisdom_for
 
@@ -47,6 +47,10 @@ def _as_is(verb: Verb[P, T]) -> Callable[Concatenate[MemoryStore, P], Coroutine[
     store = inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)
     update_wrapper(run, verb).__signature__ = signature.replace(parameters=[store, *parameters])
     return run
+
+
+async def _ping(db: Session) -> None:
+    await db.rows("SELECT 1 FROM episodes LIMIT 1")
 
 
 class MemoryStore(ABC):
@@ -75,9 +79,9 @@ class MemoryStore(ABC):
     @abstractmethod
     async def close(self) -> None: ...
 
-    @abstractmethod
     async def ping(self) -> None:
         """Read the store once, cheaply; raise if it cannot be read (for ``/readyz``)."""
+        await self._run(_ping)
 
     @abstractmethod
     async def take_turn(self, job: str, *, every: timedelta) -> bool:

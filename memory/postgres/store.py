@@ -1,9 +1,5 @@
-"""The PostgreSQL backend of :class:`memory.MemoryStore`.
-
-Each verb runs a function of :mod:`memory.sql` in one transaction on a pooled connection
-(:meth:`Database.run`); what PostgreSQL does its own way is in its session and full-text
-index. Any number of processes may share the database.
-"""
+"""The PostgreSQL backend of :class:`memory.MemoryStore`: each verb in one transaction on
+a pooled connection (:meth:`Database.run`); any number of processes share the database."""
 
 from __future__ import annotations
 
@@ -28,10 +24,6 @@ TURN_SHARE = 0.9
 """A turn at a periodic job lasts this share of its interval, so the process whose timer
 fires next after it, whichever it is, takes the next turn: about one run per interval,
 never one per process."""
-
-
-async def _ping(db: Session) -> None:
-    await db.rows("SELECT 1 FROM episodes LIMIT 1")
 
 
 async def _take_turn(db: Session, job: str, every: timedelta) -> bool:
@@ -70,9 +62,6 @@ class PostgresMemoryStore(MemoryStore):
     async def close(self) -> None:
         await self.settle()
         await self._db.close()
-
-    async def ping(self) -> None:
-        await self._db.run(_ping)
 
     async def take_turn(self, job: str, *, every: timedelta) -> bool:
         return await self._db.run(partial(_take_turn, job=job, every=every))

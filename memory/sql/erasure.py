@@ -63,7 +63,6 @@ async def forget_user(
                 f"SELECT 1 FROM votes WHERE episode_id IN ({own_filter}) OR voter_id = %s",
                 [user_id, user_id],
             ),
-            "wisdom": await _count(db, "SELECT 1 FROM wisdom WHERE user_id = %s", [user_id]),
         }
         # Votes they cast on other people's exchanges decided those statuses too (in
         # order: PostgreSQL locks each episode's row).
@@ -79,7 +78,7 @@ async def forget_user(
         ]
         await db.execute("DELETE FROM episodes WHERE requester_id = %s", [user_id])
         await db.execute("DELETE FROM votes WHERE voter_id = %s", [user_id])
-        await db.execute("DELETE FROM wisdom WHERE user_id = %s", [user_id])
+        counts["wisdom"] = await db.execute("DELETE FROM wisdom WHERE user_id = %s", [user_id])
         counts["questions"] = await forget_questions(db, user_id=user_id)
         for episode_id in others_voted:
             await settle_status(db, episode_id, config)
@@ -101,16 +100,14 @@ async def forget_workspace(db: Session, team_id: str, at: datetime) -> Workspace
             "votes": await _count(
                 db, f"SELECT 1 FROM votes WHERE episode_id IN ({own_filter})", [team_id]
             ),
-            "wisdom": await _count(db, "SELECT 1 FROM wisdom WHERE team_id = %s", [team_id]),
-            "claims": await _count(db, "SELECT 1 FROM claims WHERE workspace = %s", [workspace]),
-            "installations": await _count(
-                db, "SELECT 1 FROM installations WHERE team_id = %s", [team_id]
-            ),
         }
         await db.execute("DELETE FROM episodes WHERE team_id = %s", [team_id])
-        await db.execute("DELETE FROM wisdom WHERE team_id = %s", [team_id])
-        await db.execute("DELETE FROM claims WHERE workspace = %s", [workspace])
-        await db.execute("DELETE FROM installations WHERE team_id = %s", [team_id])
+        for kind, column, value in (
+            ("wisdom", "team_id", team_id),
+            ("claims", "workspace", workspace),
+            ("installations", "team_id", team_id),
+        ):
+            counts[kind] = await db.execute(f"DELETE FROM {kind} WHERE {column} = %s", [value])
         counts["questions"] = await forget_questions(db, team_id=team_id)
         await record_forgetting(db, workspace_subject(team_id), at)
     await db.scrub()

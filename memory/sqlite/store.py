@@ -1,9 +1,5 @@
-"""The SQLite backend of :class:`memory.MemoryStore`.
-
-Each verb runs a function of :mod:`memory.sql` to its end on the store's database thread
-(:func:`memory.sqlite.session.run_to_end`); what SQLite does its own way is in its
-session and full-text index.
-"""
+"""The SQLite backend of :class:`memory.MemoryStore`: each verb run to its end on the
+store's database thread (:func:`memory.sqlite.session.run_to_end`)."""
 
 from __future__ import annotations
 
@@ -27,10 +23,6 @@ T = TypeVar("T")
 
 def _checkpoint(db: Database) -> None:
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-
-
-def _ping(db: Database) -> None:
-    db.execute("SELECT 1 FROM episodes LIMIT 1").fetchall()
 
 
 class SQLiteMemoryStore(MemoryStore):
@@ -66,12 +58,7 @@ class SQLiteMemoryStore(MemoryStore):
         await self.settle()
         await self._thread.close(_checkpoint)
 
-    async def ping(self) -> None:
-        await self._thread.run(_ping)
-
     async def tidy_index(self) -> bool:
-        """One step of merging the full-text index's segments (see
-        :func:`memory.sqlite.fts.tidy_index`)."""
         return await self._thread.run(fts.tidy_index)
 
     async def take_turn(self, job: str, *, every: timedelta) -> bool:
