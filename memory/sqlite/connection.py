@@ -22,7 +22,7 @@ from sqlite_utils import Database
 from sqlite_utils.utils import sqlite3 as engine
 
 from memory.errors import StoreClosed, StoreError, StoreUnavailable
-from memory.sqlite.migrations import apply_migrations
+from memory.sqlite.migrations import migrations
 
 T = TypeVar("T")
 
@@ -68,7 +68,7 @@ def connect(path: Path) -> Database:
     db.execute("PRAGMA secure_delete = ON")
     db.enable_wal()
     db.execute("PRAGMA synchronous = NORMAL")
-    apply_migrations(db)
+    migrations.apply(db)
     return db
 
 

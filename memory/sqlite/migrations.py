@@ -7,7 +7,6 @@ from sqlite_utils.migrations import Migrations
 
 from memory.sql import schema
 from memory.sqlite.codec import episode_from_row, from_db_time, to_db_time
-from memory.sqlite.digests import create_secret, digest
 from memory.sqlite.fts import (
     CREATE_INDEX_QUEUE,
     TOKENIZE,
@@ -17,6 +16,7 @@ from memory.sqlite.fts import (
     partitions,
     secure_delete,
 )
+from memory.sqlite.session import create_secret, digest
 from memory.sqlite.vectors import CREATE_VECTORS, file_vectors
 
 migrations = Migrations("memory")
@@ -64,9 +64,8 @@ def m002_partitioned_index(db: Database) -> None:
 
 @migrations()
 def m004_erasure_fence(db: Database) -> None:
-    """Who was forgotten when, and the dedupe claims, as keyed hashes that hold no personal
-    data and outlive ``/forget`` (see :mod:`memory.sql.fence`). Numbered 4: 3 is the
-    recall vectors' migration."""
+    """Who was forgotten when, and the dedupe claims, as keyed hashes (see
+    :mod:`memory.sql.fence`). Numbered 4: 3 is the recall vectors' migration."""
     db.executescript(
         """
         CREATE TABLE secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
@@ -101,8 +100,6 @@ def m005_erase_in_place(db: Database) -> None:
 
 @migrations()
 def m006_erased_replies(db: Database) -> None:
-    """The bot's replies to people later forgotten, as keyed hashes of ``channel:ts``, so
-    history read back from Slack leaves them out (see :mod:`memory.sql.fence`)."""
     db.execute(schema.ERASED_REPLIES)
 
 
@@ -125,9 +122,7 @@ def _index_validated(db: Database) -> None:
 
 @migrations()
 def m008_recall_vectors(db: Database) -> None:
-    """Semantic recall: each validated episode's vector in its partitions (see
-    :mod:`memory.sqlite.vectors`). Computed by :func:`m010_lean_index`, which replaced this
-    table with a leaner one."""
+    """Semantic recall's vectors, computed by :func:`m010_lean_index` into a leaner table."""
     db.executescript(
         """
         CREATE TABLE episode_vectors (
@@ -143,9 +138,8 @@ def m008_recall_vectors(db: Database) -> None:
 
 @migrations()
 def m009_dated_recall(db: Database) -> None:
-    """Each episode is recalled by the day it was asked too (its question is indexed, and
-    its vector embedded, with :func:`memory.recall_query.date_words`). The index and the
-    vectors are built anew by :func:`m010_lean_index`."""
+    """Episodes recalled by the day they were asked too (:func:`m010_lean_index` rebuilds
+    the index and vectors with :func:`memory.recall_query.date_words`)."""
 
 
 @migrations()
@@ -242,44 +236,31 @@ def m015_channel_partitions_state(db: Database) -> None:
 
 @migrations()
 def m016_installations(db: Database) -> None:
-    """The app's installations in workspaces and the OAuth flow's states, for distributing
-    the app (see :mod:`memory.sql.installations`); an empty string stands for an absent id."""
     db.executescript(schema.INSTALLATIONS.format(**schema.SQLITE))
 
 
 @migrations()
 def m017_reasons(db: Database) -> None:
-    """Why the asker 👎'd an answer, in their words (see :mod:`memory.sql.reasons`)."""
     db.execute(schema.REASONS)
 
 
 @migrations()
 def m018_workspace_claims(db: Database) -> None:
-    """Each dedupe claim keeps its workspace's keyed hash, so a workspace that uninstalls
-    the app takes its claims along (:func:`memory.sql.erasure.forget_workspace`); the
-    claims before hold none, and stay until the ledger's upkeep drops them."""
+    """The claims before hold no workspace, and stay until the ledger's upkeep drops them."""
     db.executescript(schema.WORKSPACE_CLAIMS)
 
 
 @migrations()
 def m019_enterprise_scopes(db: Database) -> None:
-    """Each episode and note keeps its workspace's Enterprise Grid org (empty outside one,
-    as for every row before): scopes and partition keys carry it (see
-    :mod:`memory.partitions`, whose keys without an org are those they were)."""
+    """Partition keys without an org are those they were (see :mod:`memory.partitions`)."""
     db.executescript(schema.ENTERPRISE_SCOPES)
 
 
 @migrations()
 def m020_questions(db: Database) -> None:
-    """Questions acknowledged and not answered yet (see :mod:`memory.sql.questions`)."""
     db.executescript(schema.QUESTIONS.format(**schema.SQLITE))
 
 
 @migrations()
 def m021_question_answers(db: Database) -> None:
-    """The exchange a kept question's answer was recorded as while it showed."""
     db.execute(schema.QUESTION_ANSWERS.format(**schema.SQLITE))
-
-
-def apply_migrations(db: Database) -> None:
-    migrations.apply(db)

@@ -9,14 +9,18 @@ transaction holds the whole file), nor to skip rows another one locked.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import logging
 import re
+import secrets
 from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any, TypeVar
+from weakref import WeakKeyDictionary
 
 from sqlite_utils import Database
 
@@ -26,7 +30,6 @@ from memory.recall_query import question_match
 from memory.sql.recall import matches
 from memory.sql.session import Params, Session, placeholders
 from memory.sqlite.codec import episode_from_row, from_db_time, to_db_time
-from memory.sqlite.digests import digest
 from memory.sqlite.fts import HITS, file_episodes, file_waiting, reindexing, unindex_episodes
 from memory.sqlite.transactions import transaction
 from memory.sqlite.vectors import partition_vectors
@@ -64,6 +67,30 @@ def increment(db: Database, name: str, by: int = 1) -> None:
         " ON CONFLICT (name) DO UPDATE SET value = value + excluded.value",
         [name, by],
     )
+
+
+_SECRET_NAME = "digests"
+_secrets: WeakKeyDictionary[Database, bytes] = WeakKeyDictionary()
+"""Each connection's digest secret (see :mod:`memory.sql.fence`), read once: it never
+changes after the migration that created it (:func:`create_secret`)."""
+
+
+def create_secret(db: Database) -> None:
+    db.execute(
+        "INSERT OR IGNORE INTO secrets (name, value) VALUES (?, ?)",
+        [_SECRET_NAME, secrets.token_bytes(32)],
+    )
+
+
+def digest(db: Database, text: str) -> str:
+    """The keyed hash of ``text`` under this database's secret, in hex."""
+    secret = _secrets.get(db)
+    if secret is None:
+        [secret] = db.conn.execute(
+            "SELECT value FROM secrets WHERE name = ?", [_SECRET_NAME]
+        ).fetchone()
+        _secrets[db] = secret
+    return hmac.new(secret, text.encode(), hashlib.sha256).hexdigest()
 
 
 _ISSUED = "episode_ids_issued"
