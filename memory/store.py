@@ -8,10 +8,10 @@ from __future__ import annotations
 import inspect
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Coroutine, Iterable
+from collections.abc import Callable, Coroutine, Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from functools import update_wrapper
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from memory import models
 from memory.config import MemoryConfig
@@ -36,14 +36,23 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
-def _as_is(verb: Verb[P, T]) -> Callable[Concatenate[MemoryStore, P], Coroutine[Any, Any, T]]:
-    """The store's verb running ``verb`` with its caller's arguments (and signature)."""
+def _listed(values: Iterable[Any]) -> list[Any]:
+    return [list(value) if isinstance(value, Iterator) else value for value in values]
 
-    async def run(self: MemoryStore, /, *args: P.args, **kwargs: P.kwargs) -> T:
+
+def _as_is(verb: Verb[..., T]) -> Callable[..., Coroutine[Any, Any, T]]:
+    """The store's verb running ``verb`` with its caller's arguments (an iterator as a list:
+    PostgreSQL runs a transaction again after a conflict), and the store's own ``config``
+    and ``holder`` where ``verb`` takes them. Its signature is ``verb``'s but for those."""
+    signature = inspect.signature(verb)
+    own = [name for name in ("config", "holder") if name in signature.parameters]
+
+    async def run(self: MemoryStore, /, *args: Any, **kwargs: Any) -> T:
+        args, kwargs = _listed(args), dict(zip(kwargs, _listed(kwargs.values()), strict=True))
+        kwargs |= {name: getattr(self, f"_{name}") for name in own}
         return await self._run(verb, *args, **kwargs)
 
-    signature = inspect.signature(verb)
-    _, *parameters = signature.parameters.values()
+    _, *parameters = (p for p in signature.parameters.values() if p.name not in own)
     store = inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)
     update_wrapper(run, verb).__signature__ = signature.replace(parameters=[store, *parameters])
     return run
@@ -56,10 +65,8 @@ async def _ping(db: Session) -> None:
 class MemoryStore(ABC):
     """Everything the bot keeps about people: exchanges, votes, episodes, lessons, notes.
 
-    The verbs callers use are declared, and documented, in :mod:`memory.callers`. Those not
-    run :func:`_as_is` add what the store knows (its configuration, this process's leases)
-    or what a run again must find again (a list, not an iterator: PostgreSQL runs a
-    transaction again after a conflict)."""
+    The verbs callers use are declared, and documented, in :mod:`memory.callers`; most are
+    a function of :mod:`memory.sql` run :func:`_as_is`."""
 
     one_process = False
     """Whether one process at most answers from this store (a SQLite file): a question
@@ -122,6 +129,15 @@ class MemoryStore(ABC):
     delete_installations = _as_is(installations.delete_installations)
     issue_oauth_state = _as_is(installations.issue_oauth_state)
     consume_oauth_state = _as_is(installations.consume_oauth_state)
+    release_questions = _as_is(questions.release_questions)
+    record_exchange = _as_is(episodes.record_exchange)
+    extend_exchange = _as_is(episodes.extend_exchange)
+    _apply_votes = _as_is(votes.apply_votes)
+    first_parts = _as_is(reasons.first_parts)
+    purge_expired = _as_is(episodes.purge_expired)
+    erased_replies = _as_is(fence.erased_replies)
+    forgotten_at = _as_is(fence.forgotten_at)
+    recall = _as_is(recall.recall)
 
     @property
     def visibility(self) -> Visibility:
@@ -154,23 +170,9 @@ class MemoryStore(ABC):
             questions.renew_questions, self._holder, list(question_ids), now + lease
         )
 
-    async def release_questions(self, *, retry_at: datetime, question_id: int | None = None) -> int:
-        return await self._run(questions.release_questions, self._holder, retry_at, question_id)
-
-    async def record_exchange(self, exchange: models.NewExchange) -> models.Episode | None:
-        return await self._run(episodes.record_exchange, exchange, self._config)
-
-    async def extend_exchange(self, episode_id: int, *, message_ts: list[str], answer: str) -> bool:
-        return await self._run(
-            episodes.extend_exchange, episode_id, message_ts, answer, self._config
-        )
-
     async def apply_vote(self, event: models.VoteEvent) -> models.VoteOutcome:
         """Committed with the other votes waiting (see :mod:`memory.sql.vote_queue`)."""
         return await self._votes.apply(event)
-
-    async def _apply_votes(self, events: list[models.VoteEvent]) -> list[models.VoteOutcome]:
-        return await self._run(votes.apply_votes, events, self._config)
 
     async def settle(self) -> None:
         """Wait until every vote so far is committed, and its episode filed."""
@@ -184,13 +186,6 @@ class MemoryStore(ABC):
             lambda db: db.awaiting_reflection(limit, with_successes, self._holder)
         )
 
-    async def first_parts(self, episode_ids: Iterable[int]) -> dict[int, str]:
-        return await self._run(reasons.first_parts, list(episode_ids))
-
-    async def purge_expired(self, *, now: datetime) -> int:
-        """Delete expired ledger entries and the pending episodes nobody can vote on now."""
-        return await self._run(episodes.purge_expired, now, self._config)
-
     async def forget_user(self, user_id: str, *, at: datetime | None = None) -> models.ForgetReport:
         return await self._run(erasure.forget_user, user_id, at or datetime.now(UTC), self._config)
 
@@ -198,17 +193,6 @@ class MemoryStore(ABC):
         self, team_id: str, *, at: datetime | None = None
     ) -> models.WorkspaceReport:
         return await self._run(erasure.forget_workspace, team_id, at or datetime.now(UTC))
-
-    async def erased_replies(self, channel_id: str, message_ts: Iterable[str]) -> set[str]:
-        return await self._run(fence.erased_replies, channel_id, list(message_ts))
-
-    async def forgotten_at(
-        self, user_ids: Iterable[str], *, team_id: str | None = None
-    ) -> dict[str, datetime]:
-        return await self._run(fence.forgotten_at, list(user_ids), team_id)
-
-    async def recall(self, request: models.RecallRequest) -> list[models.RecalledEpisode]:
-        return await self._run(recall.recall, request, self._config)
 
     async def count(self, counter: str, *, by: int = 1) -> None:
         await self._run(lambda db: db.increment(counter, by))
