@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -210,9 +210,9 @@ class Session(sql.Session):
 
         return await search(self, request.text, keys, params, lexical=lexical, semantic=semantic)
 
-    async def computed(self, function: Callable[..., T], *args: Any) -> T:
+    def computed(self, function: Callable[..., T], *args: Any) -> Awaitable[T]:
         """On a worker thread: the event loop serves the other units of work meanwhile."""
-        return await asyncio.to_thread(function, *args)
+        return asyncio.get_running_loop().run_in_executor(None, function, *args)
 
     async def increment(self, name: str, by: int = 1) -> None:
         """Spread over :data:`SHARDS` rows of ``counter_shards``, each connection adding to

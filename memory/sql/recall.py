@@ -132,9 +132,10 @@ async def recall(
         lexical=hybrid.semantic < 1,
         semantic=hybrid.semantic > 0,
     )
+    comparing = db.computed(nearest, request.text, vector_ids, vectors) if vector_ids else None
     around: _Around = {}
-    found = _found(db, rows, around)
-    cosines = await db.computed(nearest, request.text, vector_ids, vectors) if vector_ids else {}
+    found = _found(db, rows, around)  # while the vectors are compared
+    cosines = await comparing if comparing else {}
     lexical = {episode.id for episode, _ in found}
     semantic_only = [
         episode_id

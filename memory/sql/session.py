@@ -8,7 +8,7 @@ queries that differ per database, each backend's session answering them its own 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import datetime
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -25,6 +25,10 @@ T = TypeVar("T")
 def placeholders(count: int) -> str:
     """``count`` parameter markers in a row: ``%s, %s, %s``."""
     return ", ".join(["%s"] * count)
+
+
+async def _done(value: T) -> T:
+    return value
 
 
 class Session(ABC):
@@ -152,9 +156,10 @@ class Session(ABC):
         episode id and vector of every vector the partitions hold (``semantic``), the
         vectors one after the other."""
 
-    async def computed(self, function: Callable[..., T], *args: Any) -> T:
-        """``function(*args)``, computed off the event loop (SQLite's work already is)."""
-        return function(*args)
+    def computed(self, function: Callable[..., T], *args: Any) -> Awaitable[T]:
+        """``function(*args)``, started now off the event loop (SQLite's work already is
+        off it, so it is computed at once): the work goes on before it awaits the result."""
+        return _done(function(*args))
 
     @abstractmethod
     async def increment(self, name: str, by: int = 1) -> None: ...
