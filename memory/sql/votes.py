@@ -21,8 +21,10 @@ from memory.models import EpisodeStatus, Vote, VoteEvent, VoteOutcome
 from memory.reactions import BUTTON, Ballot, ballot_for, status_for
 from memory.rows import utc
 from memory.sql.fence import forgotten_from, forgotten_read
-from memory.sql.session import Session
+from memory.sql.session import Params, Session
 
+_Write = tuple[str, Params]
+"""A statement and its parameters."""
 _Latest = tuple[Vote, datetime] | None
 """An episode's latest still-present counting vote and when it was cast (None: none)."""
 
@@ -104,41 +106,43 @@ async def _settle(
     return status
 
 
-async def _add(
+_REMOVE = "DELETE FROM votes WHERE episode_id = %s AND voter_id = %s AND reaction = %s"
+_INSERT = (
+    "INSERT INTO votes (episode_id, voter_id, reaction, vote, at)"
+    " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (episode_id, voter_id, reaction) DO NOTHING"
+)
+_NO_OP = {True: "this reaction was already counted", False: "there was no such vote to remove"}
+"""Why a reaction's vote that changed no row is a no-op, by whether it was added."""
+
+
+def _reaction_change(episode_id: int, event: VoteEvent, ballot: Ballot, at: datetime) -> _Write:
+    """The statement adding a reaction's vote, or removing a vote from its slot: it changes
+    one row, or none."""
+    if event.added:
+        return _INSERT, [episode_id, event.voter_id, ballot.slot, ballot.vote.value, at]
+    return _REMOVE, [episode_id, event.voter_id, ballot.slot]
+
+
+async def _click(
     db: Session, episode_id: int, event: VoteEvent, ballot: Ballot, at: datetime
 ) -> str | None:
-    """Store the ballot; the reason it is a no-op, or None when it was stored."""
-    if ballot.slot == BUTTON:
-        previous = await db.row(
-            "SELECT vote, at FROM votes WHERE episode_id = %s AND voter_id = %s AND reaction = %s",
-            [episode_id, event.voter_id, BUTTON],
-        )
-        if (
-            previous is not None
-            and previous["vote"] == ballot.vote.value
-            and db.read_time(previous["at"]) == at
-        ):
-            return "this click was already counted"
-        await db.execute(
-            "DELETE FROM votes WHERE episode_id = %s AND voter_id = %s AND reaction = %s",
-            [episode_id, event.voter_id, BUTTON],
-        )
+    """Store a feedback button's click in place of the voter's last one; the reason it is
+    a no-op, or None when it was stored."""
+    previous = await db.row(
+        "SELECT vote, at FROM votes WHERE episode_id = %s AND voter_id = %s AND reaction = %s",
+        [episode_id, event.voter_id, BUTTON],
+    )
+    if (
+        previous is not None
+        and previous["vote"] == ballot.vote.value
+        and db.read_time(previous["at"]) == at
+    ):
+        return "this click was already counted"
+    await db.execute(_REMOVE, [episode_id, event.voter_id, BUTTON])
     inserted = await db.execute(
-        "INSERT INTO votes (episode_id, voter_id, reaction, vote, at)"
-        " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (episode_id, voter_id, reaction) DO NOTHING",
-        [episode_id, event.voter_id, ballot.slot, ballot.vote.value, at],
+        _INSERT, [episode_id, event.voter_id, BUTTON, ballot.vote.value, at]
     )
-    return None if inserted == 1 else "this reaction was already counted"
-
-
-async def _remove(
-    db: Session, episode_id: int, event: VoteEvent, ballot: Ballot, at: datetime
-) -> str | None:
-    removed = await db.execute(
-        "DELETE FROM votes WHERE episode_id = %s AND voter_id = %s AND reaction = %s",
-        [episode_id, event.voter_id, ballot.slot],
-    )
-    return None if removed else "there was no such vote to remove"
+    return None if inserted == 1 else _NO_OP[True]
 
 
 _Voted = dict[tuple[str, str], tuple[_Episode, datetime]]
@@ -200,17 +204,16 @@ async def _read(
     }
 
 
-async def _apply(
-    db: Session,
+def _refusal(
     event: VoteEvent,
-    ballot: Ballot,
-    voted: tuple[_Episode, datetime] | None,
+    episode: _Episode,
+    expires_at: datetime,
     forgotten: datetime | None,
     config: MemoryConfig,
-) -> VoteOutcome:
-    if voted is None:
-        return VoteOutcome(applied=False, reason="not a message the bot is tracking")
-    episode, expires_at = voted
+) -> VoteOutcome | None:
+    """Why a vote on a tracked answer cannot count, from what its group read for it (its
+    episode, kept current, when the feedback window closes, when its voter was last
+    forgotten); None when it may."""
     at = utc(event.at)
     if expires_at <= at:
         return VoteOutcome(
@@ -227,14 +230,26 @@ async def _apply(
         return VoteOutcome(
             applied=False, reason="the voter was forgotten since", episode_id=episode.id
         )
-    change = _add if event.added else _remove
-    no_op = await change(db, episode.id, event, ballot, at)
+    return None
+
+
+async def _settled(
+    db: Session,
+    event: VoteEvent,
+    ballot: Ballot,
+    episode: _Episode,
+    no_op: str | None,
+    config: MemoryConfig,
+) -> VoteOutcome:
+    """The outcome of a vote whose row was written (``no_op`` None) or left as it was, with
+    its episode's status settled after it."""
     if no_op is not None:
         return VoteOutcome(
             applied=False, reason=no_op, episode_id=episode.id, status=episode.status
         )
     # A vote only just stored is the latest unless one cast later is there (it has the
     # highest id, which breaks ties of time); any other change reads the latest again.
+    at = utc(event.at)
     if event.added and (episode.latest is None or at >= episode.latest[1]):
         episode.latest = (ballot.vote, at)
     else:
@@ -244,27 +259,75 @@ async def _apply(
     return VoteOutcome(applied=True, reason=reason, episode_id=episode.id, status=episode.status)
 
 
+_Reaction = tuple[int, VoteEvent, Ballot]
+"""A vote waiting to be written (a reaction added, or a vote removed): its place in the
+group, the event and its ballot."""
+
+
+async def _write_reactions(
+    db: Session,
+    reactions: dict[int, _Reaction],
+    episodes: dict[int, _Episode],
+    outcomes: dict[int, VoteOutcome],
+    config: MemoryConfig,
+) -> None:
+    """Write the waiting votes (``reactions``, by the id of the episode each is on) in one
+    round trip, then settle each one's episode in order; none is left waiting."""
+    changed = await db.execute_together(
+        *(
+            _reaction_change(episode_id, event, ballot, utc(event.at))
+            for episode_id, (_, event, ballot) in reactions.items()
+        )
+    )
+    for (episode_id, (index, event, ballot)), rows in zip(reactions.items(), changed, strict=True):
+        no_op = None if rows == 1 else _NO_OP[event.added]
+        episode = episodes[episode_id]
+        outcomes[index] = await _settled(db, event, ballot, episode, no_op, config)
+    reactions.clear()
+
+
 async def apply_votes(
     db: Session, events: Sequence[VoteEvent], config: MemoryConfig
 ) -> list[VoteOutcome]:
     """Apply the events in order, in one unit of work (from :mod:`memory.sql.vote_queue`):
     all of them commit, or none; every vote that cannot count is a no-op. The group's
-    voters are locked (the erasure fence) and what it reads is read for all at once."""
+    voters are locked (the erasure fence) and what it reads is read for all at once.
+    The votes are written together, one round trip for all of them, up to the next vote on
+    an episode one of them is on, or the next button click (which reads before it writes):
+    each vote still finds its episode as the votes before it left it."""
     ballots = [ballot_for(event, config) for event in events]
     cast = [event for event, ballot in zip(events, ballots, strict=True) if ballot is not None]
     voters = sorted({event.voter_id for event in cast})
+    outcomes: dict[int, VoteOutcome] = {}
     async with db.transaction():
         await db.lock_people(voters)
         forgotten, voted = await _read(db, cast, config)
-        outcomes = []
-        for event, ballot in zip(events, ballots, strict=True):
+        episodes = {episode.id: episode for episode, _ in voted.values()}
+        reactions: dict[int, _Reaction] = {}
+        for index, (event, ballot) in enumerate(zip(events, ballots, strict=True)):
             if ballot is None:
-                outcomes.append(VoteOutcome(applied=False, reason="not a feedback reaction"))
+                outcomes[index] = VoteOutcome(applied=False, reason="not a feedback reaction")
                 continue
             message = voted.get((event.channel_id, event.message_ts))
-            voter = forgotten.get(event.voter_id)
-            outcomes.append(await _apply(db, event, ballot, message, voter, config))
-    return outcomes
+            if message is None:
+                outcomes[index] = VoteOutcome(
+                    applied=False, reason="not a message the bot is tracking"
+                )
+                continue
+            episode, expires_at = message
+            click = ballot.slot == BUTTON and event.added
+            if click or episode.id in reactions:
+                await _write_reactions(db, reactions, episodes, outcomes, config)
+            refused = _refusal(event, episode, expires_at, forgotten.get(event.voter_id), config)
+            if refused is not None:
+                outcomes[index] = refused
+            elif click:
+                no_op = await _click(db, episode.id, event, ballot, utc(event.at))
+                outcomes[index] = await _settled(db, event, ballot, episode, no_op, config)
+            else:
+                reactions[episode.id] = (index, event, ballot)
+        await _write_reactions(db, reactions, episodes, outcomes, config)
+    return [outcomes[index] for index in range(len(events))]
 
 
 async def apply_vote(db: Session, event: VoteEvent, config: MemoryConfig) -> VoteOutcome:

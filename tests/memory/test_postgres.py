@@ -15,6 +15,7 @@ from datetime import timedelta
 import psycopg
 import pytest
 from memory_helpers import CHANNEL, DM, T0, Memory, exchange
+from psycopg import AsyncPipeline
 
 from memory import (
     EpisodeStatus,
@@ -316,6 +317,43 @@ async def test_votes_waiting_together_commit_in_one_transaction_each_answered_on
 
     assert results == [(True, 1)] * len(askers), "every vote counted, and committed when answered"
     assert transactions is not None and 1 <= transactions[0] <= 2, transactions
+
+
+async def test_a_group_of_votes_waits_for_its_writes_once_not_once_a_vote(
+    store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reactions of a group are written in one round trip: eleven votes cast at once
+    (one group, or two when the first starts alone) wait for the server's answer to a
+    write once a group, where each vote waited for its own."""
+    memory = Memory(store)
+    asked = [
+        await memory.ask(f"Question {n} about the release train?", user=f"U{n:02d}")
+        for n in range(11)
+    ]
+    syncs = 0
+    sync = AsyncPipeline.sync
+
+    async def counted(pipeline: AsyncPipeline) -> None:
+        nonlocal syncs
+        syncs += 1
+        await sync(pipeline)
+
+    monkeypatch.setattr(AsyncPipeline, "sync", counted)
+    outcomes = await asyncio.gather(
+        *(
+            memory.react(
+                DM,
+                memory.sent[episode.id][0],
+                episode.requester_id,
+                "+1",
+                at=T0 + timedelta(minutes=1),
+            )
+            for episode in asked
+        )
+    )
+
+    assert all(outcome.applied for outcome in outcomes)
+    assert syncs <= 2, syncs
 
 
 @pytest.mark.parametrize("config", [MemoryConfig(weights=RecallWeights(importance=0.5))])
