@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from memory.config import MemoryConfig
-from memory.models import Episode, EpisodeStatus, RecallRequest
+from memory.models import Episode, EpisodeStatus
 
 Params = Sequence[Any] | Mapping[str, Any]
 
@@ -145,20 +145,11 @@ class Session(ABC):
     async def scored(self, episode_id: int) -> None:  # noqa: B027
         """Take a success just scored off the queue of those awaiting a score."""
 
-    @abstractmethod
-    async def recall_search(
-        self,
-        request: RecallRequest,
-        keys: Sequence[str],
-        params: Mapping[str, Any],
-        *,
-        lexical: bool,
-        semantic: bool,
-    ) -> tuple[list[dict[str, Any]], list[int], bytes]:
-        """Recall's search of the partitions of ``keys``: the ``matched`` rows of
-        :func:`memory.sql.recall.matches` for the question's words (``lexical``), and the
-        episode id and vector of every vector the partitions hold (``semantic``), the
-        vectors one after the other."""
+    recall_search: Callable[..., Coroutine[Any, Any, tuple[list[dict[str, Any]], list[int], bytes]]]
+    """``(request, keys, params, *, lexical, semantic)``: recall's search of the partitions
+    of ``keys``: the ``matched`` rows of :func:`memory.sql.recall.matches` for the
+    question's words (``lexical``), and the episode id and vector of every vector the
+    partitions hold (``semantic``), the vectors one after the other."""
 
     def computed(self, function: Callable[..., T], *args: Any) -> Awaitable[T]:
         """``function(*args)``, started now off the event loop (SQLite's work already is
