@@ -19,21 +19,15 @@ from __future__ import annotations
 
 import asyncio
 import unicodedata
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from memory.models import Episode, EpisodeStatus
 from memory.partitions import channel_key, personal_key
 from memory.postgres.session import Session
 from memory.privacy import Visibility
-from memory.recall_query import MIN_PREFIX_LENGTH, date_words, indexed_words, search_terms
+from memory.recall_query import date_words, indexed_words
 from memory.rows import episode_from_row
-from memory.sql.recall import matches
 from memory.vectors import episode_vectors
-
-RANK_WEIGHTS = "{0, 0.5, 0.5, 1.0}"
-"""ts_rank's weights of D, C (lesson), B (answer), A (question): as the SQLite backend's
-BM25 weights, a matching question counts twice a matching answer or lesson."""
 
 
 def _fold(word: str) -> str:
@@ -111,55 +105,3 @@ async def reindex_episodes(db: Session, episode_ids: Sequence[int]) -> None:
             await cursor.executemany(
                 _INSERT, [recall_row(e, v) for e, v in zip(validated, vectors, strict=True)]
             )
-
-
-_SEARCH = """
-WITH q AS (
-  SELECT string_agg(
-    quote_literal(memory_stem(w)) || CASE WHEN p THEN ':*' ELSE '' END, ' | '
-  )::tsquery AS query
-  FROM unnest(%(words)s::text[], %(prefix)s::bool[]) AS t (w, p)
-), partition_rows AS MATERIALIZED (
-  SELECT episode_id, CASE WHEN %(semantic)s THEN vector END AS vector,
-    CASE WHEN doc @@ query THEN ts_rank(%(weights)s::float4[], doc, query) END AS rank
-  FROM episode_recall, q
-  WHERE partitions && %(keys)s::text[]
-), hits AS (
-  SELECT episode_id AS id, -rank AS bm25 FROM partition_rows WHERE rank IS NOT NULL
-), {matches}, vectors AS (
-  SELECT 1 AS n, array_agg(episode_id) AS vector_ids, string_agg(vector, '') AS vectors
-  FROM partition_rows WHERE vector IS NOT NULL
-)
-SELECT * FROM matched FULL JOIN vectors USING (n) ORDER BY n
-"""
-"""Both searches in one read of the partitions' rows. The question's words are stemmed
-here, by the function that stemmed the indexed ones, and ``-ts_rank`` stands in for BM25.
-The vectors come aggregated, in the first row: one value, where a row each cost more to
-receive than the rest of the recall."""
-
-
-async def search(
-    db: Session,
-    question: str,
-    keys: Sequence[str],
-    params: Mapping[str, Any],
-    *,
-    lexical: bool,
-    semantic: bool,
-) -> tuple[list[dict[str, Any]], list[int], bytes]:
-    """:meth:`memory.sql.session.Session.recall_search`, in one statement."""
-    words = folded_words(search_terms(question)) if lexical else []
-    rows = await db.rows(
-        _SEARCH.format(matches=matches(db)),
-        {
-            **params,
-            "keys": list(keys),
-            "weights": RANK_WEIGHTS,
-            "words": words,
-            "prefix": [len(word) >= MIN_PREFIX_LENGTH and not word.isdigit() for word in words],
-            "semantic": semantic,
-        },
-    )
-    vectors = rows[0]["vectors"]
-    matched = [row for row in rows if row["id"] is not None]
-    return matched, rows[0]["vector_ids"] or [], b"" if vectors is None else bytes(vectors)

@@ -23,9 +23,11 @@ from psycopg.rows import DictRow
 
 from memory.config import MemoryConfig
 from memory.models import Episode, EpisodeStatus, RecallRequest
+from memory.recall_query import MIN_PREFIX_LENGTH, search_terms
 from memory.rows import episode_from_row
 from memory.sql import session as sql
 from memory.sql.fence import workspace_subject
+from memory.sql.recall import matches
 from memory.sql.session import Params, placeholders
 
 T = TypeVar("T")
@@ -39,6 +41,32 @@ REFLECTION_LEASE = timedelta(minutes=10)
 that process dies meanwhile, another takes the episode over when the lease runs out."""
 SHARDS = 16
 """Rows of ``counter_shards`` a counter is spread over (see :meth:`Session.increment`)."""
+
+
+_SEARCH = """
+WITH q AS (
+  SELECT string_agg(
+    quote_literal(memory_stem(w)) || CASE WHEN p THEN ':*' ELSE '' END, ' | '
+  )::tsquery AS query
+  FROM unnest(%(words)s::text[], %(prefix)s::bool[]) AS t (w, p)
+), partition_rows AS MATERIALIZED (
+  SELECT episode_id, CASE WHEN %(semantic)s THEN vector END AS vector,
+    CASE WHEN doc @@ query THEN ts_rank('{{0, 0.5, 0.5, 1.0}}'::float4[], doc, query) END AS rank
+  FROM episode_recall, q
+  WHERE partitions && %(keys)s::text[]
+), hits AS (
+  SELECT episode_id AS id, -rank AS bm25 FROM partition_rows WHERE rank IS NOT NULL
+), {matches}, vectors AS (
+  SELECT 1 AS n, array_agg(episode_id) AS vector_ids, string_agg(vector, '') AS vectors
+  FROM partition_rows WHERE vector IS NOT NULL
+)
+SELECT * FROM matched FULL JOIN vectors USING (n) ORDER BY n
+"""
+"""Recall's two searches in one read of the partitions' rows (:mod:`memory.postgres.fts`).
+The question's words are stemmed here, by the function that stemmed the indexed ones;
+``-ts_rank`` stands in for BM25, weighing a matching question (``A``) twice a matching
+answer or lesson, as SQLite's weights do. The vectors come aggregated, in the first row:
+one value, where a row each cost more to receive than the rest of the recall."""
 
 
 @dataclass(frozen=True)
@@ -214,9 +242,22 @@ class Session(sql.Session):
         lexical: bool,
         semantic: bool,
     ) -> tuple[list[dict[str, Any]], list[int], bytes]:
-        from memory.postgres.fts import search
+        from memory.postgres.fts import folded_words
 
-        return await search(self, request.text, keys, params, lexical=lexical, semantic=semantic)
+        words = folded_words(search_terms(request.text)) if lexical else []
+        rows = await self.rows(
+            _SEARCH.format(matches=matches(self)),
+            {
+                **params,
+                "keys": list(keys),
+                "words": words,
+                "prefix": [len(word) >= MIN_PREFIX_LENGTH and not word.isdigit() for word in words],
+                "semantic": semantic,
+            },
+        )
+        vectors = rows[0]["vectors"]
+        matched = [row for row in rows if row["id"] is not None]
+        return matched, rows[0]["vector_ids"] or [], b"" if vectors is None else bytes(vectors)
 
     def computed(self, function: Callable[..., T], *args: Any) -> Awaitable[T]:
         """On a worker thread: the event loop serves the other units of work meanwhile."""
