@@ -202,8 +202,8 @@ class FakeSlackWebAPI:
         self.team_id = team_id
         self.bot_user_id = bot_user_id
         self.bot_id = bot_id
-        self.latency_seconds = 0.0
-        """How long every Web API call waits before it is answered (a slow Slack)."""
+        self._latency_seconds = 0.0
+        self._latency_changed = asyncio.Event()
         self.streaming_available = streaming_available
         self.stream_lifetime = stream_lifetime
         """Seconds a stream stays open; later calls get ``message_not_in_streaming_state``."""
@@ -282,6 +282,18 @@ class FakeSlackWebAPI:
             self._runner = None
 
     # -- what tests set up -----------------------------------------------------------------
+    @property
+    def latency_seconds(self) -> float:
+        """How long every Web API call waits before it is answered (a slow Slack); lowering
+        it shortens the wait of calls already waiting."""
+        return self._latency_seconds
+
+    @latency_seconds.setter
+    def latency_seconds(self, seconds: float) -> None:
+        self._latency_seconds = seconds
+        self._latency_changed.set()
+        self._latency_changed = asyncio.Event()
+
     def next_ts(self) -> str:
         """A fresh ts as Slack makes them: the wall-clock time, unique and increasing."""
         self._last_micros = max(self._last_micros + 1, time.time_ns() // 1000)
@@ -453,13 +465,19 @@ class FakeSlackWebAPI:
             self._changed.notify_all()
         if method in self._held:
             await self._held[method].wait()
-        if self.latency_seconds:
-            await asyncio.sleep(self.latency_seconds)
+        await self._slow(time.monotonic())
         try:
             return await self._answer(method, request, args)
         finally:
             async with self._changed:
                 self._changed.notify_all()
+
+    async def _slow(self, since: float) -> None:
+        """Wait until a call made at ``since`` is :attr:`latency_seconds` old."""
+        while (left := since + self._latency_seconds - time.monotonic()) > 0:
+            changed = self._latency_changed
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(changed.wait(), left)
 
     async def _answer(
         self, method: str, request: web.Request, args: dict[str, Any]
