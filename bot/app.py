@@ -10,6 +10,9 @@ from functools import partial
 
 import aiohttp
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.middleware.authorization.async_single_team_authorization import (
+    AsyncSingleTeamAuthorization,
+)
 from slack_sdk.http_retry.async_handler import AsyncRetryHandler
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
@@ -190,8 +193,15 @@ class Bot:
             log.info("ready as %s in team %s", identity.user_id, identity.team_id)
 
     async def _identify(self) -> BotIdentity:
-        """Who the bot is in its one workspace (single-token mode), from ``auth.test``."""
+        """Who the bot is in its one workspace (single-token mode), from ``auth.test``.
+
+        Bolt's authorization middleware is handed the same answer: left to itself, it calls
+        ``auth.test`` on the first request, before that request is acknowledged (Slack
+        waits 3 s), and Bolt offers no setting for it."""
         auth = await self.client.auth_test()
+        for middleware in self.app._async_middleware_list:
+            if isinstance(middleware, AsyncSingleTeamAuthorization):
+                middleware.auth_test_result = auth
         return BotIdentity(
             user_id=str(auth["user_id"]), bot_id=auth.get("bot_id"), team_id=str(auth["team_id"])
         )

@@ -1,0 +1,213 @@
+"""Slack waits 3 s for its acknowledgement, and Bolt answers once a listener returns
+(``process_before_response``): so no listener may wait for Slack's Web API or the model
+before it returns. With every Web API call and every model reply taking 5 s, each kind of
+request the app handles is still answered, with its status, well inside Slack's 3 s."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+import httpx
+import pytest
+
+from bot.simulator import FakeLLMServer
+from bot.simulator.slack_web_api import FakeMessage, FakeSlackWebAPI
+from bot.views import FEEDBACK_ACTION_ID, FORGET_EVERYTHING_ACTION_ID, FORGET_ITEM_ACTION_ID
+from bot.views.memory_list import ItemKind, ItemRef
+from bot.views.reason import (
+    REASON_BLOCK_ID,
+    REASON_INPUT_ACTION_ID,
+    REASON_OPEN_ACTION_ID,
+    reason_form,
+)
+from memory import ConversationKind, Scope
+from tests.support.answers import record_answer
+from tests.support.harness import ALICE, GENERAL, SignedSlack, dm_channel
+
+SLOW_SECONDS = 5.0
+"""How long every Web API call and every model reply takes."""
+WELL_INSIDE_SLACKS_3_SECONDS = 2.5
+"""The longest an acknowledgement may take: the store's own bound is 2 s."""
+
+
+@dataclass(frozen=True)
+class Thumbed:
+    """An answer in Alice's DM she gave a 👎, and its episode's id."""
+
+    answer: FakeMessage
+    episode_id: int
+
+
+Send = Callable[[SignedSlack, Thumbed], Awaitable[httpx.Response]]
+
+
+async def event(slack: SignedSlack, payload: dict[str, object]) -> httpx.Response:
+    return await slack.post(json.dumps(slack.envelope(payload)))
+
+
+async def dm(slack: SignedSlack, thumbed: Thumbed) -> httpx.Response:
+    message = slack.fake.add_user_message(dm_channel(ALICE), "where are the runbooks?", user=ALICE)
+    return await event(slack, slack.message_event(message, channel_type="im"))
+
+
+async def app_mention(slack: SignedSlack, thumbed: Thumbed) -> httpx.Response:
+    text = f"<@{slack.fake.bot_user_id}> who is on call?"
+    message = slack.fake.add_user_message(GENERAL, text, user=ALICE)
+    mention = {
+        "type": "app_mention",
+        "user": ALICE,
+        "text": text,
+        "ts": message.ts,
+        "team": slack.fake.team_id,
+        "channel": GENERAL,
+        "event_ts": message.ts,
+    }
+    return await event(slack, mention)
+
+
+async def reaction_added(slack: SignedSlack, thumbed: Thumbed) -> httpx.Response:
+    return await event(slack, reaction(slack, thumbed, added=True))
+
+
+async def reaction_removed(slack: SignedSlack, thumbed: Thumbed) -> httpx.Response:
+    return await event(slack, reaction(slack, thumbed, added=False))
+
+
+def reaction(slack: SignedSlack, thumbed: Thumbed, *, added: bool) -> dict[str, object]:
+    return {
+        "type": "reaction_added" if added else "reaction_removed",
+        "user": ALICE,
+        "reaction": "-1",
+        "item_user": thumbed.answer.user,
+        "item": {"type": "message", "channel": thumbed.answer.channel, "ts": thumbed.answer.ts},
+        "event_ts": slack.fake.next_ts(),
+    }
+
+
+async def home_tab(slack: SignedSlack, thumbed: Thumbed) -> httpx.Response:
+    return await event(slack, home_opened(slack, "home"))
+
+
+async def messages_tab(slack: SignedSlack, thumbed: Thumbed) -> httpx.Response:
+    return await event(slack, home_opened(slack, "messages"))
+
+
+def home_opened(slack: SignedSlack, tab: str) -> dict[str, object]:
+    return {
+        "type": "app_home_opened",
+        "user": ALICE,
+        "channel": dm_channel(ALICE),
+        "tab": tab,
+        "event_ts": slack.fake.next_ts(),
+    }
+
+
+async def thread_started(slack: SignedSlack, thumbed: Thumbed) -> httpx.Response:
+    kind = "assistant_thread_started"
+    return await event(slack, slack.assistant_thread_event(kind, thread_ts=slack.fake.next_ts()))
+
+
+async def context_changed(slack: SignedSlack, thumbed: Thumbed) -> httpx.Response:
+    kind = "assistant_thread_context_changed"
+    return await event(slack, slack.assistant_thread_event(kind, thread_ts=slack.fake.next_ts()))
+
+
+async def feedback_click(slack: SignedSlack, thumbed: Thumbed) -> httpx.Response:
+    return await slack.click(thumbed.answer, action_id=FEEDBACK_ACTION_ID, value="down")
+
+
+async def tell_me_why(slack: SignedSlack, thumbed: Thumbed) -> httpx.Response:
+    value = ItemRef(kind=ItemKind.EPISODE, id=thumbed.episode_id).value
+    return await slack.click_in_private_note(
+        dm_channel(ALICE), action_id=REASON_OPEN_ACTION_ID, value=value
+    )
+
+
+async def reason_submitted(slack: SignedSlack, thumbed: Thumbed) -> httpx.Response:
+    typed = {"type": "plain_text_input", "value": "it named the wrong runbook"}
+    values = {REASON_BLOCK_ID: {REASON_INPUT_ACTION_ID: typed}}
+    return await slack.submit_view(reason_form(thumbed.episode_id), values)
+
+
+async def forget_item(slack: SignedSlack, thumbed: Thumbed) -> httpx.Response:
+    value = ItemRef(kind=ItemKind.EPISODE, id=thumbed.episode_id).value
+    return await slack.click(thumbed.answer, action_id=FORGET_ITEM_ACTION_ID, value=value)
+
+
+async def forget_everything(slack: SignedSlack, thumbed: Thumbed) -> httpx.Response:
+    return await slack.click(thumbed.answer, action_id=FORGET_EVERYTHING_ACTION_ID, value="all")
+
+
+async def forget_command(slack: SignedSlack, thumbed: Thumbed) -> httpx.Response:
+    return await slack.command("/forget", channel=dm_channel(ALICE))
+
+
+async def memory_command(slack: SignedSlack, thumbed: Thumbed) -> httpx.Response:
+    return await slack.command("/memory", channel=dm_channel(ALICE))
+
+
+@pytest.fixture
+async def thumbed(
+    slack: SignedSlack, fake_slack: FakeSlackWebAPI, fake_llm: FakeLLMServer
+) -> AsyncIterator[Thumbed]:
+    """An answer in Alice's DM she gave a 👎, written to the store as the bot records one:
+    the request a case sends is the bot's first, and Slack and the model are slow from
+    before it (fast again at the end, so the bot stops without waiting out their calls)."""
+    team, channel = fake_slack.team_id, dm_channel(ALICE)
+    answer = FakeMessage(
+        channel=channel,
+        ts=fake_slack.next_ts(),
+        text="Restart it from the runbook.",
+        user=fake_slack.bot_user_id,
+        bot_id=fake_slack.bot_id,
+    )
+    episode = await record_answer(
+        slack.services.memory,
+        Scope(team_id=team, channel_id=channel, kind=ConversationKind.DM),
+        ALICE,
+        ts=answer.ts,
+        question="how do I restart the queue?",
+        answer=answer.text,
+        at=datetime.now(UTC) - timedelta(minutes=5),
+        reaction="-1",
+    )
+    fake_slack.latency_seconds = fake_llm.latency_seconds = SLOW_SECONDS
+    try:
+        yield Thumbed(answer, episode.id)
+    finally:
+        fake_slack.latency_seconds = fake_llm.latency_seconds = 0.0
+
+
+@pytest.mark.parametrize(
+    "send",
+    [
+        dm,
+        app_mention,
+        reaction_added,
+        reaction_removed,
+        home_tab,
+        messages_tab,
+        thread_started,
+        context_changed,
+        feedback_click,
+        tell_me_why,
+        reason_submitted,
+        forget_item,
+        forget_everything,
+        forget_command,
+        memory_command,
+    ],
+)
+async def test_each_kind_of_request_is_answered_well_inside_3_seconds_while_slack_is_slow(
+    slack: SignedSlack, thumbed: Thumbed, send: Send
+) -> None:
+    started = time.perf_counter()
+    response = await send(slack, thumbed)
+    took = time.perf_counter() - started
+
+    assert response.status_code == 200, response.text
+    assert took < WELL_INSIDE_SLACKS_3_SECONDS, f"answered after {took:.2f} s"
