@@ -32,11 +32,16 @@ def episode_vectors(episodes: Sequence[Episode]) -> list[bytes | None]:
     embedder = default_embedder()
     if embedder is None:
         return [None] * len(episodes)
-    return [to_bytes(vector) for vector in embedder.embed_many([episode_text(e) for e in episodes])]
+    packed = _packed(embedder.embed_many([episode_text(e) for e in episodes]))
+    return [row.tobytes() for row in packed]
+
+
+def _packed(vectors: np.ndarray) -> np.ndarray:
+    return np.clip(np.round(vectors * SCALE), -SCALE, SCALE).astype(np.int8)
 
 
 def to_bytes(vector: np.ndarray) -> bytes:
-    return np.clip(np.round(vector * SCALE), -SCALE, SCALE).astype(np.int8).tobytes()
+    return _packed(vector).tobytes()
 
 
 def from_bytes(vectors: bytes, dimensions: int) -> np.ndarray:
