@@ -129,13 +129,15 @@ def _quoted(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
+def is_prefix(word: str) -> bool:
+    """Whether a query matches every word starting with ``word``'s stem: a word long
+    enough not to be noise (see :data:`MIN_PREFIX_LENGTH`), and not a number."""
+    return len(word) >= MIN_PREFIX_LENGTH and not word.isdigit()
+
+
 def _term(partition: str, word: str) -> str:
-    """``"<partition>_word"``, or the prefix term ``"<partition>_word"*`` for a word long
-    enough not to be noise."""
-    term = _quoted(f"{partition}_{word}")
-    if len(word) >= MIN_PREFIX_LENGTH and not word.isdigit():
-        return term + "*"
-    return term
+    """``"<partition>_word"``, or the prefix term ``"<partition>_word"*``."""
+    return _quoted(f"{partition}_{word}") + ("*" if is_prefix(word) else "")
 
 
 def fts5_match(terms: Sequence[str], partitions: Sequence[str]) -> str | None:

@@ -23,7 +23,7 @@ from psycopg.rows import DictRow
 
 from memory.config import MemoryConfig
 from memory.models import Episode, EpisodeStatus, RecallRequest
-from memory.recall_query import MIN_PREFIX_LENGTH, search_terms
+from memory.recall_query import is_prefix, search_terms
 from memory.rows import episode_from_row
 from memory.sql import session as sql
 from memory.sql.fence import workspace_subject
@@ -251,7 +251,7 @@ class Session(sql.Session):
                 **params,
                 "keys": list(keys),
                 "words": words,
-                "prefix": [len(word) >= MIN_PREFIX_LENGTH and not word.isdigit() for word in words],
+                "prefix": [is_prefix(word) for word in words],
                 "semantic": semantic,
             },
         )

@@ -240,20 +240,12 @@ _DELETE = (
 )
 
 
-def _episode(db: Database, episode_id: int) -> Episode | None:
-    rows = list(db.query("SELECT * FROM episodes WHERE id = ?", [episode_id]))
-    return episode_from_row(rows[0]) if rows else None
-
-
-def index_episode(db: Database, episode_id: int, *, channel: bool) -> Episode | None:
+def index_episode(db: Database, episode_id: int, *, channel: bool) -> None:
     """File the episode's entries (it must have none yet), in its channel's partition too
-    when ``channel``; the episode, when it exists. (The migrations that rebuild the index;
-    the bot files through :func:`file_episodes`.)"""
-    episode = _episode(db, episode_id)
-    if episode is None:
-        return None
-    db.conn.executemany(_FILE, _entries(episode, channel=channel))
-    return episode
+    when ``channel``. (The migrations that rebuild the index; the bot files through
+    :func:`file_episodes`.)"""
+    for episode in _validated(db, [episode_id]):
+        db.conn.executemany(_FILE, _entries(episode, channel=channel))
 
 
 def unindex_episodes(db: Database, episode_ids: Iterable[int]) -> None:
