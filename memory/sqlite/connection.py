@@ -1,13 +1,7 @@
-"""One SQLite connection, configured for a long-running bot, on one dedicated thread.
-
-sqlite-utils is synchronous, so every database call runs on a single worker thread that
-owns the connection; the store's async methods await it. One thread also serialises the
-writes, so concurrent votes queue up instead of failing with ``database is locked``.
-
-The SQLite library is the one sqlite-utils runs on: ``pysqlite3`` (a current SQLite,
-installed with the bot on Linux) when present, else Python's own ``sqlite3``. The full-text
-index needs SQLite 3.43 or later (:data:`MIN_SQLITE`); an older one is refused in one line.
-"""
+"""One SQLite connection, configured for a long-running bot, on one dedicated thread: the
+store's async methods await it, and concurrent writes queue up instead of failing with
+``database is locked``. The library is sqlite-utils' (``pysqlite3``, a current SQLite, when
+installed, else Python's own), and must be :data:`MIN_SQLITE` or later."""
 
 from __future__ import annotations
 
@@ -35,17 +29,7 @@ _ERRORS = (sqlite3.Error, engine.Error)
 """The errors of whichever library runs the database (the same class when it is Python's)."""
 
 
-def store_error(error: Exception) -> Exception:
-    """:class:`StoreError` for an error of the database library; any other error as it is."""
-    if isinstance(error, _ERRORS):
-        failure = StoreError(f"the database failed ({type(error).__name__}: {error})")
-        failure.__cause__ = error
-        return failure
-    return error
-
-
 def check_version() -> None:
-    """:class:`StoreUnavailable` when the SQLite library is older than :data:`MIN_SQLITE`."""
     if engine.sqlite_version_info < MIN_SQLITE:
         needed = ".".join(map(str, MIN_SQLITE))
         raise StoreUnavailable(
@@ -55,11 +39,8 @@ def check_version() -> None:
 
 
 def connect(path: Path) -> Database:
-    """Open (creating if needed) the database file, migrated to the current schema.
-
-    ``secure_delete`` makes SQLite overwrite deleted content with zeros, which forgetting
-    a person relies on.
-    """
+    """Open (creating if needed) the database file, migrated to the current schema;
+    ``secure_delete`` overwrites deleted content with zeros, which forgetting relies on."""
     check_version()
     path.parent.mkdir(parents=True, exist_ok=True)
     db = Database(path, execute_plugins=False)
@@ -101,7 +82,7 @@ class DatabaseThread:
         try:
             return await asyncio.get_running_loop().run_in_executor(self._executor, work, self._db)
         except _ERRORS as error:
-            raise store_error(error) from error
+            raise StoreError(f"the database failed ({type(error).__name__}: {error})") from error
 
     async def close(self, last: Callable[[Database], None]) -> None:
         """Run ``last``, close the connection and stop the thread. Safe to call twice."""
