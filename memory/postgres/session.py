@@ -1,11 +1,6 @@
-"""One transaction on one pooled connection, with the few verbs the backend's SQL needs.
-
-:class:`Session` is to this backend what sqlite-utils' ``Database`` is to the SQLite one:
-every module of :mod:`memory.postgres` takes one and runs its SQL through it, and it is
-PostgreSQL's :class:`memory.sql.session.Session` for the verbs written once. It also
-carries the database's digest secret (see :mod:`memory.sql.fence`), read once when the
-store opens, and takes the fence's advisory locks: several processes share the database.
-"""
+"""PostgreSQL's :class:`memory.sql.session.Session`: one transaction on one pooled
+connection, which every module of :mod:`memory.postgres` runs its SQL through. Several
+processes share the database, so it takes the erasure fence's advisory locks."""
 
 from __future__ import annotations
 

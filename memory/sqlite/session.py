@@ -2,9 +2,8 @@
 
 A verb of :mod:`memory.sql` is a coroutine, but against SQLite nothing in it ever waits:
 :func:`run_to_end` runs it on the database thread as plain calls, without an event loop.
-The session swaps PostgreSQL's ``%s`` markers for ``?``, stores times as
-:mod:`memory.sqlite.codec` does, and needs no locks for the erasure fence (a write
-transaction holds the whole file), nor to skip rows another one locked.
+The session swaps PostgreSQL's ``%s`` markers for ``?`` and stores times as
+:mod:`memory.sqlite.codec` does.
 """
 
 from __future__ import annotations
