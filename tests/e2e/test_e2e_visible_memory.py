@@ -26,6 +26,7 @@ from bot.assistant.lessons.scorer import SCORING_PROMPT
 from bot.assistant.lessons.summarizer import SUMMARY_PROMPT
 from bot.composition import consolidate_now
 from bot.listeners import Services
+from bot.listeners.commands import memory as memory_command
 from bot.llm import OpenAICompatibleProvider, build_llm_client
 from bot.simulator import FakeLLMServer, ScriptedReply
 from bot.simulator.model import echo_last_user_message
@@ -36,6 +37,7 @@ from bot.views import (
 )
 from memory import (
     ConversationKind,
+    Episode,
     EpisodeStatus,
     MemoryConfig,
     Scope,
@@ -361,6 +363,33 @@ async def test_forgetting_one_item_from_memory_removes_it_and_only_it(slack: Sig
     assert forget_values(replaced["blocks"]) == [by_question["How do I restart search?"]]
     remaining = {episode.question for episode in await services.memory.list_episodes(ALICE)}
     assert remaining == {"How do I restart search?", "Who owns billing?"}
+
+
+async def test_a_memory_list_the_store_is_slow_to_read_is_acknowledged_at_once_then_shown(
+    slack: SignedSlack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    services = services_of(slack)
+    answer = await slack.ask_in_dm(FIRST)
+    await slack.vote(answer, user=ALICE, reaction="+1")
+    [episode] = await services.memory.list_episodes(ALICE)
+    release = asyncio.Event()
+    list_episodes = services.memory.list_episodes
+
+    async def slowly(*args: Any, **kwargs: Any) -> list[Episode]:
+        await release.wait()  # a failover, a lock
+        return await list_episodes(*args, **kwargs)
+
+    monkeypatch.setattr(services.memory, "list_episodes", slowly)
+    monkeypatch.setattr(memory_command, "ACK_WITHIN_SECONDS", 0.05)
+
+    response = await slack.command("/memory", user=ALICE, channel=dm_channel(ALICE))
+    assert response.json() == {"text": memory_command.LISTING, "response_type": "ephemeral"}
+    assert slack.fake.responses == []
+
+    release.set()
+    [shown] = await slack.fake.wait_for_responses(1)
+    assert (shown["response_type"], shown["replace_original"]) == ("ephemeral", True)
+    assert forget_values(shown["blocks"]) == [f"episode:{episode.id}"]
 
 
 async def test_someone_elses_forget_click_erases_nothing(slack: SignedSlack) -> None:

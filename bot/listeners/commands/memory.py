@@ -8,10 +8,12 @@ Each is one ``memory`` event line.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from slack_bolt.context.ack.async_ack import AsyncAck
+from slack_bolt.context.respond.async_respond import AsyncRespond
 
 from bot.listeners.services import Services
 from bot.listeners.workspace import scope_org
@@ -28,6 +30,8 @@ from memory import (
 from memory.text import shorten
 
 __all__ = [
+    "ACK_WITHIN_SECONDS",
+    "LISTING",
     "conversation_memory",
     "conversation_scope",
     "memory_callback",
@@ -35,6 +39,10 @@ __all__ = [
     "memory_summary",
 ]
 
+ACK_WITHIN_SECONDS = 2.0
+"""Slack wants a slash command acknowledged within 3 seconds; a store slow to read the list
+(a failover, a lock) is not waited for past this, and the list follows."""
+LISTING = "I'm looking up what I remember about you here; the list will show here shortly."
 LISTED_EPISODES = 100
 """Read at most this many rated answers; the view shows fewer and counts the rest."""
 LINE_CHARS = 80
@@ -75,13 +83,29 @@ def memory_message(episodes: Sequence[Episode], notes: Sequence[WisdomNote]) -> 
 
 
 def memory_callback(services: Services) -> Callable[..., Awaitable[None]]:
-    async def on_memory(ack: AsyncAck, command: dict[str, Any]) -> None:
+    async def show(
+        listing: asyncio.Future[tuple[list[Episode], list[WisdomNote]]], respond: AsyncRespond
+    ) -> None:
+        episodes, notes = await listing
+        await respond(
+            replace_original=True, response_type="ephemeral", **memory_message(episodes, notes)
+        )
+
+    async def on_memory(ack: AsyncAck, command: dict[str, Any], respond: AsyncRespond) -> None:
+        """Acknowledge with the list, or, when the store takes longer to read it, with a
+        line saying so, replaced by the list once it is read (in a task: Bolt answers
+        Slack once this returns)."""
         team_id, channel_id, user_id = command["team_id"], command["channel_id"], command["user_id"]
         async with services.observer.event(
             "memory", team=team_id, channel=channel_id, user=user_id
         ):
             scope = conversation_scope(team_id, channel_id, scope_org(services, command))
-            episodes, notes = await conversation_memory(services.memory, user_id, scope)
-            await ack(response_type="ephemeral", **memory_message(episodes, notes))
+            listing = asyncio.ensure_future(conversation_memory(services.memory, user_id, scope))
+            done, _ = await asyncio.wait({listing}, timeout=ACK_WITHIN_SECONDS)
+            if done:
+                await ack(response_type="ephemeral", **memory_message(*listing.result()))
+                return
+            await ack(text=LISTING, response_type="ephemeral")
+            services.inflight.start(show(listing, respond))
 
     return on_memory
