@@ -95,12 +95,22 @@ class Reasons:
         self._ask = ask
         self._reply_window = reply_window
 
+    def may_ask(self, event: VoteEvent, outcome: VoteOutcome) -> bool:
+        """Whether this vote is one to ask its voter why about: a 👎 they just added to
+        their own answer (stored, so it was theirs to cast), when asking is on. Decided
+        without the store, so most votes (a 👍) cost nothing more."""
+        return bool(
+            self._ask
+            and event.added
+            and outcome.applied
+            and outcome.episode_id
+            and outcome.status is EpisodeStatus.FAILURE
+        )
+
     async def to_ask_about(self, event: VoteEvent, outcome: VoteOutcome) -> Episode | None:
-        """The answer whose asker this vote should ask why: a 👎 they just added to their
-        own answer, the first time for that answer, when asking is on; else None."""
-        if not (self._ask and event.added and outcome.applied and outcome.episode_id):
-            return None
-        if outcome.status is not EpisodeStatus.FAILURE:
+        """The answer whose asker this vote should ask why: one it :meth:`may_ask` about,
+        the first time for that answer; else None."""
+        if not self.may_ask(event, outcome) or outcome.episode_id is None:
             return None
         return await self._store.ask_reason_once(outcome.episode_id, event.voter_id, at=event.at)
 

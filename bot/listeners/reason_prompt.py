@@ -20,7 +20,9 @@ def ask_why_soon(
     services: Services, client: AsyncWebClient, event: VoteEvent, outcome: VoteOutcome
 ) -> None:
     """Ask the voter why, in the answer's thread, if this vote is a 👎 they should be asked
-    about (their own answer, the first time, asking on)."""
+    about (their own answer, the first time, asking on). Any other vote starts no task."""
+    if not services.reasons.may_ask(event, outcome):
+        return
 
     async def ask() -> None:
         episode = await services.reasons.to_ask_about(event, outcome)
