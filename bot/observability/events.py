@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -79,6 +79,9 @@ class Observer:
 
     def __init__(self, metrics: BotMetrics | None = None) -> None:
         self.metrics = metrics or BotMetrics()
+        self._counted: dict[tuple[str, str], Callable[[], None]] = {}
+        """What counts an event of each kind and outcome met so far: the series' own
+        ``inc`` (finding a series by its labels costs more than adding one to it)."""
 
     @asynccontextmanager
     async def event(self, kind: str, **ids: str | None) -> AsyncIterator[EventRecord]:
@@ -99,17 +102,31 @@ class Observer:
         record = EventRecord(kind=kind, ids=_present(ids), outcome="ignored", reason=reason)
         self._finish(record, 0.0)
 
-    def _finish(self, record: EventRecord, seconds: float) -> None:
+    def _count(self, kind: str, outcome: str) -> Callable[[], None]:
         metrics = self.metrics
-        metrics.events.labels(kind=record.kind, outcome=record.outcome).inc()
-        if record.kind == "answer":
-            metrics.answers.labels(outcome=record.outcome).inc()
-        elif record.kind == "vote":
-            metrics.votes.labels(outcome=record.outcome).inc()
-        elif record.kind == "forget" and record.outcome == "ok":
-            metrics.forgets.inc()
+        series = [metrics.events.labels(kind=kind, outcome=outcome)]
+        if kind == "answer":
+            series.append(metrics.answers.labels(outcome=outcome))
+        elif kind == "vote":
+            series.append(metrics.votes.labels(outcome=outcome))
+        elif kind == "forget" and outcome == "ok":
+            series.append(metrics.forgets)
+
+        def count() -> None:
+            for each in series:
+                each.inc()
+
+        return count
+
+    def _finish(self, record: EventRecord, seconds: float) -> None:
+        key = (record.kind, record.outcome)
+        if (count := self._counted.get(key)) is None:
+            count = self._counted[key] = self._count(*key)
+        count()
         if "recall" in record.timings:
-            metrics.recall_seconds.observe(record.timings["recall"])
+            self.metrics.recall_seconds.observe(record.timings["recall"])
+        if not _log.isEnabledFor(logging.INFO):
+            return
         fields = record.fields(seconds)
         _log.info(
             "event %s",
