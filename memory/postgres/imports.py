@@ -12,7 +12,7 @@ ids, drawn from the episodes' identity sequence in the episodes' order; the rows
 by the same ``memory_doc`` as they are inserted.
 
 ``COPY`` cannot run in pipeline mode, so the transaction runs outside it
-(:meth:`memory.postgres.connection.Database.run`), in pipeline mode only for the locks
+(:meth:`memory.postgres.store.PostgresMemoryStore.run`), in pipeline mode only for the locks
 and the fence's reads.
 """
 

@@ -73,7 +73,7 @@ class Session(sql.Session):
     secret: bytes
     pipeline: AsyncPipeline | None
     """None in a transaction run outside pipeline mode, as ``COPY`` needs
-    (:meth:`memory.postgres.connection.Database.run`)."""
+    (:meth:`memory.postgres.store.PostgresMemoryStore.run`)."""
     restated: set[int] = field(default_factory=set)
     """Episodes whose status changed in this transaction: filed at its end, together."""
     lease_cleared = ", reflection_holder = NULL, reflection_until = NULL"

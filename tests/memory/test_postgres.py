@@ -29,7 +29,6 @@ from memory.embedding import default_embedder
 from memory.errors import StoreError, StoreUnavailable
 from memory.partitions import channel_key, personal_key
 from memory.postgres import PostgresMemoryStore
-from memory.postgres.connection import Database
 from memory.postgres.migrations import MIGRATIONS
 from memory.postgres.session import Session
 from memory.vectors import episode_text, to_bytes
@@ -232,7 +231,7 @@ async def test_after_the_server_ended_every_connection_nothing_fails(
 
 async def test_a_transaction_whose_connection_broke_before_its_commit_runs_again(url: str) -> None:
     name = f"broken-{uuid.uuid4().hex[:8]}"
-    database = await Database.open(named_connections(url, name))
+    database = await PostgresMemoryStore.open(named_connections(url, name), MemoryConfig())
     runs = 0
 
     async def insert_once_connection_died(db: Session) -> int:
