@@ -10,8 +10,8 @@ validated as its vote would have, so it has no vote or ledger rows; then ``VACUU
 ANALYZE``, as autovacuum would run after such a load. Both are built once and cached:
 SQLite's as a file, PostgreSQL's as a database of the server of
 :mod:`tests.support.postgres_scratch` (``TEST_POSTGRES_URL``), named by the population
-(its layout version and size) and a digest of the schema and of what makes the rows
-(:data:`POSTGRES_WRITE_PATH`), which each run copies (``CREATE DATABASE ... TEMPLATE``)
+(its layout version and size) and a digest of the schema and of the rows the import writes
+(:func:`_fingerprint`), which each run copies (``CREATE DATABASE ... TEMPLATE``)
 under a name of its own and drops afterwards, so runs at once do not collide.
 
 In each copy, in this order: the size on disk per million episodes (SQLite: the file;
@@ -61,7 +61,7 @@ from benchmarks.stores import (
     user_id,
 )
 from memory import EpisodeStatus, ImportedEpisode, MemoryConfig, NewExchange, VoteEvent, open_store
-from tests.support.postgres_scratch import admin_url
+from tests.support.postgres_scratch import admin_url, scratch_schema
 
 __all__ = ["FIGURES", "NAME", "run"]
 
@@ -91,20 +91,9 @@ IMPORTERS = 2
 """Two callers of the import verb at once: one prepares its batch (words, vectors) while
 the other's is written (a batch of consecutive exchanges holds the locks of most people)."""
 FORGOTTEN = 5
-POSTGRES_WRITE_PATH = (
-    "embedding.py",
-    "embedding_model/tokens.npy",
-    "partitions.py",
-    "recall_query.py",
-    "rows.py",
-    "postgres/fts.py",
-    "postgres/imports.py",
-    "postgres/migrations.py",
-    "vectors.py",
-)
-"""The modules of :mod:`memory` that decide what an imported PostgreSQL store holds (the
-schema, its migrations; the rows the import verb writes): a cached database is reused only
-while they are unchanged."""
+PROBE = 1_000
+"""Episodes of the population imported into a scratch schema to fingerprint what the import
+writes (:func:`_fingerprint`)."""
 TARGETS = {
     "ingest_concurrent_per_second_postgres": Target.at_least(500),
     "mb_per_million_episodes_postgres": Target.at_most(2000),
@@ -125,6 +114,8 @@ class Sizes(BaseModel):
     grown: int
     rate: float
     concurrent_rate: float
+    cpu_ms: float
+    concurrent_cpu_ms: float
     recall_large: list[float]
     recall_small: list[float]
     growths: list[float]
@@ -169,12 +160,31 @@ async def _import(url: str, total: int) -> None:
         await store.close()
 
 
-def _postgres_digest() -> str:
-    package = Path(__file__).resolve().parent.parent / "memory"
-    digest = hashlib.sha256()
-    for name in POSTGRES_WRITE_PATH:
-        digest.update((package / name).read_bytes())
-    return digest.hexdigest()[:12]
+_WRITTEN = (
+    "SELECT (SELECT string_agg(name, ',' ORDER BY name) FROM memory_migrations),"
+    " (SELECT string_agg(replace(indexdef, current_schema() || '.', ''), ';' ORDER BY indexdef)"
+    "  FROM pg_indexes WHERE schemaname = current_schema()),"
+    " (SELECT string_agg((to_jsonb(e) - 'id')::text || (to_jsonb(r) - 'episode_id')::text,"
+    "  E'\\n' ORDER BY e.created_at, e.requester_id)"
+    "  FROM episodes AS e JOIN episode_recall AS r ON r.episode_id = e.id)"
+)
+"""The schema (its migrations and indexes) and every row the import wrote but its id."""
+
+
+def _fingerprint() -> str:
+    """A digest of what the import verb writes now: the schema and the rows of
+    :data:`PROBE` episodes of the population imported into a scratch schema. A cached
+    database is reused while it is the same, whatever else changed in :mod:`memory`."""
+
+    async def probe() -> str:
+        async with scratch_schema() as url:
+            await _import(url, PROBE)
+            async with await psycopg.AsyncConnection.connect(url) as conn:
+                cursor = await conn.execute(_WRITTEN)
+                written = await cursor.fetchone()
+        return hashlib.sha256(repr(written).encode()).hexdigest()[:12]
+
+    return asyncio.run(probe())
 
 
 def _own_name(prefix: str) -> str:
@@ -190,7 +200,7 @@ def _cached_database(total: int) -> tuple[str, bool]:
     """The name of a database holding ``total`` imported episodes (built now if not cached)
     and whether it was built now. A build is made under a name of its own and renamed when
     complete (dropped if another run finished the same build first)."""
-    name = f"bench_v{LAYOUT_VERSION}_{_postgres_digest()}_{total}"
+    name = f"bench_v{LAYOUT_VERSION}_{_fingerprint()}_{total}"
     if _exists(name):
         return name, False
     building = _own_name("bench_building")
@@ -269,6 +279,17 @@ async def _forget_ms(location: str) -> list[tuple[float, int]]:
         await store.close()
 
 
+def _ingest(location: str, count: int, *, first_ts: int, conversations: int) -> tuple[float, float]:
+    """:func:`benchmarks.stores.ingest_per_second`, and the CPU this process spent an episode
+    meanwhile, in milliseconds (its worker threads' included): what bounds the rate once
+    the machine's cores, not the waits for the database, are the limit."""
+    started = time.process_time()
+    rate = asyncio.run(
+        ingest_per_second(location, count, first_ts=first_ts, conversations=conversations)
+    )
+    return rate, (time.process_time() - started) * 1000 / count
+
+
 def _measure(backend: str, quick: bool) -> Sizes:
     total = QUICK_EPISODES if quick else FULL_EPISODES
     copy = _sqlite_copy if backend == "sqlite" else _postgres_copy
@@ -279,9 +300,9 @@ def _measure(backend: str, quick: bool) -> Sizes:
         rounds = [
             asyncio.run(measure_recall(large, small, asked)) for _ in range(1 if quick else 3)
         ]
-        rate = asyncio.run(ingest_per_second(large, ingested, first_ts=1_900_000_000))
-        concurrent_rate = asyncio.run(
-            ingest_per_second(large, ingested, first_ts=1_950_000_000, conversations=CONVERSATIONS)
+        rate, cpu_ms = _ingest(large, ingested, first_ts=1_900_000_000, conversations=1)
+        concurrent_rate, concurrent_cpu_ms = _ingest(
+            large, ingested, first_ts=1_950_000_000, conversations=CONVERSATIONS
         )
         grown = _size(backend, large) - size
         forgets = asyncio.run(_forget_ms(large))
@@ -293,6 +314,8 @@ def _measure(backend: str, quick: bool) -> Sizes:
         grown=grown,
         rate=rate,
         concurrent_rate=concurrent_rate,
+        cpu_ms=cpu_ms,
+        concurrent_cpu_ms=concurrent_cpu_ms,
         recall_large=[ms for measured in rounds for ms in measured.large],
         recall_small=[ms for measured in rounds for ms in measured.small],
         growths=[percentile(r.large, 0.99) / percentile(r.small, 0.99) for r in rounds],
@@ -315,14 +338,16 @@ def _figures(backend: str, measured: Sizes) -> list[Figure]:
             unit="episodes/s",
             detail=f"{measured.ingested} exchanges and their votes through the public verbs,"
             f" one transaction each, one conversation after the other, into a copy of the"
-            f" {total}-episode store",
+            f" {total}-episode store; the bot's process used {measured.cpu_ms:.2f} ms of CPU"
+            " an episode",
         ),
         Figure(
             name=f"ingest_concurrent_per_second_{backend}",
             value=measured.concurrent_rate,
             unit="episodes/s",
             detail=f"{measured.ingested} more, {CONVERSATIONS} conversations at once on one"
-            " event loop, each an exchange then its vote, as the bot's requests arrive",
+            " event loop, each an exchange then its vote, as the bot's requests arrive; the"
+            f" bot's process used {measured.concurrent_cpu_ms:.2f} ms of CPU an episode",
         ),
         Figure(
             name=f"mb_per_million_episodes_{backend}",
