@@ -60,9 +60,11 @@ def nearest(text: str, ids: Sequence[int], vectors: bytes) -> dict[int, float]:
     if embedder is None:
         return {}
     cosines = from_bytes(vectors, embedder.dimensions) @ embedder.embed(text)
-    found: dict[int, float] = {}
-    for episode_id, cosine in zip(ids, cosines.tolist(), strict=True):
-        found[episode_id] = max(cosine, found.get(episode_id, -1.0))
+    found = dict(zip(ids, cosines.tolist(), strict=True))
+    if len(found) < len(ids):  # held twice (SQLite's channel partitions): read one by one
+        found = {}
+        for episode_id, cosine in zip(ids, cosines.tolist(), strict=True):
+            found[episode_id] = max(cosine, found.get(episode_id, -1.0))
     return found
 
 
