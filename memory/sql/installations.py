@@ -4,10 +4,6 @@ Saving the first installation of a workspace that belongs to an Enterprise Grid 
 also moves what the bot kept of that workspace before (in single-token mode, without the
 org) into the org's scopes, and re-files it under their keys (:mod:`memory.partitions`),
 so a workspace that starts distributing the app keeps its memories.
-
-The two backends agree on all of the SQL (``ON CONFLICT ... DO UPDATE``, ``RETURNING``);
-re-filing adopted episodes in the index, and what erasing tokens leaves on the disk, are
-the session's (:class:`memory.sql.session.Session`).
 """
 
 from __future__ import annotations
@@ -40,11 +36,6 @@ DELETE_EXPIRED_STATES = "DELETE FROM oauth_states WHERE expires_at <= %s"
 CONSUME_STATE = "DELETE FROM oauth_states WHERE state = %s RETURNING expires_at"
 
 
-def _save_params(record: InstallationRecord) -> list[Any]:
-    data = json.dumps(record.data, separators=(",", ":"))
-    return [record.enterprise_id, record.team_id, record.user_id, data, record.installed_at]
-
-
 def _record(db: Session, row: dict[str, Any]) -> InstallationRecord:
     return InstallationRecord(
         enterprise_id=row["enterprise_id"],
@@ -59,7 +50,8 @@ async def save_installation(db: Session, record: InstallationRecord) -> None:
     async with db.transaction():
         workspace = [record.enterprise_id, record.team_id]
         new = await db.row(INSTALLED, workspace) is None
-        await db.execute(SAVE, _save_params(record))
+        data = json.dumps(record.data, separators=(",", ":"))
+        await db.execute(SAVE, [*workspace, record.user_id, data, record.installed_at])
         if new and record.enterprise_id and record.team_id:
             await _adopt(db, record.enterprise_id, record.team_id)
 

@@ -52,13 +52,8 @@ async def replace_wisdom(
 
 async def list_wisdom(db: Session, user_id: str, team_id: str | None = None) -> list[WisdomNote]:
     """A person's notes (in workspace ``team_id``)."""
-    where, params = (
-        ("user_id = %s", [user_id])
-        if team_id is None
-        else (
-            "user_id = %s AND team_id = %s",
-            [user_id, team_id],
-        )
-    )
+    where, params = "user_id = %s", [user_id]
+    if team_id is not None:
+        where, params = "user_id = %s AND team_id = %s", [user_id, team_id]
     found = await db.rows(f"SELECT * FROM wisdom WHERE {where} ORDER BY id", params)
     return [rows.wisdom_from_row(row, db.read_time) for row in found]
