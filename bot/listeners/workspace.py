@@ -58,7 +58,7 @@ async def answering_for_kept(
     if services.identity is not None or authorize is None:
         return services.answering
     found = await authorize(
-        context=AsyncBoltContext(client=client),  # auth.test goes through SLACK_API_URL
+        context=AsyncBoltContext(client=client),
         enterprise_id=message.enterprise_id or None,
         team_id=message.team_id or None,
         user_id=None,

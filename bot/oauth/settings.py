@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import logging
 
-from slack_bolt.authorization.async_authorize import AsyncInstallationStoreAuthorize
 from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
 from slack_sdk.oauth.state_utils import OAuthStateUtils
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
+from bot.oauth.authorize import StoredInstallationAuthorize
 from bot.oauth.stores import StoreHandle, StoreInstallationStore, StoreOAuthStateStore
 
 __all__ = ["build_oauth_settings"]
@@ -28,8 +28,9 @@ def build_oauth_settings(
     settings: Settings, handle: StoreHandle, api_client: AsyncWebClient
 ) -> AsyncOAuthSettings:
     """The flow (``GET /slack/install``, ``GET /slack/oauth_redirect``) and the per-request
-    authorization, with installations and states kept in the store ``handle`` will hold.
-    ``api_client`` is pointed at ``SLACK_API_URL``; token rotations go through it."""
+    authorization (:mod:`bot.oauth.authorize`), with installations and states kept in the
+    store ``handle`` will hold. ``api_client`` is pointed at ``SLACK_API_URL``; token
+    rotations go through it."""
     assert settings.slack_client_id is not None and settings.slack_client_secret is not None
     client_secret = settings.slack_client_secret.get_secret_value()
     installations = StoreInstallationStore(handle)
@@ -44,7 +45,7 @@ def build_oauth_settings(
         ),
         logger=log,
     )
-    oauth.authorize = AsyncInstallationStoreAuthorize(
+    oauth.authorize = StoredInstallationAuthorize(
         logger=log,
         client_id=settings.slack_client_id,
         client_secret=client_secret,
