@@ -1,8 +1,15 @@
-"""Choosing and opening a memory backend from a URL."""
+"""Choosing and opening a memory backend from a URL.
+
+What makes a path unusable as the SQLite database is said before SQLite touches it: left
+to itself, SQLite opens a read-only file read-only yet creates its ``-wal`` and ``-shm``
+files beside it, turns an empty (0-byte) file into a database, and calls a folder "unable
+to open database file". Checked first, each is one sentence, and nothing is left behind.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 from memory.config import MemoryConfig
@@ -10,7 +17,6 @@ from memory.embedding import default_embedder
 from memory.errors import StoreUnavailable
 from memory.postgres import PostgresMemoryStore
 from memory.sqlite import SQLiteMemoryStore
-from memory.sqlite.database_file import database_file_problem
 from memory.store import MemoryStore
 
 _SQLITE_PREFIX = "sqlite:///"
@@ -56,3 +62,63 @@ def _usable_sqlite_path(url: str, *, existing: bool) -> Path:
     if (problem := database_file_problem(path, existing=existing)) is not None:
         raise StoreUnavailable(f"{path} {problem}")
     return path
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+"""The first 16 bytes of every SQLite database file."""
+
+_WRITABLE = os.R_OK | os.W_OK
+_ENTERABLE = os.W_OK | os.X_OK
+
+
+def database_file_problem(path: Path, *, existing: bool) -> str | None:
+    """Why ``path`` cannot hold the store, as the rest of a sentence that starts with the
+    path (``"is a folder, ..."``), or None. ``existing``: the database must already be
+    there (what the admin commands open), so an empty file is refused too."""
+    if path.is_dir():
+        return f"is a folder, not a database file: give the file's path, e.g. {path / 'bot.db'}"
+    folder = path.parent
+    if not path.exists():
+        if existing:
+            return (
+                "does not exist: check the path (the bot creates its database at its first "
+                "start; the admin commands never do)"
+            )
+        # The store creates the file, and the folders it is in up from the nearest one there.
+        nearest = next(parent for parent in path.absolute().parents if parent.exists())
+        if not nearest.is_dir():
+            return f"cannot be created: {nearest} is a file, not a folder"
+        if not os.access(nearest, _ENTERABLE):
+            return f"cannot be created: this user may not write to {nearest}"
+        return None
+    if not path.is_file():
+        return "is not a regular file: give the path of a database file"
+    if not os.access(path, _WRITABLE):
+        return (
+            "is read-only for this user: run as the user that owns it (the bot's), "
+            "or work on a copy"
+        )
+    if not os.access(folder, _ENTERABLE) and not _journal_files_writable(path):
+        return (
+            f"is in a folder this user may not write to ({folder}): SQLite creates "
+            f"{path.name}-wal and {path.name}-shm beside it"
+        )
+    with path.open("rb") as file:
+        header = file.read(len(SQLITE_HEADER))
+    if not header:
+        if existing:
+            return (
+                "is empty (0 bytes), not a database: check the path (an empty file is never "
+                "made into one here; the bot creates its database at its first start)"
+            )
+        return None
+    if header != SQLITE_HEADER:
+        return "is not a SQLite database (or is corrupt): check the path, or restore a backup"
+    return None
+
+
+def _journal_files_writable(path: Path) -> bool:
+    """Whether SQLite's ``-wal`` and ``-shm`` files are already there to write to."""
+    return all(
+        os.access(path.with_name(f"{path.name}{suffix}"), _WRITABLE) for suffix in ("-wal", "-shm")
+    )
