@@ -1,7 +1,9 @@
 """Slack waits 3 s for its acknowledgement, and Bolt answers once a listener returns
 (``process_before_response``): so no listener may wait for Slack's Web API or the model
 before it returns. With every Web API call and every model reply taking 5 s, each kind of
-request the app handles is still answered, with its status, well inside Slack's 3 s."""
+request the app handles is still answered, with its status, well inside Slack's 3 s: with
+the bot's one token, in OAuth mode (Bolt finding the workspace's bot asks Slack nothing),
+and over Socket Mode."""
 
 from __future__ import annotations
 
@@ -14,12 +16,16 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl
 
 import httpx
 import pytest
 
+from bot.app import Bot
 from bot.config import Settings
+from bot.server import SocketModeServer
 from bot.simulator import FakeLLMServer
+from bot.simulator.slack_people import SlackPeople
 from bot.simulator.slack_web_api import FakeMessage, FakeSlackWebAPI
 from bot.views import FEEDBACK_ACTION_ID, FORGET_EVERYTHING_ACTION_ID, FORGET_ITEM_ACTION_ID
 from bot.views.memory_list import ItemKind, ItemRef
@@ -33,6 +39,7 @@ from memory import ConversationKind, InstallationRecord, Scope
 from tests.support.answers import record_answer
 from tests.support.harness import (
     ALICE,
+    FAST_RETRIES,
     GENERAL,
     SignedSlack,
     dm_channel,
@@ -186,7 +193,31 @@ async def installed(
         await server.stop()
 
 
-@pytest.fixture(params=["single_token", "oauth"])
+class OverTheSocket(SignedSlack):
+    """The same people, their requests sent over the bot's Socket Mode connection instead:
+    a request's response is its acknowledgement (never sent: the request fails)."""
+
+    def __init__(
+        self, server: SocketModeServer, fake: FakeSlackWebAPI, http: httpx.AsyncClient
+    ) -> None:
+        SlackPeople.__init__(self, "", fake, http)
+        self.server = server  # type: ignore[assignment]  # what SignedSlack reads of it, too
+
+    async def post(
+        self, body: str, *, content_type: str = "application/json", **_: Any
+    ) -> httpx.Response:
+        form = {} if content_type == "application/json" else dict(parse_qsl(body))
+        if not form:
+            kind, payload = "events_api", json.loads(body)
+        elif "payload" in form:  # a click, a form submitted
+            kind, payload = "interactive", json.loads(form["payload"])
+        else:
+            kind, payload = "slash_commands", form
+        ack = await self.fake.send_envelope(kind, payload, within=SLOW_SECONDS)
+        return httpx.Response(200, json=ack.get("payload", {}))
+
+
+@pytest.fixture(params=["single_token", "oauth", "socket_mode"])
 async def people(
     request: pytest.FixtureRequest,
     settings: Settings,
@@ -195,14 +226,19 @@ async def people(
     http: httpx.AsyncClient,
     tmp_path: Path,
 ) -> AsyncIterator[SignedSlack]:
-    """The bot with its one token, or in OAuth mode (where Bolt finds the workspace's bot
-    for each request)."""
+    """The bot with its one token, in OAuth mode (where Bolt finds the workspace's bot for
+    each request), or over Socket Mode (where Bolt acknowledges as over HTTP)."""
     if request.param == "single_token":
         async with running(settings, fake_slack, http) as slack:
             yield slack
-    else:
+    elif request.param == "oauth":
         async with installed(fake_slack, fake_llm, tmp_path, http) as slack:
             yield slack
+    else:
+        bot = Bot(settings, llm_retry=FAST_RETRIES)
+        async with SocketModeServer(bot, app_token=fake_slack.app_token, grace_seconds=5) as server:
+            await fake_slack.wait_for_socket()
+            yield OverTheSocket(server, fake_slack, http)
 
 
 @pytest.fixture
