@@ -1,9 +1,6 @@
-"""What a verb of :mod:`memory.sql` asks of the database it runs on: one unit of work.
-
-The first six methods run SQL and hash under the database's secret; the rest are the
-queries that differ per database, each backend's session answering them its own way
-(Prefect's ``BaseQueryComponents`` plays this part for its two databases).
-"""
+"""What a verb of :mod:`memory.sql` asks of the database it runs on: one unit of work,
+whose methods run SQL, hash under the database's secret, and hold the SQL that differs
+per database (Prefect's ``BaseQueryComponents`` plays this part for its two databases)."""
 
 from __future__ import annotations
 
