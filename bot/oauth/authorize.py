@@ -8,7 +8,7 @@ and an ``auth.test`` refused for a passing reason (rate limited, a 5xx) answered
 a 200 without storing it. Here the ids come from the installation, read within
 :data:`AUTHORIZE_WITHIN_SECONDS`; a token that needs refreshing is refreshed in a task the
 request waits for only as long, using the current token (good for some two hours yet)
-meanwhile.
+meanwhile, or when the refresh fails.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from typing import Any
 from slack_bolt.authorization import AuthorizeResult
 from slack_bolt.authorization.async_authorize import AsyncInstallationStoreAuthorize
 from slack_bolt.context.async_context import AsyncBoltContext
-from slack_sdk.errors import SlackTokenRotationError
 from slack_sdk.oauth.installation_store import Installation
 
 __all__ = ["AUTHORIZE_WITHIN_SECONDS", "StoredInstallationAuthorize"]
@@ -51,8 +50,10 @@ class StoredInstallationAuthorize(AsyncInstallationStoreAuthorize):
         user_id: str | None,
         **_: Any,
     ) -> AuthorizeResult | None:
-        """The bot of the workspace; None when it has none (not installed, or its token
-        cannot be refreshed); a ``TimeoutError`` when the store does not answer in time."""
+        """The bot of the workspace; None when it has none (not installed); a
+        ``TimeoutError`` when the store does not answer in time. A token that could not be
+        refreshed is used as it is: the request is stored and acknowledged, not refused
+        with a 200 as Bolt would (its own Web API calls fail if the token has expired)."""
         async with asyncio.timeout(AUTHORIZE_WITHIN_SECONDS) as within:
             found = await self.installation_store.async_find_installation(
                 enterprise_id=enterprise_id,
@@ -64,13 +65,9 @@ class StoredInstallationAuthorize(AsyncInstallationStoreAuthorize):
         refreshing = self._refresh(found)
         left = (within.when() or 0.0) - asyncio.get_running_loop().time()
         done, _ = await asyncio.wait({refreshing}, timeout=max(left, 0.0))
-        installation = found
-        if done:
-            try:
-                installation = refreshing.result() or found
-            except SlackTokenRotationError as error:
-                log.error("a workspace's token could not be refreshed (%s)", type(error).__name__)
-                return None
+        failed = not done or refreshing.cancelled() or refreshing.exception() is not None
+        refreshed = None if failed else refreshing.result()
+        installation = refreshed or found
         return AuthorizeResult(
             enterprise_id=installation.enterprise_id,
             team_id=installation.team_id,

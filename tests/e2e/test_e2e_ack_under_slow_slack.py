@@ -35,7 +35,7 @@ from bot.views.reason import (
     REASON_OPEN_ACTION_ID,
     reason_form,
 )
-from memory import ConversationKind, InstallationRecord, Scope
+from memory import ConversationKind, EpisodeStatus, InstallationRecord, Scope
 from tests.support.answers import record_answer
 from tests.support.harness import (
     ALICE,
@@ -356,6 +356,22 @@ async def test_a_token_refresh_slower_than_the_acknowledgement_finishes_after_it
             assert time.perf_counter() < deadline, "the refreshed token was never stored"
             await asyncio.sleep(0.02)
         assert await stored_bot_token(slack) == slack.fake.token != first
+
+
+async def test_a_token_refresh_slack_refuses_leaves_the_vote_stored_and_acknowledged(
+    rotating_slack: FakeSlackWebAPI,
+    fake_llm: FakeLLMServer,
+    tmp_path: Path,
+    http: httpx.AsyncClient,
+) -> None:
+    async with installed(rotating_slack, fake_llm, tmp_path, http) as slack:
+        answer = await slack.ask_in_dm("where is the runbook?")
+        rotating_slack.fail("oauth.v2.access", "internal_error", times=None)
+
+        await slack.vote(answer, reaction="+1")  # asserts the 200
+
+        [episode] = await slack.services.memory.list_episodes(ALICE)
+        assert episode.status is EpisodeStatus.SUCCESS
 
 
 async def test_a_store_too_slow_to_find_the_workspace_leaves_the_request_unacknowledged(
