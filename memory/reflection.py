@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass, field
 from datetime import timedelta
 from typing import Protocol
 
@@ -58,6 +59,7 @@ class ReflectionReport(BaseModel):
         return self.lessons + self.scored
 
 
+@dataclass(eq=False, repr=False)
 class ReflectionWorker:
     """Gives each validated episode what recall needs: a lesson (👎) or an importance (👍).
 
@@ -69,46 +71,38 @@ class ReflectionWorker:
     that changes while the model thinks makes the store refuse the stale result.
     """
 
-    def __init__(
-        self,
-        store: ReflectionQueue,
-        reflector: FailureReflector,
-        scorer: ImportanceScorer | None,
-        *,
-        batch: int = 20,
-        retry_interval: timedelta = timedelta(minutes=5),
-        max_backoff: timedelta = timedelta(hours=6),
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        if batch < 1:
+    store: ReflectionQueue
+    reflector: FailureReflector
+    scorer: ImportanceScorer | None
+    _: KW_ONLY
+    batch: int = 20
+    """At most this many episodes a run; a full batch means more may be waiting."""
+    retry_interval: timedelta = timedelta(minutes=5)
+    max_backoff: timedelta = timedelta(hours=6)
+    clock: Callable[[], float] = time.monotonic
+    _failures: dict[int, int] = field(init=False, default_factory=dict)
+    """Episode id -> consecutive model failures on it."""
+    _retry_at: dict[int, float] = field(init=False, default_factory=dict)
+    """Episode id -> clock time before which it is not retried."""
+    _outage_logged: bool = field(init=False, default=False)
+
+    def __post_init__(self) -> None:
+        if self.batch < 1:
             raise ValueError("batch must be at least 1")
-        self._store = store
-        self._reflector = reflector
-        self._scorer = scorer
-        self.batch = batch
-        """At most this many episodes a run; a full batch means more may be waiting."""
-        self._retry_interval = retry_interval.total_seconds()
-        self._max_backoff = max_backoff.total_seconds()
-        self._clock = clock
-        self._failures: dict[int, int] = {}
-        """Episode id -> consecutive model failures on it."""
-        self._retry_at: dict[int, float] = {}
-        """Episode id -> clock time before which it is not retried."""
-        self._outage_logged = False
 
     def has_work_for(self, status: EpisodeStatus) -> bool:
         """Whether an episode that a vote left with ``status`` waits for this worker: a
         failure for its lesson, a success only when there is a scorer."""
         return status is EpisodeStatus.FAILURE or (
-            status is EpisodeStatus.SUCCESS and self._scorer is not None
+            status is EpisodeStatus.SUCCESS and self.scorer is not None
         )
 
     async def run_once(self) -> ReflectionReport:
         report = ReflectionReport()
-        now = self._clock()
+        now = self.clock()
         waiting = {episode_id for episode_id, retry_at in self._retry_at.items() if retry_at > now}
-        episodes = await self._store.episodes_awaiting_reflection(
-            limit=self.batch + len(waiting), with_successes=self._scorer is not None
+        episodes = await self.store.episodes_awaiting_reflection(
+            limit=self.batch + len(waiting), with_successes=self.scorer is not None
         )
         self._forget_resolved({episode.id for episode in episodes})
         due = [episode for episode in episodes if episode.id not in waiting][: self.batch]
@@ -124,19 +118,19 @@ class ReflectionWorker:
         return report
 
     async def _draw_lesson(self, episode: Episode, report: ReflectionReport) -> None:
-        lesson = await self._reflector.reflect(
+        lesson = await self.reflector.reflect(
             episode.question, episode.answer, reason=episode.reason
         )
-        if await self._store.set_lesson(episode.id, lesson, reason=episode.reason):
+        if await self.store.set_lesson(episode.id, lesson, reason=episode.reason):
             report.lessons += 1
         else:
             report.stale += 1
 
     async def _score(self, episode: Episode, report: ReflectionReport) -> None:
-        if self._scorer is None:  # unreachable: without a scorer the queue holds no success
+        if self.scorer is None:  # unreachable: without a scorer the queue holds no success
             return
-        importance = await self._scorer.score(episode.question, episode.answer, episode.status)
-        if await self._store.set_importance(episode.id, importance):
+        importance = await self.scorer.score(episode.question, episode.answer, episode.status)
+        if await self.store.set_importance(episode.id, importance):
             report.scored += 1
         else:
             report.stale += 1
@@ -144,8 +138,9 @@ class ReflectionWorker:
     def _defer(self, episode: Episode, error: Exception) -> None:
         failures = self._failures.get(episode.id, 0) + 1
         self._failures[episode.id] = failures
-        backoff = min(self._retry_interval * 2 ** (failures - 1), self._max_backoff)
-        self._retry_at[episode.id] = self._clock() + backoff
+        # In seconds: a timedelta doubled on every failure of a long outage would overflow.
+        interval, most = self.retry_interval.total_seconds(), self.max_backoff.total_seconds()
+        self._retry_at[episode.id] = self.clock() + min(interval * 2 ** (failures - 1), most)
         # The error's text may quote the model's reply, hence people's words: log its class.
         if not self._outage_logged:
             self._outage_logged = True
