@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 
 from memory.models import VoteEvent, VoteOutcome
 
@@ -38,24 +39,20 @@ Filing = Callable[[int], Awaitable[int]]
 """Files up to so many waiting episodes in one unit of work; how many were waiting."""
 
 
+@dataclass(eq=False, repr=False)
 class VoteQueue:
     """Applies the votes of a store in groups, in the order they arrived."""
 
-    def __init__(
-        self,
-        apply_votes: Callable[[list[VoteEvent]], Awaitable[list[VoteOutcome]]],
-        filing: Filing | None = None,
-    ) -> None:
-        self._apply_votes = apply_votes
-        self._filing = filing
-        self._waiting: list[_Waiting] = []
-        self._draining: asyncio.Task[None] | None = None
-        self._unfiled = 0
-        """Votes applied since the last filing: at most this many episodes wait for it."""
-        self._arrived = asyncio.Event()
-        """Set when a vote arrives (or :meth:`settle` asks to file at once)."""
-        self._settling = 0
-        """Callers of :meth:`settle` waiting: while there are any, filing does not pause."""
+    apply_votes: Callable[[list[VoteEvent]], Awaitable[list[VoteOutcome]]]
+    filing: Filing | None = None
+    _waiting: list[_Waiting] = field(default_factory=list)
+    _draining: asyncio.Task[None] | None = None
+    _unfiled: int = 0
+    """Votes applied since the last filing: at most this many episodes wait for it."""
+    _arrived: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when a vote arrives (or :meth:`settle` asks to file at once)."""
+    _settling: int = 0
+    """Callers of :meth:`settle` waiting: while there are any, filing does not pause."""
 
     async def apply(self, event: VoteEvent) -> VoteOutcome:
         """Apply the vote; returns once the transaction holding it has committed."""
@@ -67,7 +64,7 @@ class VoteQueue:
 
     def file_soon(self) -> None:
         """File whatever waits in the index queue (left by a run that stopped, say)."""
-        if self._filing is not None:
+        if self.filing is not None:
             self._unfiled = FILING_BATCH
             self._start()
 
@@ -105,7 +102,7 @@ class VoteQueue:
 
     async def _apply_waiting(self) -> None:
         group, self._waiting = self._waiting, []
-        if self._filing is not None:
+        if self.filing is not None:
             self._unfiled += len(group)
         results = await self._outcomes([event for event, _ in group])
         for (_, outcome), result in zip(group, results, strict=True):
@@ -120,7 +117,7 @@ class VoteQueue:
         """Each vote's outcome, all applied in one unit of work; when that fails, each
         vote applied again alone, so a vote that fails fails alone."""
         try:
-            outcomes = await self._apply_votes(events)
+            outcomes = await self.apply_votes(events)
         except Exception as error:  # a vote failed, the commit did, or the store is closed
             if len(events) == 1:
                 return [error]
@@ -130,9 +127,9 @@ class VoteQueue:
     async def _file(self) -> None:
         """File one batch of the index queue; stop filing when it was the last one, or on
         an error (the queue stays, and the next vote or recall files it)."""
-        assert self._filing is not None, "only votes that leave filing to later are filed"
+        assert self.filing is not None, "only votes that leave filing to later are filed"
         try:
-            waiting = await self._filing(FILING_BATCH)
+            waiting = await self.filing(FILING_BATCH)
         except Exception as error:  # the store is closed, or the database failed
             logger.warning("the index queue could not be filed (%s)", type(error).__name__)
             waiting = 0
