@@ -51,17 +51,21 @@ WITH q AS (
   WHERE partitions && %(keys)s::text[]
 ), hits AS (
   SELECT episode_id AS id, -rank AS bm25 FROM partition_rows WHERE rank IS NOT NULL
-), {matches}, vectors AS (
-  SELECT 1 AS n, array_agg(episode_id) AS vector_ids, string_agg(vector, '') AS vectors
+), lexical AS ({matches}
+), vectors AS (
+  SELECT (SELECT id FROM lexical ORDER BY bm25, validated_at DESC, id DESC LIMIT 1) AS best,
+    array_agg(episode_id) AS vector_ids, string_agg(vector, '') AS vectors
   FROM partition_rows WHERE vector IS NOT NULL
 )
-SELECT * FROM matched FULL JOIN vectors USING (n) ORDER BY n
+SELECT * FROM lexical FULL JOIN vectors ON lexical.id = vectors.best
+ORDER BY lexical.bm25, lexical.validated_at DESC, lexical.id DESC
 """
 """Recall's two searches in one read of the partitions' rows (:mod:`memory.postgres.fts`).
 The question's words are stemmed here, by the function that stemmed the indexed ones;
 ``-ts_rank`` stands in for BM25, weighing a matching question (``A``) twice a matching
-answer or lesson, as SQLite's weights do. The vectors come aggregated, in the first row:
-one value, where a row each cost more to receive than the rest of the recall."""
+answer or lesson, as SQLite's weights do. The vectors come aggregated, with the best match
+(alone when none matched): one value, where a row each cost more to receive than the rest
+of the recall."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,7 @@ class Session(sql.Session):
     for_update = " FOR UPDATE OF episodes"
     time_shifted = "{time} {sign} %(window)s"
     episodes_by_id = "(SELECT * FROM episodes WHERE id = ANY(%(ids)s)) AS episodes"
+    neighbours_with_rows = True
 
     async def rows(self, sql: str, params: Params = ()) -> list[dict[str, Any]]:
         cursor = await self.conn.execute(sql, params)

@@ -68,33 +68,31 @@ def _around(db: Session, episode: str) -> str:
 
 
 def matches(db: Session) -> str:
-    """Common table expressions for a backend's search: from its ``hits`` (the ``id`` and
-    ``bm25``, lower is better, of each episode its full-text query found in the
-    partitions), ``matched``: the ``%(candidates)s`` best in the request's scope, numbered
-    ``n`` from the best, with their neighbours. A channel success found in two partitions
-    counts once, at its best."""
-    return f"""lexical AS (
-  SELECT episodes.*, min(hits.bm25) AS bm25
+    """The query of a backend's search that reads its ``hits`` (the ``id`` and ``bm25``,
+    lower is better, of each episode its full-text query found in the partitions): the
+    ``%(candidates)s`` best in the request's scope, best first, with their neighbours. A
+    channel success found in two partitions counts once, at its best."""
+    return f"""
+  SELECT episodes.*, min(hits.bm25) AS bm25, {_around(db, "episodes")}
   FROM hits JOIN episodes ON episodes.id = hits.id
   WHERE {IN_SCOPE}
   GROUP BY episodes.id
   ORDER BY bm25, episodes.validated_at DESC, episodes.id DESC
-  LIMIT %(candidates)s
-), matched AS (
-  SELECT row_number() OVER (ORDER BY bm25, validated_at DESC, id DESC) AS n, lexical.*,
-    {_around(db, "lexical")}
-  FROM lexical
-)"""
+  LIMIT %(candidates)s"""
 
 
 _Found = list[tuple[Episode, float | None]]
 _Around = dict[int, tuple[int | None, int | None]]
 
 
+def _note(around: _Around, rows: list[dict[str, Any]]) -> None:
+    around.update((row["id"], (row["before"], row["after"])) for row in rows)
+
+
 def _found(db: Session, rows: list[dict[str, Any]], around: _Around) -> _Found:
     """The rows' episodes, each with its ``bm25`` (None for one found by meaning alone),
-    their neighbours added to ``around``."""
-    around.update((row["id"], (row["before"], row["after"])) for row in rows)
+    their neighbours noted in ``around``."""
+    _note(around, rows)
     return [(episode_from_row(row, db.read_time), row.get("bm25")) for row in rows]
 
 
@@ -122,7 +120,7 @@ async def recall(
         "requester_id": request.requester_id,
         "shared": config.visibility.shares_in(scope),
         "candidates": pool,
-        "context": reads_context(config),
+        "context": reads_context(config) and db.neighbours_with_rows,
         "window": hybrid.context_window,
     }
     rows, vector_ids, vectors = await db.recall_search(
@@ -146,6 +144,9 @@ async def recall(
         found += _found(db, await _by_id(db, semantic_only, params), around)
     candidates = visible_candidates(found, cosines, request, config)
     sources = context_sources(candidates, request, config)
+    if sources and not db.neighbours_with_rows:
+        read = f"SELECT episodes.id, {_around(db, 'episodes')} FROM {db.episodes_by_id}"
+        _note(around, await db.rows(read, {**params, "context": True, "ids": sources}))
     adjacent = neighbours((source, *around[source]) for source in sources)
     unread = related_neighbours(adjacent, candidates, cosines, floor=hybrid.min_similarity)
     if unread:

@@ -47,6 +47,10 @@ class Session(ABC):
     SQL (SQLite's times are text: :mod:`memory.sqlite.codec`)."""
     episodes_by_id: str
     """The ``episodes`` whose ids are the list ``%(ids)s``, as a ``FROM`` clause."""
+    neighbours_with_rows = False
+    """Whether recall reads every candidate's neighbours with its row, to spare a round trip
+    to a server (PostgreSQL), or only the few it weighs, after (SQLite, where each costs
+    two index searches and a statement more costs nothing)."""
 
     @abstractmethod
     async def rows(self, sql: str, params: Params = ()) -> list[dict[str, Any]]: ...

@@ -241,7 +241,7 @@ class SQLiteSession(Session):
         :mod:`memory.sqlite.fts`): the question right after a vote sees it."""
         file_waiting(self.db, scope=request.scope)
         match = self.full_text_match(request.text, keys) if lexical else None
-        sql = f"WITH {HITS}, {matches(self)} SELECT * FROM matched ORDER BY n"
+        sql = f"WITH {HITS} {matches(self)}"
         rows = await self.rows(sql, {**params, "match": match}) if match else []
         return rows, *(partition_vectors(self.db, keys) if semantic else ([], b""))
 
