@@ -108,14 +108,6 @@ class Session(sql.Session):
             await self.pipeline.sync()
         return cursor.rowcount
 
-    async def execute_together(self, *statements: tuple[str, Params]) -> list[int]:
-        """Sent together, one round trip for all of them (the server still runs them one
-        after the other)."""
-        cursors = [await self.conn.execute(sql, params) for sql, params in statements]
-        if cursors and self.pipeline is not None:
-            await self.pipeline.sync()
-        return [cursor.rowcount for cursor in cursors]
-
     async def send(self, sql: str, params: Params = ()) -> None:
         """Queue a statement whose outcome this work does not read: it reaches the server
         with the next statement whose result is read (or the ``COMMIT``), and its error, if

@@ -68,10 +68,6 @@ class Session(ABC):
     async def execute(self, sql: str, params: Params = ()) -> int:
         """Run a statement; the number of rows it changed."""
 
-    async def execute_together(self, *statements: tuple[str, Params]) -> list[int]:
-        """Run the statements in order, each its own; the number of rows each changed."""
-        return [await self.execute(sql, params) for sql, params in statements]
-
     async def send(self, sql: str, params: Params = ()) -> None:
         """Run a statement whose outcome the work does not read."""
         await self.execute(sql, params)

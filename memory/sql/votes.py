@@ -23,8 +23,6 @@ from memory.rows import utc
 from memory.sql.fence import forgotten_from, forgotten_read
 from memory.sql.session import Params, Session
 
-_Write = tuple[str, Params]
-"""A statement and its parameters."""
 _Latest = tuple[Vote, datetime] | None
 """An episode's latest still-present counting vote and when it was cast (None: none)."""
 
@@ -108,19 +106,61 @@ async def _settle(
 
 _REMOVE = "DELETE FROM votes WHERE episode_id = %s AND voter_id = %s AND reaction = %s"
 _INSERT = (
-    "INSERT INTO votes (episode_id, voter_id, reaction, vote, at)"
-    " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (episode_id, voter_id, reaction) DO NOTHING"
+    "INSERT INTO votes (episode_id, voter_id, reaction, vote, at) VALUES {rows}"
+    " ON CONFLICT (episode_id, voter_id, reaction) DO NOTHING"
 )
 _NO_OP = {True: "this reaction was already counted", False: "there was no such vote to remove"}
 """Why a reaction's vote that changed no row is a no-op, by whether it was added."""
+CHUNK = 1_000
+"""Votes written by one statement at most (well under either database's parameters)."""
+
+_Waiting = tuple[int, VoteEvent, Ballot]
+"""A vote waiting to be written: the id of its episode (each vote waiting is on one of its
+own), the event and its ballot."""
 
 
-def _reaction_change(episode_id: int, event: VoteEvent, ballot: Ballot, at: datetime) -> _Write:
-    """The statement adding a reaction's vote, or removing a vote from its slot: it changes
-    one row, or none."""
-    if event.added:
-        return _INSERT, [episode_id, event.voter_id, ballot.slot, ballot.vote.value, at]
-    return _REMOVE, [episode_id, event.voter_id, ballot.slot]
+def _writes(waiting: list[_Waiting]) -> list[tuple[str, Params]]:
+    """The statements writing these votes: the reactions added in one (per
+    :data:`CHUNK`), the votes removed in another, each returning the episode of each row it
+    wrote, so a vote that changed nothing (a reaction already counted, a vote no longer
+    there) is the one whose episode is missing."""
+    added = [vote for vote in waiting if vote[1].added]
+    removed = [vote for vote in waiting if not vote[1].added]
+    statements: list[tuple[str, Params]] = []
+    for start in range(0, len(added), CHUNK):
+        chunk = added[start : start + CHUNK]
+        rows = ", ".join(["(%s, %s, %s, %s, %s)"] * len(chunk))
+        statements.append(
+            (
+                f"{_INSERT.format(rows=rows)} RETURNING episode_id",
+                [
+                    value
+                    for episode_id, event, ballot in chunk
+                    for value in (
+                        episode_id,
+                        event.voter_id,
+                        ballot.slot,
+                        ballot.vote.value,
+                        utc(event.at),
+                    )
+                ],
+            )
+        )
+    for start in range(0, len(removed), CHUNK):
+        chunk = removed[start : start + CHUNK]
+        rows = ", ".join(["(%s, %s, %s)"] * len(chunk))
+        statements.append(
+            (
+                f"DELETE FROM votes WHERE (episode_id, voter_id, reaction) IN (VALUES {rows})"
+                " RETURNING episode_id",
+                [
+                    value
+                    for episode_id, event, ballot in chunk
+                    for value in (episode_id, event.voter_id, ballot.slot)
+                ],
+            )
+        )
+    return statements
 
 
 async def _click(
@@ -140,7 +180,8 @@ async def _click(
         return "this click was already counted"
     await db.execute(_REMOVE, [episode_id, event.voter_id, BUTTON])
     inserted = await db.execute(
-        _INSERT, [episode_id, event.voter_id, BUTTON, ballot.vote.value, at]
+        _INSERT.format(rows="(%s, %s, %s, %s, %s)"),
+        [episode_id, event.voter_id, BUTTON, ballot.vote.value, at],
     )
     return None if inserted == 1 else _NO_OP[True]
 
@@ -271,16 +312,14 @@ async def _write_reactions(
     outcomes: dict[int, VoteOutcome],
     config: MemoryConfig,
 ) -> None:
-    """Write the waiting votes (``reactions``, by the id of the episode each is on) in one
-    round trip, then settle each one's episode in order; none is left waiting."""
-    changed = await db.execute_together(
-        *(
-            _reaction_change(episode_id, event, ballot, utc(event.at))
-            for episode_id, (_, event, ballot) in reactions.items()
-        )
-    )
-    for (episode_id, (index, event, ballot)), rows in zip(reactions.items(), changed, strict=True):
-        no_op = None if rows == 1 else _NO_OP[event.added]
+    """Write the waiting votes (``reactions``, by the id of the episode each is on) in a
+    statement or two sent together (one round trip), then settle each one's episode in
+    order; none is left waiting."""
+    waiting = [(episode_id, event, ballot) for episode_id, (_, event, ballot) in reactions.items()]
+    found = await db.rows_together(*_writes(waiting)) if waiting else []
+    written = {row["episode_id"] for rows in found for row in rows}
+    for episode_id, (index, event, ballot) in reactions.items():
+        no_op = None if episode_id in written else _NO_OP[event.added]
         episode = episodes[episode_id]
         outcomes[index] = await _settled(db, event, ballot, episode, no_op, config)
     reactions.clear()
