@@ -160,8 +160,9 @@ def test_the_database_url_and_its_password_are_secrets_of_the_log(
 
 
 def test_oauth_mode_needs_no_bot_token_and_asks_for_the_scopes_given(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    monkeypatch.chdir(tmp_path)  # no .env: the first command of the README makes one
     monkeypatch.delenv("SLACK_BOT_TOKEN", raising=False)
     monkeypatch.setenv("SLACK_SIGNING_SECRET", "secret")
     monkeypatch.setenv("SLACK_CLIENT_ID", "1111.2222")
@@ -175,7 +176,10 @@ def test_oauth_mode_needs_no_bot_token_and_asks_for_the_scopes_given(
     assert load_settings(Settings).bot_scopes == manifest_bot_scopes()
 
 
-def test_half_an_oauth_configuration_is_single_token_mode(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_half_an_oauth_configuration_is_single_token_mode(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("SLACK_BOT_TOKEN", raising=False)
     monkeypatch.setenv("SLACK_SIGNING_SECRET", "secret")
     monkeypatch.setenv("SLACK_CLIENT_ID", "1111.2222")
