@@ -45,6 +45,7 @@ def manifest() -> dict[str, Any]:
                 "message.im",
                 "message.channels",
                 "message.groups",
+                "message.mpim",
                 "reaction_added",
                 "reaction_removed",
                 "app_home_opened",

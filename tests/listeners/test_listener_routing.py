@@ -75,17 +75,25 @@ async def test_messages_not_written_by_a_person_are_ignored(
     assert await from_message(body(channel_type="im", **event), BOT, store) == why
 
 
+@pytest.mark.parametrize("channel_type", ["channel", "group", "mpim"])
 async def test_a_channel_message_needs_a_mention_or_an_answered_thread(
-    store: MemoryStore,
+    store: MemoryStore, channel_type: str
 ) -> None:
-    unaddressed = await from_message(body(channel_type="channel"), BOT, store)
+    """A private channel's and a group DM's messages as a channel's (the manifest subscribes
+    to all three)."""
+    unaddressed = await from_message(body(channel_type=channel_type), BOT, store)
     assert unaddressed == Ignored.NOT_ADDRESSED
-    in_other_thread = await from_message(body(channel_type="channel", thread_ts="0.5"), BOT, store)
+    in_other_thread = await from_message(
+        body(channel_type=channel_type, thread_ts="0.5"), BOT, store
+    )
     assert in_other_thread == Ignored.NOT_ADDRESSED
 
-    mentioned = await from_message(body(channel_type="channel", text="<@U0000BOT> hi"), BOT, store)
+    mentioned = await from_message(
+        body(channel_type=channel_type, text="<@U0000BOT> hi"), BOT, store
+    )
     assert isinstance(mentioned, IncomingMessage)
     assert mentioned.reply_thread_ts == "1.000001"
+    assert mentioned.scope.kind is ConversationKind.CHANNEL
 
     await Memory(store).ask(
         "q",
@@ -94,7 +102,7 @@ async def test_a_channel_message_needs_a_mention_or_an_answered_thread(
         scope=Scope(team_id="T1", channel_id="C1", kind=ConversationKind.CHANNEL),
         thread_ts="0.5",
     )
-    follow_up = await from_message(body(channel_type="channel", thread_ts="0.5"), BOT, store)
+    follow_up = await from_message(body(channel_type=channel_type, thread_ts="0.5"), BOT, store)
     assert isinstance(follow_up, IncomingMessage)
     assert follow_up.reply_thread_ts == "0.5"
     assert not follow_up.is_dm
