@@ -4,6 +4,7 @@ only, and their vectors leave the disk with them."""
 from __future__ import annotations
 
 import re
+import threading
 from contextlib import closing
 from datetime import timedelta
 from pathlib import Path
@@ -69,6 +70,21 @@ async def test_full_text_recall_alone_misses_those_paraphrases(
         memory = Memory(store)
         await memory.library(LIBRARY)
         assert await memory.recall(question) == [], topic
+
+
+async def test_the_question_is_compared_off_the_event_loop(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ids = await memory.library(LIBRARY)
+    threads: list[int] = []
+
+    def compared(*args: object) -> dict[int, float]:
+        threads.append(threading.get_ident())
+        return vectors.nearest(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(shared_recall, "nearest", compared)
+    assert await memory.first_recalled(PARAPHRASES[0][0]) == ids[PARAPHRASES[0][1]]
+    assert threads and threading.get_ident() not in threads
 
 
 async def test_small_talk_recalls_nothing(memory: Memory) -> None:
