@@ -1,7 +1,7 @@
 """Why a person 👎'd an answer: asking them once, and keeping what they say as the reason.
 
 A reason reaches the bot two ways: the small form behind the button of the private note
-sent after a 👎 (:mod:`bot.listeners.actions.reason_form`), or a reply in the answer's
+sent after a 👎 (:mod:`bot.listeners.views.reason_submitted`), or a reply in the answer's
 thread soon after the 👎 (:meth:`Reasons.from_reply`). Either is stored on the person's
 episode (only the asker's reason counts, as only their vote does) and wakes reflection,
 which drafts the lesson again with it.

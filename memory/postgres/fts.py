@@ -4,11 +4,11 @@ A validated episode has one row in ``episode_recall`` (migration 10): the keys o
 partitions it is recalled from (its asker's; a channel success, its channel's too:
 :mod:`memory.partitions`), its words as a ``tsvector``, and its vector as
 :func:`memory.vectors.to_bytes` packs it (null without a model). A recall reads its
-partitions' rows through the GIN index of ``partitions``, matches their words and compares
-their vectors (:func:`search`), so it costs what the partitions hold, not
-what the store holds. Words are stemmed by PostgreSQL's Snowball English stemmer
-(``memory_stem``, first migration); the question's words weigh ``A``, the answer's ``B``
-and the lesson's ``C``. Pending episodes have no row.
+partitions' rows through the GIN index of ``partitions``, matches their words and reads
+their vectors (:meth:`memory.postgres.session.Session.recall_search`), so it costs what the
+partitions hold, not what the store holds. Words are stemmed by PostgreSQL's Snowball
+English stemmer (``memory_stem``, first migration); the question's words weigh ``A``, the
+answer's ``B`` and the lesson's ``C``. Pending episodes have no row.
 
 Unlike SQLite's FTS5 index, the words carry no partition key: a GIN index of one entry per
 partition and word took half the store's size, and a recall needs no index of words to
