@@ -8,12 +8,12 @@ import asyncio
 import hashlib
 import hmac
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, TypeVar
 
-from psycopg import AsyncConnection, AsyncPipeline
+from psycopg import AsyncConnection, AsyncCursor, AsyncPipeline
 from psycopg.rows import DictRow
 
 from memory.config import MemoryConfig
@@ -68,7 +68,18 @@ answer or lesson, as SQLite's weights do. The vectors come aggregated, with the 
 of the recall."""
 
 
-@dataclass(frozen=True)
+_EXCHANGE = (
+    "WITH episode AS (INSERT INTO episodes ({columns}) SELECT {values} WHERE {condition}"
+    " RETURNING id), ledger AS (INSERT INTO ledger (channel_id, message_ts, episode_id,"
+    " expires_at) SELECT %s, ts, episode.id, %s FROM episode, unnest(%s::text[]) AS ts"
+    " ON CONFLICT (channel_id, message_ts)"
+    " DO UPDATE SET episode_id = excluded.episode_id, expires_at = excluded.expires_at)"
+    " SELECT id FROM episode"
+)
+"""An exchange's episode and its ledger rows, written by one statement."""
+
+
+@dataclass(eq=False)
 class Session(sql.Session):
     """A connection inside a transaction (in pipeline mode unless it copies), and this
     database's digest secret."""
@@ -78,8 +89,17 @@ class Session(sql.Session):
     pipeline: AsyncPipeline | None
     """None in a transaction run outside pipeline mode, as ``COPY`` needs
     (:meth:`memory.postgres.store.PostgresMemoryStore.run`)."""
+    sender: AsyncCursor[DictRow]
+    """The cursor of the statements whose results are not read (:meth:`send`): they need
+    none of their own."""
+    ending: AsyncExitStack
+    """Ends pipeline mode (:meth:`commit`): the server's answer to every statement sent,
+    awaited in one round trip."""
     restated: set[int] = field(default_factory=set)
     """Episodes whose status changed in this transaction: filed at its end, together."""
+    committed: bool = False
+    """Whether the ``COMMIT`` was sent (or, outside pipeline mode, the work is done): a
+    connection that breaks since may have committed, so the work does not run again."""
     lease_cleared = ", reflection_holder = NULL, reflection_until = NULL"
     locked_skipped = " FOR UPDATE SKIP LOCKED"
     for_update = " FOR UPDATE OF episodes"
@@ -112,7 +132,19 @@ class Session(sql.Session):
         """Queue a statement whose outcome this work does not read: it reaches the server
         with the next statement whose result is read (or the ``COMMIT``), and its error, if
         any, is raised there."""
-        await self.conn.execute(sql, params)
+        await self.sender.execute(sql, params)
+
+    async def commit(self) -> None:
+        """End the work: file what it restated, send the ``COMMIT`` and end pipeline mode,
+        waiting for the server once. Nothing runs in the transaction afterwards (outside
+        pipeline mode, psycopg's transaction commits when it ends)."""
+        if self.committed:
+            return
+        await self.file_restated()
+        self.committed = True
+        if self.pipeline is not None:
+            await self.sender.execute("COMMIT")
+            await self.ending.aclose()
 
     def digest(self, text: str) -> str:
         return hmac.new(self.secret, text.encode(), hashlib.sha256).hexdigest()
@@ -189,6 +221,31 @@ class Session(sql.Session):
             f" WHERE {condition} RETURNING id",
             [*values.values(), *params],
         )
+        return None if row is None else int(row["id"])
+
+    async def insert_exchange(
+        self,
+        values: Mapping[str, Any],
+        where: tuple[str, Sequence[Any]],
+        ledger: sql.LedgerParts,
+    ) -> int | None:
+        """One statement, sent with the ``COMMIT`` (:meth:`commit`): its row is read once
+        the server has answered them both."""
+        condition, params = where
+        cursor = await self.conn.execute(
+            _EXCHANGE.format(
+                columns=", ".join(values), values=placeholders(len(values)), condition=condition
+            ),
+            [
+                *values.values(),
+                *params,
+                ledger.channel_id,
+                ledger.expires_at,
+                list(dict.fromkeys(ledger.message_ts)),
+            ],
+        )
+        await self.commit()
+        row = await cursor.fetchone()
         return None if row is None else int(row["id"])
 
     async def file_new(self, episode: Episode) -> None:

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import asynccontextmanager, suppress
+from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from datetime import timedelta
 from functools import partial
 from typing import ParamSpec, TypeVar
 
 import psycopg
-from psycopg import AsyncConnection, AsyncPipeline
+from psycopg import AsyncConnection
 from psycopg.pq import TransactionStatus
 from psycopg.rows import DictRow, dict_row
 from psycopg_pool import AsyncConnectionPool, PoolClosed, PoolTimeout
@@ -86,22 +86,29 @@ async def _load_secret(conn: AsyncConnection[DictRow]) -> bytes:
 
 @asynccontextmanager
 async def _transaction(
-    conn: AsyncConnection[DictRow], pipelined: bool
-) -> AsyncIterator[AsyncPipeline | None]:
+    conn: AsyncConnection[DictRow], secret: bytes, pipelined: bool
+) -> AsyncIterator[Session]:
     """A transaction in pipeline mode: its ``BEGIN`` goes with its first statement, its
     ``COMMIT`` with its last (psycopg's own ``transaction()`` waits for each). When its work
     fails, it is rolled back: a failed statement leaves the rest of the pipeline undone.
     Not ``pipelined``, psycopg's own transaction, for work that copies (``COPY`` cannot
-    run in pipeline mode)."""
+    run in pipeline mode). ``BEGIN``, ``COMMIT`` and the statements whose results the work
+    does not read go through one cursor (:attr:`Session.sender`): a cursor each cost as much
+    as sending the statement."""
     if not pipelined:
         async with conn.transaction():
-            yield None
+            session = Session(conn, secret, None, conn.cursor(), AsyncExitStack())
+            yield session
+            await session.commit()
         return
     try:
-        async with conn.pipeline() as pipeline:
-            await conn.execute("BEGIN")
-            yield pipeline
-            await conn.execute("COMMIT")
+        async with AsyncExitStack() as ending:
+            pipeline = await ending.enter_async_context(conn.pipeline())
+            sender = conn.cursor()
+            await sender.execute("BEGIN")
+            session = Session(conn, secret, pipeline, sender, ending)
+            yield session
+            await session.commit()
     except BaseException:
         if not conn.broken and conn.info.transaction_status is not TransactionStatus.IDLE:
             with suppress(psycopg.Error):  # the work's own error is the one to raise
@@ -186,15 +193,12 @@ class PostgresMemoryStore(MemoryStore):
         attempt = 1
         while True:
             used: AsyncConnection[DictRow] | None = None
-            committing = False
+            session: Session | None = None
             try:
                 async with self._pool.connection() as conn:
                     used = conn
-                    async with _transaction(conn, pipelined) as pipeline:
-                        session = Session(conn, self._secret, pipeline)
+                    async with _transaction(conn, self._secret, pipelined) as session:
                         result = await work(session)
-                        await session.file_restated()
-                        committing = True
                 return result
             except _RETRYABLE as error:
                 if attempt >= ATTEMPTS:
@@ -208,7 +212,7 @@ class PostgresMemoryStore(MemoryStore):
                 if used is None or not used.broken:
                     raise _failed(error) from error
                 await self._pool.drain()
-                if committing or attempt >= ATTEMPTS:
+                if (session is not None and session.committed) or attempt >= ATTEMPTS:
                     raise _failed(error) from error
                 attempt += 1
 

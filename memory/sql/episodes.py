@@ -11,7 +11,7 @@ from memory.config import MemoryConfig
 from memory.models import Episode, EpisodeStatus, ImportedEpisode, NewExchange, Scope
 from memory.privacy import VALIDATED
 from memory.sql.fence import not_forgotten_since
-from memory.sql.session import Session, placeholders
+from memory.sql.session import LedgerParts, Session, placeholders
 
 _PENDING = EpisodeStatus.PENDING.value
 
@@ -22,40 +22,44 @@ def _unnumbered(item: NewExchange | ImportedEpisode, **fields: Any) -> Episode:
     return Episode(id=0, scope=item.scope, created_at=rows.utc(item.created_at), **common, **fields)
 
 
-async def _insert(db: Session, episode: Episode) -> Episode | None:
-    """``episode`` stored under a new id; None when its asker (or workspace) was forgotten
-    since it was created: the erasure fence, checked by the insert itself."""
-    episode_id = await db.insert_episode(
-        {
-            "enterprise_id": episode.scope.enterprise_id,
-            "team_id": episode.scope.team_id,
-            "channel_id": episode.scope.channel_id,
-            "kind": episode.scope.kind.value,
-            "requester_id": episode.requester_id,
-            "thread_ts": episode.thread_ts,
-            "question": episode.question,
-            "answer": episode.answer,
-            "status": episode.status.value,
-            "lesson": episode.lesson,
-            "created_at": episode.created_at,
-            "validated_at": episode.validated_at,
-        },
-        not_forgotten_since(db, episode.requester_id, episode.created_at, episode.scope.team_id),
-    )
+async def _insert(
+    db: Session, episode: Episode, ledger: LedgerParts | None = None
+) -> Episode | None:
+    """``episode`` stored under a new id (with its ``ledger`` rows, the work's last
+    statement); None when its asker (or workspace) was forgotten since it was created: the
+    erasure fence, checked by the insert itself."""
+    values = {
+        "enterprise_id": episode.scope.enterprise_id,
+        "team_id": episode.scope.team_id,
+        "channel_id": episode.scope.channel_id,
+        "kind": episode.scope.kind.value,
+        "requester_id": episode.requester_id,
+        "thread_ts": episode.thread_ts,
+        "question": episode.question,
+        "answer": episode.answer,
+        "status": episode.status.value,
+        "lesson": episode.lesson,
+        "created_at": episode.created_at,
+        "validated_at": episode.validated_at,
+    }
+    where = not_forgotten_since(db, episode.requester_id, episode.created_at, episode.scope.team_id)
+    if ledger is None:
+        episode_id = await db.insert_episode(values, where)
+    else:
+        episode_id = await db.insert_exchange(values, where, ledger)
     return None if episode_id is None else episode.model_copy(update={"id": episode_id})
 
 
 async def record_exchange(
     db: Session, exchange: NewExchange, config: MemoryConfig
 ) -> Episode | None:
+    episode = _unnumbered(exchange, status=EpisodeStatus.PENDING)
+    ledger = LedgerParts(
+        exchange.scope.channel_id, exchange.message_ts, episode.created_at + config.ledger_ttl
+    )
     async with db.transaction():
         await db.lock_person(exchange.requester_id, exchange.scope.team_id)
-        episode = await _insert(db, _unnumbered(exchange, status=EpisodeStatus.PENDING))
-        if episode is None:
-            return None
-        expires_at = episode.created_at + config.ledger_ttl
-        await _add_parts(db, exchange.scope.channel_id, exchange.message_ts, episode.id, expires_at)
-        return episode
+        return await _insert(db, episode, ledger)
 
 
 async def import_episodes(db: Session, episodes: Sequence[ImportedEpisode]) -> list[int | None]:
@@ -80,21 +84,6 @@ async def import_episodes(db: Session, episodes: Sequence[ImportedEpisode]) -> l
     return ids
 
 
-async def _add_parts(
-    db: Session, channel_id: str, message_ts: list[str], episode_id: int, expires_at: datetime
-) -> None:
-    parts = list(dict.fromkeys(message_ts))
-    if not parts:
-        return
-    await db.send(
-        "INSERT INTO ledger (channel_id, message_ts, episode_id, expires_at) VALUES "
-        + ", ".join(["(%s, %s, %s, %s)"] * len(parts))
-        + " ON CONFLICT (channel_id, message_ts)"
-        " DO UPDATE SET episode_id = excluded.episode_id, expires_at = excluded.expires_at",
-        [value for ts in parts for value in (channel_id, ts, episode_id, expires_at)],
-    )
-
-
 _EXTENDED = "UPDATE episodes SET answer = %s WHERE id = %s{} RETURNING channel_id, created_at"
 
 
@@ -111,7 +100,11 @@ async def extend_exchange(
         if row is None:
             return False
         expires_at = db.read_time(row["created_at"]) + config.ledger_ttl
-        await _add_parts(db, row["channel_id"], message_ts, episode_id, expires_at)
+        statement, params = LedgerParts(row["channel_id"], message_ts, expires_at).insert(
+            episode_id
+        )
+        if statement:
+            await db.send(statement, params)
     return True
 
 

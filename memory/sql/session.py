@@ -7,6 +7,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
@@ -22,6 +23,30 @@ T = TypeVar("T")
 def placeholders(count: int) -> str:
     """``count`` parameter markers in a row: ``%s, %s, %s``."""
     return ", ".join(["%s"] * count)
+
+
+@dataclass(frozen=True)
+class LedgerParts:
+    """The ledger rows of an exchange: each of its messages (once) in its channel, naming its
+    episode until ``expires_at``."""
+
+    channel_id: str
+    message_ts: Sequence[str]
+    expires_at: datetime
+
+    def insert(self, episode_id: int) -> tuple[str, list[Any]]:
+        """The statement writing them for the episode, and its parameters (none to write
+        without messages: an empty statement)."""
+        parts = list(dict.fromkeys(self.message_ts))
+        if not parts:
+            return "", []
+        return (
+            "INSERT INTO ledger (channel_id, message_ts, episode_id, expires_at) VALUES "
+            + ", ".join(["(%s, %s, %s, %s)"] * len(parts))
+            + " ON CONFLICT (channel_id, message_ts)"
+            " DO UPDATE SET episode_id = excluded.episode_id, expires_at = excluded.expires_at",
+            [value for ts in parts for value in (self.channel_id, ts, episode_id, self.expires_at)],
+        )
 
 
 async def _done(value: T) -> T:
@@ -127,6 +152,19 @@ class Session(ABC):
         """Insert an episode of these column values under a new id, one no episode ever
         had (so a lesson or score drafted for an erased episode never lands on a newer
         one), if ``where`` (a condition and its parameters) holds; the id, or None."""
+
+    async def insert_exchange(
+        self, values: Mapping[str, Any], where: tuple[str, Sequence[Any]], ledger: LedgerParts
+    ) -> int | None:
+        """:meth:`insert_episode`, and once it is stored its ``ledger`` rows: the work's last
+        statement (PostgreSQL sends both in one, with the ``COMMIT``: the work waits for the
+        server once)."""
+        episode_id = await self.insert_episode(values, where)
+        if episode_id is not None:
+            statement, params = ledger.insert(episode_id)
+            if statement:
+                await self.send(statement, params)
+        return episode_id
 
     @abstractmethod
     async def file_new(self, episode: Episode) -> None:
