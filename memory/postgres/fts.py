@@ -80,19 +80,26 @@ def recall_row(episode: Episode, vector: bytes | None) -> dict[str, object]:
     }
 
 
+def recall_rows(episodes: Sequence[Episode]) -> list[dict[str, object]]:
+    """:func:`recall_row` of each validated episode, their vectors embedded together (one
+    tokenizer call). Words and vectors are the work of a worker thread, not the event
+    loop's."""
+    vectors = episode_vectors(episodes)
+    return [recall_row(e, v) for e, v in zip(episodes, vectors, strict=True)]
+
+
 async def index_episode(db: Session, episode: Episode) -> None:
     """Write the validated episode's row: its partitions, words and vector (none without a
-    model: recall is then full-text only), embedded on a worker thread, not the event
-    loop's."""
-    [vector] = await asyncio.to_thread(episode_vectors, [episode])
-    await db.send(_INSERT, recall_row(episode, vector))
+    model: recall is then full-text only), made on a worker thread."""
+    [row] = await asyncio.to_thread(recall_rows, [episode])
+    await db.send(_INSERT, row)
 
 
 async def reindex_episodes(db: Session, episode_ids: Sequence[int]) -> None:
     """Make the index agree with these episodes as stored: a row exactly while each is
     validated (none left when it was erased). As one batch: their rows sent in one
-    pipeline, their vectors embedded together on a worker thread (the event loop serves
-    other work meanwhile)."""
+    pipeline, their words and vectors made together on a worker thread (the event loop
+    serves other work meanwhile)."""
     found = await db.rows("SELECT * FROM episodes WHERE id = ANY(%s)", [list(episode_ids)])
     episodes = [episode_from_row(row, db.read_time) for row in found]
     validated = [e for e in episodes if e.status is not EpisodeStatus.PENDING]
@@ -100,8 +107,6 @@ async def reindex_episodes(db: Session, episode_ids: Sequence[int]) -> None:
     if gone:
         await unindex_episodes(db, sorted(gone))
     if validated:
-        vectors = await asyncio.to_thread(episode_vectors, validated)
+        made = await asyncio.to_thread(recall_rows, validated)
         async with db.conn.cursor() as cursor:
-            await cursor.executemany(
-                _INSERT, [recall_row(e, v) for e, v in zip(validated, vectors, strict=True)]
-            )
+            await cursor.executemany(_INSERT, made)

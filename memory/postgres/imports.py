@@ -3,7 +3,7 @@
 
 It does what :func:`memory.sql.episodes.import_episodes` does, in one transaction, with a
 few statements a batch instead of two an episode. First the recall rows are made as
-:func:`memory.postgres.fts.index_episode` makes them (:func:`memory.postgres.fts.recall_row`,
+:func:`memory.postgres.fts.index_episode` makes them (:func:`memory.postgres.fts.recall_rows`,
 the vectors embedded together on a worker thread), before any lock is taken; then the
 askers' locks, sent together; when each of them was last forgotten (the erasure fence: an
 episode of a person forgotten at or after it was created is left out, its id None); the
@@ -24,10 +24,9 @@ from datetime import datetime
 
 from memory import rows
 from memory.models import Episode, ImportedEpisode
-from memory.postgres.fts import recall_row
+from memory.postgres.fts import recall_rows
 from memory.postgres.session import Session
 from memory.sql.fence import forgotten_at
-from memory.vectors import episode_vectors
 
 __all__ = ["import_episodes"]
 
@@ -74,8 +73,7 @@ def _episode(episode_id: int, item: ImportedEpisode) -> Episode:
 
 def _recall_rows(episodes: Sequence[Episode]) -> list[tuple[object, ...]]:
     """Each episode's recall row but its id: its partitions, words and vector."""
-    vectors = episode_vectors(episodes)
-    made = [recall_row(e, v) for e, v in zip(episodes, vectors, strict=True)]
+    made = recall_rows(episodes)
     return [
         (row["keys"], row["question"], row["answer"], row["lesson"], row["vector"]) for row in made
     ]
