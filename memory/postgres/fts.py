@@ -56,13 +56,25 @@ async def unindex_episodes(db: Session, episode_ids: Sequence[int]) -> None:
     await db.send("DELETE FROM episode_recall WHERE episode_id = ANY(%s)", [list(episode_ids)])
 
 
+WORDS_APART = "\x1f"
+"""Separates the words of a field in the one text they are sent as (the unit separator,
+part of no word); the server splits them again (:data:`SPLIT`). psycopg took seven times
+as long to send the three fields as lists."""
+SPLIT = "string_to_array({}, chr(31))"
+"""A field's words as ``memory_doc`` takes them, from the text :data:`WORDS_APART` joined."""
 _INSERT = (
     "INSERT INTO episode_recall (episode_id, partitions, doc, vector) VALUES (%(id)s,"
-    " %(keys)s, memory_doc(%(question)s, 'A') || memory_doc(%(answer)s, 'B')"
-    " || memory_doc(%(lesson)s, 'C'), %(vector)s)"
+    f" %(keys)s, memory_doc({SPLIT.format('%(question)s')}, 'A')"
+    f" || memory_doc({SPLIT.format('%(answer)s')}, 'B')"
+    f" || memory_doc({SPLIT.format('%(lesson)s')}, 'C'), %(vector)s)"
     " ON CONFLICT (episode_id) DO UPDATE SET partitions = excluded.partitions,"
     " doc = excluded.doc, vector = excluded.vector"
 )
+
+
+def _sent(text: str) -> str:
+    """The text's words as the index holds them, joined by :data:`WORDS_APART`."""
+    return WORDS_APART.join(folded_words(indexed_words(text)))
 
 
 def recall_row(episode: Episode, vector: bytes | None) -> dict[str, object]:
@@ -71,11 +83,9 @@ def recall_row(episode: Episode, vector: bytes | None) -> dict[str, object]:
     return {
         "id": episode.id,
         "keys": partitions(episode),
-        "question": folded_words(
-            indexed_words(f"{episode.question} {date_words(episode.created_at)}")
-        ),
-        "answer": folded_words(indexed_words(episode.answer)),
-        "lesson": folded_words(indexed_words(episode.lesson or "")),
+        "question": _sent(f"{episode.question} {date_words(episode.created_at)}"),
+        "answer": _sent(episode.answer),
+        "lesson": _sent(episode.lesson or ""),
         "vector": vector,
     }
 

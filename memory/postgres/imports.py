@@ -24,7 +24,7 @@ from datetime import datetime
 
 from memory import rows
 from memory.models import Episode, ImportedEpisode
-from memory.postgres.fts import recall_rows
+from memory.postgres.fts import SPLIT, recall_rows
 from memory.postgres.session import Session
 from memory.sql.fence import forgotten_at
 
@@ -47,12 +47,13 @@ _COLUMNS = (
 )
 _STAGED = (
     "CREATE TEMPORARY TABLE imported_recall (episode_id bigint, partitions text[],"
-    " question text[], answer text[], lesson text[], vector bytea) ON COMMIT DROP"
+    " question text, answer text, lesson text, vector bytea) ON COMMIT DROP"
 )
 _RECALL_ROWS = (
     "INSERT INTO episode_recall (episode_id, partitions, doc, vector)"
-    " SELECT episode_id, partitions, memory_doc(question, 'A') || memory_doc(answer, 'B')"
-    " || memory_doc(lesson, 'C'), vector FROM imported_recall"
+    f" SELECT episode_id, partitions, memory_doc({SPLIT.format('question')}, 'A')"
+    f" || memory_doc({SPLIT.format('answer')}, 'B') || memory_doc({SPLIT.format('lesson')}, 'C'),"
+    " vector FROM imported_recall"
 )
 
 
