@@ -26,6 +26,7 @@ from memory import rows
 from memory.models import Episode, ImportedEpisode
 from memory.postgres.fts import SPLIT, recall_rows
 from memory.postgres.session import Session
+from memory.sql.episodes import imported
 from memory.sql.fence import forgotten_at
 
 __all__ = ["import_episodes"]
@@ -55,21 +56,6 @@ _RECALL_ROWS = (
     f" || memory_doc({SPLIT.format('answer')}, 'B') || memory_doc({SPLIT.format('lesson')}, 'C'),"
     " vector FROM imported_recall"
 )
-
-
-def _episode(episode_id: int, item: ImportedEpisode) -> Episode:
-    return Episode(
-        id=episode_id,
-        scope=item.scope,
-        requester_id=item.requester_id,
-        thread_ts=item.thread_ts,
-        question=item.question,
-        answer=item.answer,
-        status=item.status,
-        lesson=item.lesson,
-        created_at=rows.utc(item.created_at),
-        validated_at=rows.utc(item.validated_at),
-    )
 
 
 def _recall_rows(episodes: Sequence[Episode]) -> list[tuple[object, ...]]:
@@ -107,7 +93,7 @@ async def import_episodes(db: Session, episodes: Sequence[ImportedEpisode]) -> l
     pipeline mode."""
     if not episodes:
         return []
-    drafts = [_episode(0, item) for item in episodes]
+    drafts = [imported(item) for item in episodes]
     recall_rows = await asyncio.to_thread(_recall_rows, drafts)
     fenced = await _fenced(db, episodes)
     kept = [episode for episode, out in zip(drafts, fenced, strict=True) if not out]

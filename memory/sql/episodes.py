@@ -22,6 +22,13 @@ def _unnumbered(item: NewExchange | ImportedEpisode, **fields: Any) -> Episode:
     return Episode(id=0, scope=item.scope, created_at=rows.utc(item.created_at), **common, **fields)
 
 
+def imported(item: ImportedEpisode) -> Episode:
+    """The validated episode an import of ``item`` stores, numbered 0 until it is stored."""
+    return _unnumbered(
+        item, status=item.status, lesson=item.lesson, validated_at=rows.utc(item.validated_at)
+    )
+
+
 async def _insert(
     db: Session, episode: Episode, ledger: LedgerParts | None = None
 ) -> Episode | None:
@@ -71,13 +78,7 @@ async def import_episodes(db: Session, episodes: Sequence[ImportedEpisode]) -> l
         for person, team in sorted({(item.requester_id, item.scope.team_id) for item in episodes}):
             await db.lock_person(person, team)
         for item in episodes:
-            validated = _unnumbered(
-                item,
-                status=item.status,
-                lesson=item.lesson,
-                validated_at=rows.utc(item.validated_at),
-            )
-            episode = await _insert(db, validated)
+            episode = await _insert(db, imported(item))
             if episode is not None:
                 await db.file_new(episode)
             ids.append(None if episode is None else episode.id)
