@@ -9,7 +9,7 @@ question to answer and keeps it, with its message's claim, in one write
 (:meth:`bot.answering.kept_questions.KeptQuestions.keep`); the listener then starts the
 answer of the question as kept, in a task, and returns.
 
-When the database cannot be reached within :data:`KEEP_WITHIN_SECONDS` (a restart, a
+When the database cannot be reached within :data:`STORE_WITHIN_SECONDS` (a restart, a
 failover), the question is acknowledged all the same: this process waits for the database
 (``STORE_RETRY_SECONDS``), in a task, keeps the question once it answers, and answers it as
 kept; only a process killed before the database is back loses what it held then.
@@ -24,17 +24,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.answering import BotIdentity, IncomingMessage
+from bot.listeners.deadline import STORE_WITHIN_SECONDS
 from bot.listeners.services import Services
 from bot.listeners.translate import Ignored
 from memory import MemoryStore, PendingQuestion
 
-__all__ = ["KEEP_WITHIN_SECONDS", "Received", "Translate", "keep_question"]
+__all__ = ["Received", "Translate", "keep_question"]
 
 log = logging.getLogger(__name__)
 
-KEEP_WITHIN_SECONDS = 2.0
-"""How long deciding and keeping a question may take before it is acknowledged without
-being kept: well inside the 3 s Slack waits, leaving time for Bolt and the network."""
 
 Translate = Callable[
     [dict[str, Any], BotIdentity, MemoryStore], Awaitable[IncomingMessage | Ignored]
@@ -59,7 +57,7 @@ async def keep_question(
     None when the store could not be reached in time (the event is acknowledged all the
     same, and its question kept once the store answers)."""
     try:
-        async with asyncio.timeout(KEEP_WITHIN_SECONDS):
+        async with asyncio.timeout(STORE_WITHIN_SECONDS):
             translated = await translate(body, identity, services.memory)
             question = None
             if isinstance(translated, IncomingMessage):

@@ -5,7 +5,7 @@ The app runs with ``process_before_response=True`` (:mod:`bot.app`): Bolt answer
 once the listener returns, with what it returned. So the reaction and feedback-button
 listeners (:mod:`bot.listeners.events.reactions`, :mod:`bot.listeners.actions.feedback_vote`)
 read their vote and :func:`commit_vote` it in their own body, before they return. When the
-store fails, or has not committed within :data:`COMMIT_WITHIN_SECONDS` (Slack waits 3 s),
+store fails, or has not committed within :data:`STORE_WITHIN_SECONDS` (Slack waits 3 s),
 the listener returns a 503 instead (a click is not acknowledged), so Slack delivers the
 event again; applying a vote a second time changes nothing. A payload that casts no vote
 is acknowledged without touching the store (one ``vote`` event line, outcome ``ignored``;
@@ -23,17 +23,15 @@ from typing import Any
 from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.listeners.deadline import STORE_WITHIN_SECONDS
 from bot.listeners.reason_prompt import ask_why_soon
 from bot.listeners.services import Services
 from memory import VoteEvent
 
-__all__ = ["COMMIT_WITHIN_SECONDS", "VoteReader", "commit_vote"]
+__all__ = ["VoteReader", "commit_vote"]
 
 log = logging.getLogger(__name__)
 
-COMMIT_WITHIN_SECONDS = 2.0
-"""How long a vote may take to commit before the request is refused (503) rather than
-acknowledged late: well inside the 3 s Slack waits, leaving time for Bolt and the network."""
 
 VoteReader = Callable[[dict[str, Any], datetime], VoteEvent | None]
 """Reads the vote a request's body casts at a time, or None when it casts none."""
@@ -49,7 +47,7 @@ async def commit_vote(
         services.observer.ignored("vote", "not_a_vote")
         return None
     try:
-        async with asyncio.timeout(COMMIT_WITHIN_SECONDS):
+        async with asyncio.timeout(STORE_WITHIN_SECONDS):
             outcome = await services.votes.apply(event)
     except Exception as error:  # not stored (yet): no 200, so Slack sends it again
         log.error("a vote could not be stored (%s); not acknowledged", type(error).__name__)

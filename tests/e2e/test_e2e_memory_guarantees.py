@@ -127,7 +127,7 @@ async def test_a_slow_forget_is_acknowledged_at_once_then_confirmed_with_counts(
         return await erase(user_id, at=at)
 
     monkeypatch.setattr(services.memory, "forget_user", slow_forget)
-    monkeypatch.setattr(forget_command, "ACK_WITHIN_SECONDS", 0.05)
+    monkeypatch.setattr(forget_command, "STORE_WITHIN_SECONDS", 0.05)
 
     response = await slack.command("/forget", user=ALICE, channel=dm_channel(ALICE))
     assert response.json() == {"text": forget_command.ERASING, "response_type": "ephemeral"}

@@ -380,7 +380,7 @@ async def test_a_memory_list_the_store_is_slow_to_read_is_acknowledged_at_once_t
         return await list_episodes(*args, **kwargs)
 
     monkeypatch.setattr(services.memory, "list_episodes", slowly)
-    monkeypatch.setattr(memory_command, "ACK_WITHIN_SECONDS", 0.05)
+    monkeypatch.setattr(memory_command, "STORE_WITHIN_SECONDS", 0.05)
 
     response = await slack.command("/memory", user=ALICE, channel=dm_channel(ALICE))
     assert response.json() == {"text": memory_command.LISTING, "response_type": "ephemeral"}

@@ -16,7 +16,7 @@ import pytest
 
 from bot.app import Bot
 from bot.config import Settings
-from bot.listeners.vote_before_ack import COMMIT_WITHIN_SECONDS
+from bot.listeners.deadline import STORE_WITHIN_SECONDS
 from bot.server import EVENTS_PATH, SocketModeServer
 from bot.simulator import FakeLLMServer
 from bot.simulator.slack_web_api import FakeMessage, FakeSlackWebAPI
@@ -132,7 +132,7 @@ async def test_a_vote_not_committed_in_time_gets_503_before_slacks_3_seconds_the
     slack: SignedSlack, db_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     answer = await slack.ask_in_dm("who owns the pager?")
-    delay_votes(slack.services.memory, monkeypatch, seconds=COMMIT_WITHIN_SECONDS + 1)
+    delay_votes(slack.services.memory, monkeypatch, seconds=STORE_WITHIN_SECONDS + 1)
     body = json.dumps(
         slack.envelope(reaction_event(slack.fake, answer, reaction="+1"), event_id="EvSlowStore")
     )
@@ -192,7 +192,7 @@ async def test_over_socket_mode_a_vote_the_store_cannot_take_is_not_acknowledged
         vote = event_envelope(fake_slack, reaction_event(fake_slack, answer), event_id="EvV")
 
         with pytest.raises(AssertionError, match="never acknowledged"):
-            await fake_slack.send_envelope("events_api", vote, within=COMMIT_WITHIN_SECONDS + 1)
+            await fake_slack.send_envelope("events_api", vote, within=STORE_WITHIN_SECONDS + 1)
         monkeypatch.undo()
         await fake_slack.send_envelope("events_api", vote)  # Slack's retry
 

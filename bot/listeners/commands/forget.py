@@ -10,11 +10,11 @@ from typing import Any
 from slack_bolt.context.ack.async_ack import AsyncAck
 from slack_bolt.context.respond.async_respond import AsyncRespond
 
+from bot.listeners.deadline import STORE_WITHIN_SECONDS
 from bot.listeners.services import Services
 from memory import ForgetReport
 
 __all__ = [
-    "ACK_WITHIN_SECONDS",
     "ERASING",
     "FORGET_FAILED",
     "LABELS",
@@ -24,9 +24,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-ACK_WITHIN_SECONDS = 2.0
-"""Slack wants a slash command acknowledged within 3 seconds. Erasing usually takes far less;
-in a large store (the full-text index is rewritten) it may not, and then the counts follow."""
 ERASING = "I'm erasing everything I keep about you; I'll confirm here when it's done."
 FORGET_FAILED = "I couldn't finish erasing what I keep about you. Please run /forget again."
 
@@ -74,7 +71,7 @@ def forget_callback(services: Services) -> Callable[..., Awaitable[None]]:
         saying so, replaced by what was erased once it is done (in a task: Bolt answers
         Slack once this returns)."""
         erasing = asyncio.ensure_future(services.forgetting.forget_user(command["user_id"]))
-        done, _ = await asyncio.wait({erasing}, timeout=ACK_WITHIN_SECONDS)
+        done, _ = await asyncio.wait({erasing}, timeout=STORE_WITHIN_SECONDS)
         if done:
             await ack(text=await _summary(erasing), response_type="ephemeral")
             return

@@ -15,6 +15,7 @@ from typing import Any
 from slack_bolt.context.ack.async_ack import AsyncAck
 from slack_bolt.context.respond.async_respond import AsyncRespond
 
+from bot.listeners.deadline import STORE_WITHIN_SECONDS
 from bot.listeners.services import Services
 from bot.listeners.workspace import scope_org
 from bot.views.limits import SECTION_TEXT_LIMIT, clip
@@ -30,7 +31,6 @@ from memory import (
 from memory.text import shorten
 
 __all__ = [
-    "ACK_WITHIN_SECONDS",
     "LISTING",
     "conversation_memory",
     "conversation_scope",
@@ -39,9 +39,6 @@ __all__ = [
     "memory_summary",
 ]
 
-ACK_WITHIN_SECONDS = 2.0
-"""Slack wants a slash command acknowledged within 3 seconds; a store slow to read the list
-(a failover, a lock) is not waited for past this, and the list follows."""
 LISTING = "I'm looking up what I remember about you here; the list will show here shortly."
 LISTED_EPISODES = 100
 """Read at most this many rated answers; the view shows fewer and counts the rest."""
@@ -101,7 +98,7 @@ def memory_callback(services: Services) -> Callable[..., Awaitable[None]]:
         ):
             scope = conversation_scope(team_id, channel_id, scope_org(services, command))
             listing = asyncio.ensure_future(conversation_memory(services.memory, user_id, scope))
-            done, _ = await asyncio.wait({listing}, timeout=ACK_WITHIN_SECONDS)
+            done, _ = await asyncio.wait({listing}, timeout=STORE_WITHIN_SECONDS)
             if done:
                 await ack(response_type="ephemeral", **memory_message(*listing.result()))
                 return

@@ -16,6 +16,7 @@ from typing import Any
 
 from slack_bolt.context.ack.async_ack import AsyncAck
 
+from bot.listeners.deadline import STORE_WITHIN_SECONDS
 from bot.listeners.services import Services
 from bot.views.reason import REASON_BLOCK_ID, submitted_reason
 
@@ -23,8 +24,6 @@ __all__ = ["EMPTY_REASON", "REASON_NOT_SAVED", "reason_submitted_callback"]
 
 log = logging.getLogger(__name__)
 
-STORE_WITHIN_SECONDS = 2.0
-"""Slack waits 3 s for the acknowledgement of a submission."""
 EMPTY_REASON = "Please say in a few words what went wrong."
 REASON_NOT_SAVED = "I couldn't save that just now. Please try again in a minute."
 
