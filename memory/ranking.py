@@ -1,8 +1,7 @@
 """Rank recall's candidates by relevance, recency and importance, within a budget.
 
-Pure functions, independent of where episodes are stored; relevance fuses the full-text
-and semantic scores (:mod:`memory.fusion`); the weights and their meaning are documented
-on :class:`memory.RecallWeights`.
+Pure functions, independent of where episodes are stored; the weights and settings are
+documented on :class:`memory.RecallWeights` and :class:`memory.HybridRecall`.
 """
 
 from __future__ import annotations
@@ -14,22 +13,20 @@ from typing import NamedTuple
 from pydantic import BaseModel
 
 from memory.config import Fusion, HybridRecall, MemoryConfig, RecallWeights
-from memory.fusion import fused_relevance
 from memory.models import Episode, RecalledEpisode, RecallRequest
 from memory.text import estimate_tokens
 
 UNSCORED_IMPORTANCE = 5
-"""The importance assumed for an episode nobody has scored yet: the middle of 1..10."""
-
-
+RRF_K = 60
+"""The constant of reciprocal rank fusion (Cormack et al., 2009)."""
 CONTEXT_SOURCES_PER_RESULT = 2
-"""Recall looks for the neighbours of this many of its best candidates per result asked
-for: an exchange next to a weak candidate gains little from it."""
+"""Recall reads the neighbours of this many of its best candidates per result asked for:
+an exchange next to a weak candidate gains little from it."""
 
 
 class Candidate(BaseModel):
-    """An episode a search found: its BM25 score (lower is better) when the full-text
-    search found it, its cosine with the question when it has a vector."""
+    """An episode a search found, with its BM25 score (lower is better) when the full-text
+    search found it and its cosine with the question when it has a vector."""
 
     episode: Episode
     bm25: float | None = None
@@ -42,8 +39,7 @@ def visible_candidates(
     request: RecallRequest,
     config: MemoryConfig,
 ) -> list[Candidate]:
-    """The found episodes (each with its BM25 score, None when the full-text search did
-    not find it) that the asker may see, as candidates with their cosines."""
+    """The found ``(episode, bm25)`` that the asker may see, as candidates."""
     return [
         Candidate(episode=episode, bm25=bm25, cosine=cosines.get(episode.id))
         for episode, bm25 in found
@@ -51,10 +47,56 @@ def visible_candidates(
     ]
 
 
+def min_max(values: Sequence[float | None]) -> list[float]:
+    """Each value scaled to 0..1 over the present ones (all 1.0 when they are equal); an
+    absent value (the search did not find that candidate) is 0."""
+    present = [value for value in values if value is not None]
+    if not present:
+        return [0.0] * len(values)
+    low, high = min(present), max(present)
+    return [
+        0.0 if value is None else 1.0 if high == low else (value - low) / (high - low)
+        for value in values
+    ]
+
+
+def _ranks(values: Sequence[float | None]) -> list[int | None]:
+    order = sorted(
+        (index for index, value in enumerate(values) if value is not None),
+        key=lambda index: -(values[index] or 0.0),
+    )
+    ranks: list[int | None] = [None] * len(values)
+    for rank, index in enumerate(order, start=1):
+        ranks[index] = rank
+    return ranks
+
+
+def fused_relevance(
+    lexical: Sequence[float | None], semantic: Sequence[float | None], settings: HybridRecall
+) -> list[float]:
+    """The relevance (0..1) of each candidate from its full-text goodness (``-bm25``,
+    higher is better) and its cosine, either None when that search did not score it."""
+    if settings.fusion is Fusion.RRF:
+        fused = [0.0] * len(lexical)
+        for ranks in (_ranks(lexical), _ranks(semantic)):
+            for index, rank in enumerate(ranks):
+                if rank is not None:
+                    fused[index] += 1 / (RRF_K + rank)
+        best = max(fused, default=0.0)
+        return [value / best if best else 0.0 for value in fused]
+    share = settings.semantic
+    if all(value is None for value in semantic):
+        share = 0.0  # one search alone: its own normalised score
+    elif all(value is None for value in lexical):
+        share = 1.0
+    return [
+        (1 - share) * lex + share * sem
+        for lex, sem in zip(min_max(lexical), min_max(semantic), strict=True)
+    ]
+
+
 def recency_score(validated_at: datetime, now: datetime, half_life: timedelta) -> float:
-    """``0.5 ** (age / half_life)``: 1.0 when just validated, halving every half-life."""
-    age = max(now - validated_at, timedelta(0))
-    return 0.5 ** (age / half_life)
+    return 0.5 ** (max(now - validated_at, timedelta(0)) / half_life)
 
 
 def importance_score(importance: int | None) -> float:
@@ -101,11 +143,10 @@ def reads_context(config: MemoryConfig) -> bool:
 def context_sources(
     candidates: Sequence[Candidate], request: RecallRequest, config: MemoryConfig
 ) -> list[int]:
-    """The ids of the candidates whose neighbours recall reads (see
-    :class:`memory.HybridRecall`): the :data:`CONTEXT_SOURCES_PER_RESULT` × ``limit``
-    best by the weighted sum alone. None when the context is off, and none under reciprocal
-    rank fusion, whose relevances are all close to the best one's (``1 / (60 + rank)``):
-    half a neighbour's would outweigh any difference between them."""
+    """The ids of the candidates whose neighbours recall reads: the
+    :data:`CONTEXT_SOURCES_PER_RESULT` × ``limit`` best by the weighted sum alone. None
+    under reciprocal rank fusion, whose relevances are all close to the best one's
+    (``1 / (60 + rank)``): half a neighbour's would outweigh any difference between them."""
     if not reads_context(config):
         return []
     scored = _scored(candidates, request.now, config.weights, config.hybrid)
@@ -122,13 +163,9 @@ def rank(
     hybrid: HybridRecall | None = None,
     adjacent: Mapping[int, Collection[int]] | None = None,
 ) -> list[RecalledEpisode]:
-    """Candidates scored by the weighted sum, best first.
-
-    With ``adjacent`` (episode id -> the ids of the episodes right before and after it in
-    its conversation, see :func:`neighbours`), each score also gains ``hybrid.context``
-    times the best weighted sum among those neighbours (see :class:`memory.HybridRecall`):
-    an episode lends its own sum only, never what it gained from its own neighbours.
-    """
+    """Candidates scored by the weighted sum, best first. With ``adjacent`` (see
+    :func:`neighbours`), each score also gains ``hybrid.context`` times the best weighted sum
+    among its neighbours: their own sums only, never what they gained from theirs."""
     hybrid = hybrid or HybridRecall()
     scored = _scored(candidates, now, weights, hybrid)
     sums = {item.candidate.episode.id: item.score for item in scored}
@@ -154,8 +191,8 @@ def rank(
 
 def neighbours(rows: Iterable[tuple[int, int | None, int | None]]) -> dict[int, set[int]]:
     """Episode id -> the ids of the episodes right before and after it, from rows of
-    ``(id, before, after)`` (either None when there is none), both ways: an episode
-    is its neighbour's neighbour even when only one of them was asked about."""
+    ``(id, before, after)``, both ways: an episode is its neighbour's neighbour even when
+    only one of them was asked about."""
     found: dict[int, set[int]] = {}
     for episode_id, before, after in rows:
         for other in (before, after):
@@ -172,10 +209,9 @@ def related_neighbours(
     *,
     floor: float,
 ) -> list[int]:
-    """The ids in ``adjacent`` that are not candidates yet and whose cosine with the
-    question reaches ``floor``: a neighbour joins the candidates only when it is related
-    to the question itself (none without vectors), so a match never brings along the
-    unrelated exchange that happened to follow it."""
+    """The ids in ``adjacent``, not candidates yet, whose cosine with the question reaches
+    ``floor`` (none without vectors): a match never brings along the unrelated exchange
+    that happened to follow it."""
     known = {candidate.episode.id for candidate in candidates}
     return [
         episode_id
@@ -185,17 +221,14 @@ def related_neighbours(
 
 
 def token_estimate(episode: Episode) -> int:
-    """A rough token count (four characters a token) of what recall puts in a prompt."""
     return estimate_tokens(episode.question + episode.answer + (episode.lesson or ""))
 
 
 def fit_budget(
     ranked: Sequence[RecalledEpisode], *, limit: int, token_budget: int
 ) -> list[RecalledEpisode]:
-    """The best ``limit`` episodes, in order, while their total token estimate fits.
-
-    The best episode is always kept, even alone over budget: one memory beats none.
-    """
+    """The best ``limit`` episodes, in order, while their token estimates fit the budget;
+    the best is kept even alone over budget: one memory beats none."""
     kept: list[RecalledEpisode] = []
     used = 0
     for item in ranked[:limit]:
