@@ -17,7 +17,6 @@ from memory import models
 from memory.config import MemoryConfig
 from memory.privacy import Visibility
 from memory.sql import (
-    counters,
     episodes,
     erasure,
     fence,
@@ -120,8 +119,8 @@ class MemoryStore(ABC):
     erase_replies = _as_is(fence.erase_replies)
     export_user = _as_is(erasure.export_user)
     scopes_with_recent_episodes = _as_is(episodes.scopes_with_recent_episodes)
-    stats = _as_is(counters.stats)
-    claim = _as_is(counters.claim)
+    stats = _as_is(episodes.stats)
+    claim = _as_is(fence.claim)
     ask_reason_once = _as_is(reasons.ask_reason_once)
     wisdom = _as_is(wisdom_for)
     save_installation = _as_is(installations.save_installation)

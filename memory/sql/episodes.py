@@ -8,7 +8,14 @@ from typing import Any
 
 from memory import rows
 from memory.config import MemoryConfig
-from memory.models import Episode, EpisodeStatus, ImportedEpisode, NewExchange, Scope
+from memory.models import (
+    Episode,
+    EpisodeStatus,
+    ImportedEpisode,
+    NewExchange,
+    Scope,
+    StoreStats,
+)
 from memory.privacy import VALIDATED
 from memory.sql.fence import not_forgotten_since
 from memory.sql.session import LedgerParts, Session, placeholders
@@ -200,3 +207,22 @@ async def scopes_with_recent_episodes(db: Session, since: datetime) -> list[tupl
         [*validated, since],
     )
     return [(rows.scope_from_row(row), row["requester_id"]) for row in found]
+
+
+async def stats(db: Session) -> StoreStats:
+    by_status = {status.value: 0 for status in EpisodeStatus}
+    for row in await db.rows("SELECT status, count(*) AS n FROM episodes GROUP BY status"):
+        by_status[row["status"]] = row["n"]
+    counters = await db.counts()
+    votes = await db.row("SELECT count(*) AS n FROM votes")
+    assert votes is not None
+    return StoreStats(
+        episodes_by_status=by_status,
+        votes=votes["n"],
+        recalls=counters.get("recalls", 0),
+        tool_errors={
+            name.removeprefix("tool_error:"): value
+            for name, value in counters.items()
+            if name.startswith("tool_error:")
+        },
+    )

@@ -10,7 +10,8 @@ Forgetting a person deletes everything about them, but some facts must outlive i
 
 Both are kept as HMAC-SHA256 digests under a secret generated for the database
 (:meth:`Session.digest`): it holds no user id in the clear, and a digest cannot be matched
-against a list of ids without the secret.
+against a list of ids without the secret. So is each claim of a message being handled
+(:func:`claim`), so that it outlives ``/forget`` too and holds no personal data.
 
 Where several processes share the database (PostgreSQL), the fence also needs a lock: a
 transaction that writes about a person and one that forgets them take the same lock first
@@ -34,6 +35,25 @@ def workspace_subject(team_id: str) -> str:
     """The fence's subject (a person is their user id) for everything kept of a workspace:
     no user id holds the separator."""
     return f"workspace\x1f{team_id}"
+
+
+async def claim(db: Session, *keys: str, at: datetime, team_id: str | None = None) -> bool:
+    """One ``INSERT ... ON CONFLICT DO NOTHING`` of every key's digest: when two processes
+    claim the same message at once (a Slack retry reaching another replica), the second
+    waits for the first to commit and inserts nothing. The digests go in sorted order, so two
+    claims of overlapping keys wait for each other instead of deadlocking. The workspace's
+    digest lets its claims go when it uninstalls the app."""
+    digests = sorted({db.digest(key) for key in keys})
+    if not digests:
+        return True
+    workspace = db.digest(workspace_subject(team_id)) if team_id else None
+    new = await db.execute(
+        "INSERT INTO claims (digest, at, workspace) VALUES "
+        + ", ".join(["(%s, %s, %s)"] * len(digests))
+        + " ON CONFLICT (digest) DO NOTHING",
+        [value for digest in digests for value in (digest, at, workspace)],
+    )
+    return new == len(digests)
 
 
 def fence_subjects(user_id: str, team_id: str | None) -> list[str]:

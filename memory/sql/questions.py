@@ -2,7 +2,7 @@
 
 Slack sends an acknowledged event only once, so a question that lived only in a process
 killed while answering it would never be answered. Each question is therefore written
-down, in the transaction that claims its message (:func:`memory.sql.counters.claim`),
+down, in the transaction that claims its message (:func:`memory.sql.fence.claim`),
 before Slack gets its 200, leased to the process that answers it; that process renews its
 leases while it works, and deletes the question once its asker has the answer, or was
 told why there is none. A question whose lease ran out (its process died) is taken by the
@@ -20,8 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from memory.models import NewQuestion, PendingQuestion
-from memory.sql.counters import claim
-from memory.sql.fence import forgotten_since
+from memory.sql.fence import claim, forgotten_since
 from memory.sql.session import Session
 
 

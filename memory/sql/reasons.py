@@ -1,6 +1,6 @@
 """Why a person 👎'd an answer of theirs: asking once, and keeping what they said.
 
-That a person was asked about an answer is a claim (:func:`memory.sql.counters.claim`) of
+That a person was asked about an answer is a claim (:func:`memory.sql.fence.claim`) of
 a key naming the answer: a keyed hash, kept as long as the answer can be voted on, and no
 lock on the episode's row, which PostgreSQL's reflection queue takes with ``SKIP LOCKED`` (a 👎's
 lesson would otherwise wait for the next poll)."""
@@ -12,8 +12,7 @@ from datetime import datetime
 
 from memory import rows
 from memory.models import Episode
-from memory.sql.counters import claim
-from memory.sql.fence import forgotten_since
+from memory.sql.fence import claim, forgotten_since
 from memory.sql.session import Session
 
 _THEIR_FAILURE = "id = %s AND requester_id = %s AND status = 'failure'"
