@@ -13,11 +13,11 @@ import os
 from pathlib import Path
 
 from memory.config import MemoryConfig
-from memory.embedding import default_embedder
 from memory.errors import StoreUnavailable
 from memory.postgres import PostgresMemoryStore
 from memory.sqlite import SQLiteMemoryStore
 from memory.store import MemoryStore
+from memory.vectors import default_embedder
 
 _SQLITE_PREFIX = "sqlite:///"
 _POSTGRES_SCHEMES = ("postgresql://", "postgres://")

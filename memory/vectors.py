@@ -1,34 +1,113 @@
-"""What an episode's vector says, how it is stored, and the nearest ones to a question.
+"""Sentence vectors for semantic recall: the model, how a vector is stored, the nearest ones.
 
-Independent of the backend: both keep one row per validated episode and partition (as the
-full-text index does), the vector as :func:`to_bytes` packs it (128 int8 components of the
-unit vector, 128 bytes), and search one partition by brute force (:func:`nearest`).
+The model (``memory/embedding_model/``, built by ``scripts/build_embedding_model.py``) is
+all-MiniLM-L6-v2 distilled by model2vec into one int8 row per token: a text's vector is
+the mean of its tokens' rows, scaled to unit length, so a dot product is a cosine. A
+query costs a tokenizer call and a small mean (well under a millisecond on one core): no
+transformer, no torch, no network. Without the model's files, recall is full-text only.
+
+Both backends keep one vector per validated episode and partition (as the full-text index
+does), packed by :func:`to_bytes` (128 int8 components of the unit vector), and search one
+partition by brute force (:func:`nearest`).
 """
 
 from __future__ import annotations
 
+import json
+import logging
 from collections.abc import Sequence
+from functools import cache
+from itertools import chain
+from pathlib import Path
 
 import numpy as np
+from tokenizers import Tokenizer
 
-from memory.embedding import default_embedder
 from memory.models import Episode
 from memory.recall_query import date_words
 
+logger = logging.getLogger(__name__)
+
+MODEL_DIR = Path(__file__).resolve().parent / "embedding_model"
+MAX_TOKENS = 512
+"""Tokens of a text that count; the rest of a very long answer changes its vector little."""
 SCALE = 127
 """A unit vector's components times this, rounded, fit int8 with little loss of cosine."""
 
 
+class Embedder:
+    """Text to unit vectors (float32) with a static token table."""
+
+    def __init__(self, tokenizer: Tokenizer, table: np.ndarray, unk_token_id: int | None) -> None:
+        self._tokenizer = tokenizer
+        self._table = table.astype(np.float32)
+        self._unk = unk_token_id
+
+    @property
+    def dimensions(self) -> int:
+        return int(self._table.shape[1])
+
+    def embed(self, text: str) -> np.ndarray:
+        """The text's unit vector; all zeros for a text with no known token. Not
+        :meth:`embed_many` of one text: fewer numpy calls, and recall's order of sums (a
+        batch's differ in the last bits, and so would every recall's scores)."""
+        encoding = self._tokenizer.encode(text, add_special_tokens=False)
+        ids = [token for token in encoding.ids[:MAX_TOKENS] if token != self._unk]
+        if not ids:
+            return np.zeros(self.dimensions, dtype=np.float32)
+        vector = self._table[ids].mean(axis=0)
+        norm = float(np.linalg.norm(vector))
+        return vector / norm if norm > 0 else vector
+
+    def embed_many(self, texts: list[str]) -> np.ndarray:
+        """:meth:`embed` of each text, a row each, in one tokenizer call and numpy's calls
+        over all rows together (per text, the calls cost more than the arithmetic)."""
+        encodings = self._tokenizer.encode_batch_fast(texts, add_special_tokens=False)
+        known = [[token for token in e.ids[:MAX_TOKENS] if token != self._unk] for e in encodings]
+        counts = np.array([len(ids) for ids in known], dtype=np.intp)
+        vectors = np.zeros((len(known), self.dimensions), dtype=np.float32)
+        some = counts > 0
+        if some.any():
+            tokens = np.fromiter(chain.from_iterable(known), dtype=np.intp, count=counts.sum())
+            starts = np.cumsum(counts)[some] - counts[some]
+            sums = np.add.reduceat(self._table[tokens], starts, axis=0)
+            means = sums / counts[some, None].astype(np.float32)
+            norms = np.linalg.norm(means, axis=1, keepdims=True)
+            vectors[some] = np.divide(means, norms, out=means, where=norms > 0)
+        return vectors
+
+
+def load_embedder(directory: Path) -> Embedder | None:
+    """The model in ``directory``, or None (logged) when its files are missing or unreadable."""
+    try:
+        config = json.loads((directory / "config.json").read_text(encoding="utf-8"))
+        tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
+        # Tokens past MAX_TOKENS are dropped after tokenizing anyway, and nothing is padded:
+        # the model's own settings only cost time.
+        tokenizer.no_truncation()
+        tokenizer.no_padding()
+        table = np.load(directory / "tokens.npy")
+    except (OSError, ValueError) as error:
+        logger.warning("no embedding model (%s): recall is lexical only", type(error).__name__)
+        return None
+    return Embedder(tokenizer, table, config.get("unk_token_id"))
+
+
+@cache
+def default_embedder() -> Embedder | None:
+    """The model shipped with the package, loaded once per process."""
+    return load_embedder(MODEL_DIR)
+
+
 def episode_text(episode: Episode) -> str:
-    """What the vector of a validated episode embeds: the question, answer and lesson,
-    and the day it was asked (:func:`memory.recall_query.date_words`)."""
+    """What a validated episode's vector embeds: the day it was asked (as
+    :func:`memory.recall_query.date_words` names it), the question, answer and lesson."""
     parts = (date_words(episode.created_at), episode.question, episode.answer, episode.lesson)
     return "\n".join(part for part in parts if part)
 
 
 def episode_vectors(episodes: Sequence[Episode]) -> list[bytes | None]:
-    """Each validated episode's vector as stored, embedded together (one tokenizer call);
-    None without a model (recall is then full-text only)."""
+    """Each validated episode's vector as stored; None without a model."""
     embedder = default_embedder()
     if embedder is None:
         return [None] * len(episodes)
@@ -45,8 +124,7 @@ def to_bytes(vector: np.ndarray) -> bytes:
 
 
 def from_bytes(vectors: bytes, dimensions: int) -> np.ndarray:
-    """Stored vectors, one after the other, as one float32 matrix, a row each, back to
-    unit length."""
+    """Stored vectors, one after the other, as a float32 matrix of unit rows."""
     rows = np.frombuffer(vectors, dtype=np.int8).reshape(-1, dimensions).astype(np.float32)
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     return rows / np.maximum(norms, 1e-9)

@@ -7,7 +7,7 @@ taken off every row: averaged token vectors share a large common direction (any 
 looks like any other), and taking it off makes unrelated texts' cosines fall near zero
 (Arora et al., 2017, remove the common component the same way). The table is quantised
 to int8 with one scale. At run time a text's vector is the mean of its tokens' rows
-(:mod:`memory.embedding`): no transformer, no torch, no network.
+(:mod:`memory.vectors`): no transformer, no torch, no network.
 
 This script needs torch and is never run by the bot; run it in a separate environment::
 

@@ -25,13 +25,12 @@ from memory import (
     Vote,
     open_store,
 )
-from memory.embedding import default_embedder
 from memory.errors import StoreError, StoreUnavailable
 from memory.partitions import channel_key, personal_key
 from memory.postgres import PostgresMemoryStore
 from memory.postgres.migrations import MIGRATIONS
 from memory.postgres.session import Session
-from memory.vectors import episode_text, to_bytes
+from memory.vectors import default_embedder, episode_text, to_bytes
 from tests.stored import all_rows_as_text
 from tests.support.postgres_scratch import end_connections, named_connections, scratch_schema
 

@@ -14,10 +14,9 @@ from memory_helpers import CHANNEL, DM, T0, FreshStore, Memory
 from test_forget import disk_bytes
 
 from memory import Episode, HybridRecall, MemoryConfig, RecallRequest, Vote, vectors
-from memory.embedding import default_embedder
 from memory.sql import recall as shared_recall
 from memory.sqlite.connection import connect
-from memory.vectors import episode_text, to_bytes
+from memory.vectors import default_embedder, episode_text, to_bytes
 from tests.support.sqlite_verbs import on_connection
 
 DAY = timedelta(days=1)

@@ -1,4 +1,4 @@
-"""The static embedding model shipped with the package."""
+"""The static embedding model shipped with the package, and vectors as stored."""
 
 from __future__ import annotations
 
@@ -6,8 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memory.embedding import MODEL_DIR, default_embedder, load_embedder
-from memory.vectors import from_bytes, to_bytes
+from memory.vectors import MODEL_DIR, default_embedder, from_bytes, load_embedder, to_bytes
 
 
 def test_the_model_ships_with_the_package_and_embeds_to_unit_vectors() -> None:
