@@ -56,8 +56,8 @@ from memory import (
 )
 from memory.recall_query import ENGLISH_STOPWORDS, question_match
 from memory.sql.recall import recall
-from memory.sqlite.connection import connect
 from memory.sqlite.session import SQLiteSession, run_to_end
+from memory.sqlite.store import connect
 from tests.support.answers import record_answer
 
 __all__ = [

@@ -11,7 +11,7 @@ the store holds.
 Building goes through memory's own SQL (:func:`memory.sql.episodes.record_exchange`
 and :func:`memory.sql.votes.apply_vote`, the functions behind the public verbs, then
 :func:`memory.sqlite.fts.file_waiting` as the vote queue does) on
-the connection :func:`memory.sqlite.connection.connect` opens. The last
+the connection :func:`memory.sqlite.store.connect` opens. The last
 :data:`GROWN_ONE_BY_ONE` exchanges (all of a smaller store) are written the way the bot
 writes them, one exchange and one vote per transaction, so the full-text index has the
 many segments of a store that grew one vote at a time (recall looks a term up in every
@@ -40,8 +40,8 @@ from benchmarks.harness import BENCH_DIR
 from memory import ConversationKind, MemoryConfig, NewExchange, Scope, VoteEvent, open_store
 from memory.sql import episodes, votes
 from memory.sqlite import fts
-from memory.sqlite.connection import connect
 from memory.sqlite.fts import align_channel_partitions
+from memory.sqlite.store import connect
 from memory.sqlite.transactions import transaction
 from tests.support.sqlite_verbs import on_connection
 

@@ -1,65 +1,125 @@
-"""The SQLite backend of :class:`memory.MemoryStore`: each verb run to its end on the
-store's database thread (:func:`memory.sqlite.session.run_to_end`)."""
+"""The SQLite backend of :class:`memory.MemoryStore`: one connection, configured for a
+long-running bot, on one dedicated thread, which runs each verb to its end
+(:func:`memory.sqlite.session.run_to_end`); concurrent writes queue up there instead of
+failing with ``database is locked``. The library is sqlite-utils' (``pysqlite3``, a current
+SQLite, when installed, else Python's own), and must be :data:`MIN_SQLITE` or later."""
 
 from __future__ import annotations
 
+import asyncio
+import sqlite3
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from datetime import timedelta
 from functools import partial
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
 from sqlite_utils import Database
+from sqlite_utils.utils import sqlite3 as engine
 
 from memory.config import MemoryConfig
+from memory.errors import StoreClosed, StoreError, StoreUnavailable
 from memory.sql.session import Verb
 from memory.sqlite import fts
-from memory.sqlite.connection import DatabaseThread
+from memory.sqlite.migrations import migrations
 from memory.sqlite.session import SQLiteSession, run_to_end
 from memory.store import MemoryStore
 
 P = ParamSpec("P")
 T = TypeVar("T")
 
+MIN_SQLITE = (3, 43, 0)
+"""FTS5's ``secure-delete`` is new in 3.43."""
 
-def _checkpoint(db: Database) -> None:
-    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+_ERRORS = (sqlite3.Error, engine.Error)
+"""The errors of whichever library runs the database (the same class when it is Python's)."""
+
+
+def connect(path: Path) -> Database:
+    """Open (creating if needed) the database file, migrated to the current schema;
+    ``secure_delete`` overwrites deleted content with zeros, which forgetting relies on."""
+    if engine.sqlite_version_info < MIN_SQLITE:
+        needed = ".".join(map(str, MIN_SQLITE))
+        raise StoreUnavailable(
+            f"SQLite {engine.sqlite_version} is too old: the bot needs {needed} or later"
+            " (install pysqlite3-binary, or use a Python built with a newer SQLite)"
+        )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = Database(path, execute_plugins=False)
+    db.execute("PRAGMA busy_timeout = 5000")
+    db.execute("PRAGMA foreign_keys = ON")
+    db.execute("PRAGMA secure_delete = ON")
+    db.enable_wal()
+    db.execute("PRAGMA synchronous = NORMAL")
+    migrations.apply(db)
+    return db
 
 
 class SQLiteMemoryStore(MemoryStore):
-    """Memory in one SQLite file (WAL mode), used from asyncio through one thread."""
-
     one_process = True
 
-    def __init__(self, thread: DatabaseThread, config: MemoryConfig) -> None:
+    def __init__(self, executor: ThreadPoolExecutor, db: Database, config: MemoryConfig) -> None:
         super().__init__(config, filing=self._file_waiting)
-        self._thread = thread
+        self._executor = executor
+        self._db = db
+        self._closed = False
 
     @classmethod
     async def open(cls, path: Path | str, config: MemoryConfig) -> SQLiteMemoryStore:
-        """Open (creating and migrating if needed) the database at ``path``, its index
-        aligned with whether ``config`` shares channel successes, and file what a vote
-        left in the index queue (see :mod:`memory.sql.vote_queue`)."""
-        thread = await DatabaseThread.open(Path(path))
+        """Open (creating and migrating if needed) the database at ``path``
+        (:class:`StoreUnavailable` when the file can't be used), its index aligned with
+        whether ``config`` shares channel successes, and file what a vote left in the index
+        queue (see :mod:`memory.sql.vote_queue`)."""
+        path = Path(path)
+        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-db")
+        try:
+            db = await asyncio.get_running_loop().run_in_executor(executor, connect, path)
+        except BaseException as error:
+            executor.shutdown(wait=False)
+            if isinstance(error, (*_ERRORS, OSError)):
+                raise StoreUnavailable(f"cannot open the database at {path}: {error}") from error
+            raise
+        store = cls(executor, db, config)
         share = config.share_channel_successes
-        await thread.run(lambda db: fts.align_channel_partitions(db, share=share))
-        store = cls(thread, config)
+        await store._call(lambda db: fts.align_channel_partitions(db, share=share))
         store._votes.file_soon()
         return store
 
+    async def _call(self, work: Callable[[Database], T]) -> T:
+        """Run ``work`` on the database thread; SQLite's errors become :class:`StoreError`."""
+        if self._closed:
+            raise StoreClosed("the memory store is closed")
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._executor, work, self._db)
+        except _ERRORS as error:
+            raise StoreError(f"the database failed ({type(error).__name__}: {error})") from error
+
     async def _run(self, verb: Verb[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
-        return await self._thread.run(
-            lambda db: run_to_end(verb(SQLiteSession(db), *args, **kwargs))
-        )
+        return await self._call(lambda db: run_to_end(verb(SQLiteSession(db), *args, **kwargs)))
 
     async def _file_waiting(self, limit: int) -> int:
-        return await self._thread.run(partial(fts.file_waiting, limit=limit))
+        return await self._call(partial(fts.file_waiting, limit=limit))
 
     async def close(self) -> None:
+        """Checkpoint the write-ahead log, close the connection and stop the thread; safe to
+        call twice."""
         await self.settle()
-        await self._thread.close(_checkpoint)
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            await asyncio.get_running_loop().run_in_executor(self._executor, self._checkpoint)
+        finally:
+            self._executor.shutdown(wait=True)
+
+    def _checkpoint(self) -> None:
+        with closing(self._db):
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     async def tidy_index(self) -> bool:
-        return await self._thread.run(fts.tidy_index)
+        return await self._call(fts.tidy_index)
 
     async def take_turn(self, job: str, *, every: timedelta) -> bool:
         """Always True: a SQLite file is served by one bot process."""

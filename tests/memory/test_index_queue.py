@@ -20,9 +20,8 @@ from memory.sql import erasure as shared_erasure
 from memory.sql import recall as shared_recall
 from memory.sql import votes
 from memory.sql.vote_queue import FILING_BATCH, FILING_PAUSE_SECONDS
-from memory.sqlite.connection import connect
 from memory.sqlite.fts import align_channel_partitions, file_waiting
-from memory.sqlite.store import SQLiteMemoryStore
+from memory.sqlite.store import SQLiteMemoryStore, connect
 from tests.support.sqlite_verbs import on_connection
 
 episodes = on_connection(shared_episodes)

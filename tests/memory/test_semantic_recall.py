@@ -15,7 +15,7 @@ from test_forget import disk_bytes
 
 from memory import Episode, HybridRecall, MemoryConfig, RecallRequest, Vote, vectors
 from memory.sql import recall as shared_recall
-from memory.sqlite.connection import connect
+from memory.sqlite.store import connect
 from memory.vectors import default_embedder, episode_text, to_bytes
 from tests.support.sqlite_verbs import on_connection
 

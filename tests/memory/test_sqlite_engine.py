@@ -12,21 +12,21 @@ from memory_helpers import T0, Memory
 
 from memory import MemoryConfig, MemoryStore, Vote, open_store
 from memory.errors import StoreUnavailable
-from memory.sqlite import connection
 from memory.sqlite.session import AWAITING_LESSONS_SQL, AWAITING_REFLECTION_SQL
+from memory.sqlite.store import MIN_SQLITE, engine
 
 
 def test_the_store_runs_on_a_current_sqlite() -> None:
-    assert connection.engine.sqlite_version_info >= connection.MIN_SQLITE
+    assert engine.sqlite_version_info >= MIN_SQLITE
     if sys.platform == "linux" and platform.machine() == "x86_64":
-        assert connection.engine.__name__ == "pysqlite3", "pysqlite3-binary is installed"
+        assert engine.__name__ == "pysqlite3", "pysqlite3-binary is installed"
 
 
 async def test_an_old_sqlite_is_refused_in_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(connection.engine, "sqlite_version_info", (3, 40, 1))
-    monkeypatch.setattr(connection.engine, "sqlite_version", "3.40.1")
+    monkeypatch.setattr(engine, "sqlite_version_info", (3, 40, 1))
+    monkeypatch.setattr(engine, "sqlite_version", "3.40.1")
     with pytest.raises(StoreUnavailable) as raised:
         await open_store(str(tmp_path / "bot.db"), MemoryConfig())
     message = str(raised.value)

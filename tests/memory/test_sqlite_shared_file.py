@@ -19,7 +19,7 @@ from memory.sql import episodes as shared_episodes
 from memory.sql import erasure as shared_erasure
 from memory.sql import votes
 from memory.sqlite import fts
-from memory.sqlite.connection import connect
+from memory.sqlite.store import connect
 from tests.support.sqlite_verbs import on_connection
 
 episodes = on_connection(shared_episodes)

@@ -14,7 +14,7 @@ from sqlite_utils import Database
 from memory import EpisodeStatus, MemoryConfig, VoteEvent
 from memory.sql import episodes as shared_episodes
 from memory.sql import votes as sql_votes
-from memory.sqlite.connection import connect, engine
+from memory.sqlite.store import connect, engine
 from tests.support.sqlite_verbs import on_connection
 
 episodes = on_connection(shared_episodes)

@@ -1,6 +1,6 @@
-"""Votes committed in groups (the queue both backends use, here on SQLite's thread): one
-transaction for the votes waiting together, each caller answered only once its vote is
-committed, a failing vote failing alone."""
+"""Votes committed in groups (the queue both backends use, here on a SQLite store's database
+thread): one transaction for the votes waiting together, each caller answered only once its
+vote is committed, a failing vote failing alone."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from memory.errors import StoreError
 from memory.sql import episodes as shared_episodes
 from memory.sql import votes
 from memory.sql.vote_queue import VoteQueue
-from memory.sqlite.connection import DatabaseThread, engine
+from memory.sqlite.store import SQLiteMemoryStore, engine
 from tests.support.sqlite_verbs import on_connection
 
 episodes = on_connection(shared_episodes)
@@ -37,14 +37,16 @@ def _vote(index: int, voter: str) -> VoteEvent:
     )
 
 
-async def _exchanges(thread: DatabaseThread, askers: list[str], config: MemoryConfig) -> None:
+async def _exchanges(
+    sqlite_store: SQLiteMemoryStore, askers: list[str], config: MemoryConfig
+) -> None:
     for index, asker in enumerate(askers):
         asked = exchange(
             f"Question number {index} about the release train?",
             ts=f"1700000000.{index:06d}",
             user=asker,
         )
-        await thread.run(lambda db, e=asked: episodes.record_exchange(db, e, config))
+        await sqlite_store._call(lambda db, e=asked: episodes.record_exchange(db, e, config))
 
 
 def _committed(db_path: Path, event: VoteEvent) -> bool:
@@ -58,30 +60,33 @@ def _committed(db_path: Path, event: VoteEvent) -> bool:
     return bool(count)
 
 
-def _queue(thread: DatabaseThread, config: MemoryConfig) -> VoteQueue:
-    """The store's queue: each group applied in one unit of work on the database thread."""
+def _queue(sqlite_store: SQLiteMemoryStore, config: MemoryConfig) -> VoteQueue:
+    """A queue as the store's: each group applied in one unit of work on the database thread."""
 
     async def apply_votes(events: list[VoteEvent]) -> list[VoteOutcome]:
-        return await thread.run(lambda db: on_connection(votes).apply_votes(db, events, config))
+        return await sqlite_store._call(
+            lambda db: on_connection(votes).apply_votes(db, events, config)
+        )
 
     return VoteQueue(apply_votes)
 
 
 @pytest.fixture
-async def thread(db_path: Path) -> AsyncIterator[DatabaseThread]:
-    opened = await DatabaseThread.open(db_path)
+async def sqlite_store(db_path: Path) -> AsyncIterator[SQLiteMemoryStore]:
+    opened = await SQLiteMemoryStore.open(db_path, MemoryConfig())
+    await opened.settle()
     yield opened
-    await opened.close(lambda db: None)
+    await opened.close()
 
 
 async def test_votes_waiting_together_commit_in_one_transaction_each_answered_once_committed(
-    thread: DatabaseThread, db_path: Path
+    sqlite_store: SQLiteMemoryStore, db_path: Path
 ) -> None:
     config = MemoryConfig()
-    await _exchanges(thread, ["U1"] * VOTES, config)
+    await _exchanges(sqlite_store, ["U1"] * VOTES, config)
     statements: list[str] = []
-    await thread.run(lambda db: db.conn.set_trace_callback(statements.append))
-    queue = _queue(thread, config)
+    await sqlite_store._call(lambda db: db.conn.set_trace_callback(statements.append))
+    queue = _queue(sqlite_store, config)
 
     async def vote(event: VoteEvent) -> tuple[VoteOutcome, bool]:
         outcome = await queue.apply(event)
@@ -94,16 +99,18 @@ async def test_votes_waiting_together_commit_in_one_transaction_each_answered_on
     assert 1 <= statements.count("COMMIT") <= 2, statements.count("COMMIT")
 
 
-async def test_a_vote_that_fails_fails_alone(thread: DatabaseThread, db_path: Path) -> None:
+async def test_a_vote_that_fails_fails_alone(
+    sqlite_store: SQLiteMemoryStore, db_path: Path
+) -> None:
     config = MemoryConfig()
-    await _exchanges(thread, ["U1", "UREFUSED", "U1"], config)
-    await thread.run(
+    await _exchanges(sqlite_store, ["U1", "UREFUSED", "U1"], config)
+    await sqlite_store._call(
         lambda db: db.execute(
             "CREATE TRIGGER refuse BEFORE INSERT ON votes WHEN NEW.voter_id = 'UREFUSED'"
             " BEGIN SELECT RAISE(ABORT, 'refused'); END"
         )
     )
-    queue = _queue(thread, config)
+    queue = _queue(sqlite_store, config)
     events = [_vote(0, "U1"), _vote(1, "UREFUSED"), _vote(2, "U1")]
 
     results = await asyncio.gather(*(queue.apply(e) for e in events), return_exceptions=True)
