@@ -1,29 +1,39 @@
 """Who may see what the bot keeps about a person, and in which conversation: the one rule.
 
 Every reader of people's data asks this module (the full-text index when it files an
-episode, recall, the plan advisor, the ``recall_my_memories`` tool, working notes):
+episode, recall, the plan advisor, the ``recall_my_memories`` tool):
 
 - a validated episode (👍 or 👎) is seen by the person who asked, in the conversation it
   came from, and by nobody else, anywhere else;
 - with ``share_channel_successes``, a *channel's* successes are also seen by everyone asking
   in that channel; never a DM's, never a failure, never a pending exchange;
 - a wisdom note is seen by the person it was distilled for, in its conversation;
-- working notes are seen by the person whose turn wrote them, in that thread only.
+- working notes are seen by the person whose turn wrote them, in that thread only
+  (:class:`memory.WorkingMemory`).
+
+The full-text index of both backends (SQLite's FTS5, PostgreSQL's ``tsvector``) writes the
+key of a partition before every word: a validated episode's words in its asker's
+partition (``<key>_<word>``) and, a channel success, in its channel's too. A query names
+the asker's partitions the same way, so it reads only their entries: recall costs the same
+however much others have stored, and BM25's statistics are the partition's. Keys are
+digits, so they never collide with words, and the Porter stemmer (which counts only
+vowels) stems ``<key>_deploying`` as it stems ``deploying``.
 """
 
 from __future__ import annotations
 
+import hashlib
+from typing import TYPE_CHECKING
+
 from pydantic import BaseModel, ConfigDict
 
-from memory.models import ConversationKind, Episode, EpisodeStatus, Scope, WisdomNote
+from memory.models import ConversationKind, Episode, EpisodeStatus, RecallRequest, Scope, WisdomNote
+
+if TYPE_CHECKING:
+    from memory.config import MemoryConfig
 
 VALIDATED = frozenset({EpisodeStatus.SUCCESS, EpisodeStatus.FAILURE})
 """The statuses of episodes that count as experience; pending ones are never seen."""
-
-
-def working_notes_owner(thread: str, user_id: str) -> tuple[str, str]:
-    """The partition of working notes: one person in one thread."""
-    return (thread, user_id)
 
 
 class Visibility(BaseModel):
@@ -46,7 +56,6 @@ class Visibility(BaseModel):
         return self.share_channel_successes and scope.kind is ConversationKind.CHANNEL
 
     def may_see(self, episode: Episode, *, viewer_id: str, scope: Scope) -> bool:
-        """Whether ``viewer_id``, asking in ``scope``, may be shown ``episode``."""
         if episode.scope != scope or episode.status not in VALIDATED:
             return False
         if episode.requester_id == viewer_id:
@@ -55,5 +64,29 @@ class Visibility(BaseModel):
 
     @staticmethod
     def may_see_note(note: WisdomNote, *, viewer_id: str, scope: Scope) -> bool:
-        """Whether ``viewer_id``, asking in ``scope``, may be shown the wisdom note."""
         return note.scope == scope and note.user_id == viewer_id
+
+
+def _key(kind: str, scope: Scope, *parts: str) -> str:
+    # Outside an org, the keys are those they were before orgs were in them.
+    workspace = [scope.enterprise_id, scope.team_id] if scope.enterprise_id else [scope.team_id]
+    digest = hashlib.sha256("\x1f".join([*workspace, *parts]).encode()).digest()
+    return kind + str(int.from_bytes(digest[:8], "big"))
+
+
+def personal_key(scope: Scope, user_id: str) -> str:
+    """The partition of one person's exchanges in one conversation."""
+    return _key("1", scope, scope.channel_id, scope.kind.value, user_id)
+
+
+def channel_key(scope: Scope) -> str:
+    """The successes of a channel that its members share (when sharing is enabled)."""
+    return _key("2", scope, scope.channel_id)
+
+
+def partition_keys(request: RecallRequest, config: MemoryConfig) -> list[str]:
+    """The keys of the partitions the asker may recall from."""
+    keys = [personal_key(request.scope, request.requester_id)]
+    if config.visibility.shares_in(request.scope):
+        keys.append(channel_key(request.scope))
+    return keys

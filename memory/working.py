@@ -1,12 +1,10 @@
 """Short-lived scratch facts of one person in one conversation thread, kept in the process.
 
 While a thread goes on, the agent may note what it found out for the person it is helping
-(a tool result, the name of the service being discussed) so their follow-up turns need not
-look it up again. Notes belong to one person in one thread
-(:func:`memory.privacy.working_notes_owner`): in a shared channel thread, what Alice's
-turn found is never shown in Bob's. Working memory is never written to disk and never
-promoted to episodic memory: only exchanges a person validated with a reaction become
-experience.
+(a tool result, the service discussed) so their follow-up turns need not look it up again.
+In a shared channel thread, what Alice's turn found is never shown in Bob's. Working memory
+is never written to disk nor promoted to episodic memory: only exchanges a person validated
+with a reaction become experience.
 """
 
 from __future__ import annotations
@@ -16,10 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from memory.privacy import working_notes_owner
 from memory.text import shorten
 
 _Owner = tuple[str, str]
+"""(thread, person): notes belong to one person in one thread."""
 
 
 def _utc_now() -> datetime:
@@ -94,7 +92,7 @@ class WorkingMemory:
             for prefix, at in self._forgotten_threads.items()
         ):
             return False
-        owner = working_notes_owner(thread, user_id)
+        owner = (thread, user_id)
         notes = self._use(owner) or self._new(owner)
         key = shorten(key, self.max_key_chars)
         notes.facts[key] = _Fact(
@@ -111,7 +109,7 @@ class WorkingMemory:
         """``user_id``'s facts in ``thread``, least recently used first. ``forgotten_at`` is
         when the store says the person was last forgotten: a ``/forget`` handled by another
         process never reached these notes, so facts noted before it are dropped now."""
-        notes = self._use(working_notes_owner(thread, user_id))
+        notes = self._use((thread, user_id))
         if notes is None:
             return {}
         if forgotten_at is not None:

@@ -2,7 +2,7 @@
 
 A validated episode has one row in ``episode_recall`` (migration 10): the keys of the
 partitions it is recalled from (its asker's; a channel success, its channel's too:
-:mod:`memory.partitions`), its words as a ``tsvector``, and its vector as
+:mod:`memory.privacy`), its words as a ``tsvector``, and its vector as
 :func:`memory.vectors.to_bytes` packs it (null without a model). A recall reads its
 partitions' rows through the GIN index of ``partitions``, matches their words and reads
 their vectors (:meth:`memory.postgres.session.Session.recall_search`), so it costs what the
@@ -22,9 +22,8 @@ import unicodedata
 from collections.abc import Sequence
 
 from memory.models import Episode, EpisodeStatus
-from memory.partitions import channel_key, personal_key
 from memory.postgres.session import Session
-from memory.privacy import Visibility
+from memory.privacy import Visibility, channel_key, personal_key
 from memory.recall_query import date_words, indexed_words
 from memory.rows import episode_from_row
 from memory.vectors import episode_vectors

@@ -2,7 +2,7 @@
 
 Saving the first installation of a workspace that belongs to an Enterprise Grid org
 also moves what the bot kept of that workspace before (in single-token mode, without the
-org) into the org's scopes, and re-files it under their keys (:mod:`memory.partitions`),
+org) into the org's scopes, and re-files it under their keys (:mod:`memory.privacy`),
 so a workspace that starts distributing the app keeps its memories.
 """
 

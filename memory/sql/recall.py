@@ -17,7 +17,7 @@ from typing import Any
 
 from memory.config import MemoryConfig
 from memory.models import Episode, RecalledEpisode, RecallRequest
-from memory.partitions import partition_keys
+from memory.privacy import partition_keys
 from memory.ranking import (
     context_sources,
     fit_budget,

@@ -1,7 +1,7 @@
 """The full-text index of validated episodes, and when their vectors are filed.
 
 Each validated episode has one row per partition it belongs to (see
-:mod:`memory.partitions`): ``rowid = id`` in its asker's partition and, a channel
+:mod:`memory.privacy`): ``rowid = id`` in its asker's partition and, a channel
 success, ``rowid = -id`` in its channel's. Pending episodes have none.
 
 The index is *contentless* (``content=''``): it holds the postings and nothing else, no
@@ -50,8 +50,7 @@ from contextlib import contextmanager
 from sqlite_utils import Database
 
 from memory.models import ConversationKind, Episode, EpisodeStatus, Scope
-from memory.partitions import channel_key, personal_key
-from memory.privacy import Visibility
+from memory.privacy import Visibility, channel_key, personal_key
 from memory.recall_query import date_words, indexed_words
 from memory.sqlite.codec import episode_from_row
 from memory.sqlite.transactions import transaction

@@ -252,7 +252,7 @@ def m018_workspace_claims(db: Database) -> None:
 
 @migrations()
 def m019_enterprise_scopes(db: Database) -> None:
-    """Partition keys without an org are those they were (see :mod:`memory.partitions`)."""
+    """Partition keys without an org are those they were (see :mod:`memory.privacy`)."""
     db.executescript(schema.ENTERPRISE_SCOPES)
 
 

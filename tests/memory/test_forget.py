@@ -9,7 +9,7 @@ import pytest
 from memory_helpers import CHANNEL, DM, T0, Memory, exchange
 
 from memory import EpisodeStatus, MemoryConfig, NewQuestion, Vote
-from memory.partitions import personal_key
+from memory.privacy import personal_key
 from memory.sql import fence
 from tests.stored import disk_bytes
 

@@ -26,10 +26,10 @@ from memory import (
     open_store,
 )
 from memory.errors import StoreError, StoreUnavailable
-from memory.partitions import channel_key, personal_key
 from memory.postgres import PostgresMemoryStore
 from memory.postgres.migrations import MIGRATIONS
 from memory.postgres.session import Session
+from memory.privacy import channel_key, personal_key
 from memory.vectors import default_embedder, episode_text, to_bytes
 from tests.stored import all_rows_as_text
 from tests.support.postgres_scratch import end_connections, named_connections, scratch_schema

@@ -13,7 +13,7 @@ from memory_helpers import CHANNEL, DM, T0, Memory, exchange, older_sqlite_store
 from test_forget import disk_bytes
 
 from memory import MemoryConfig, MemoryStore, Vote, VoteEvent, open_store
-from memory.partitions import personal_key
+from memory.privacy import personal_key
 from memory.sql import episodes as shared_episodes
 from memory.sql import votes
 from memory.sqlite import fts

@@ -9,7 +9,7 @@ import hashlib
 from memory_helpers import T0, Memory
 
 from memory import ConversationKind, InstallationRecord, Scope
-from memory.partitions import channel_key, personal_key
+from memory.privacy import channel_key, personal_key
 
 PLAIN = Scope(team_id="T1", channel_id="D1", kind=ConversationKind.DM)
 
