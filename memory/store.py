@@ -22,14 +22,11 @@ from memory.sql import (
     fence,
     installations,
     questions,
-    reasons,
     recall,
     votes,
-    wisdom,
 )
 from memory.sql.session import Session, Verb
 from memory.sql.vote_queue import Filing, VoteQueue
-from memory.sql.wisdom import wisdom_for
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -108,12 +105,12 @@ class MemoryStore(ABC):
     withdraw_exchange = _as_is(erasure.withdraw_exchange)
     answered_in_thread = _as_is(episodes.answered_in_thread)
     set_lesson = _as_is(episodes.set_lesson)
-    awaiting_reason = _as_is(reasons.awaiting_reason)
-    give_reason = _as_is(reasons.give_reason)
+    awaiting_reason = _as_is(episodes.awaiting_reason)
+    give_reason = _as_is(episodes.give_reason)
     set_importance = _as_is(episodes.set_importance)
-    replace_wisdom = _as_is(wisdom.replace_wisdom)
+    replace_wisdom = _as_is(episodes.replace_wisdom)
     list_episodes = _as_is(episodes.list_episodes)
-    list_wisdom = _as_is(wisdom.list_wisdom)
+    list_wisdom = _as_is(episodes.list_wisdom)
     forget_episode = _as_is(erasure.forget_episode)
     forget_wisdom = _as_is(erasure.forget_wisdom)
     erase_replies = _as_is(fence.erase_replies)
@@ -121,8 +118,8 @@ class MemoryStore(ABC):
     scopes_with_recent_episodes = _as_is(episodes.scopes_with_recent_episodes)
     stats = _as_is(episodes.stats)
     claim = _as_is(fence.claim)
-    ask_reason_once = _as_is(reasons.ask_reason_once)
-    wisdom = _as_is(wisdom_for)
+    ask_reason_once = _as_is(episodes.ask_reason_once)
+    wisdom = _as_is(episodes.wisdom_for)
     save_installation = _as_is(installations.save_installation)
     find_installation = _as_is(installations.find_installation)
     delete_installations = _as_is(installations.delete_installations)
@@ -132,7 +129,7 @@ class MemoryStore(ABC):
     record_exchange = _as_is(episodes.record_exchange)
     extend_exchange = _as_is(episodes.extend_exchange)
     _apply_votes = _as_is(votes.apply_votes)
-    first_parts = _as_is(reasons.first_parts)
+    first_parts = _as_is(episodes.first_parts)
     purge_expired = _as_is(episodes.purge_expired)
     erased_replies = _as_is(fence.erased_replies)
     forgotten_at = _as_is(fence.forgotten_at)

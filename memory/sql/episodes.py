@@ -1,4 +1,10 @@
-"""Exchanges, their ledger entries, and the episodes' life cycle outside voting."""
+"""Exchanges, their ledger entries, and the episodes' life cycle outside voting: the
+reasons their askers give for a 👎, and the notes consolidation distils from them.
+
+That a person was asked for a reason is a claim (:func:`memory.sql.fence.claim`) of a key
+naming the answer, not a lock on the episode's row, which PostgreSQL's reflection queue
+takes with ``SKIP LOCKED`` (a 👎's lesson would otherwise wait for the next poll).
+"""
 
 from __future__ import annotations
 
@@ -15,12 +21,30 @@ from memory.models import (
     NewExchange,
     Scope,
     StoreStats,
+    WisdomNote,
 )
 from memory.privacy import VALIDATED
-from memory.sql.fence import not_forgotten_since
-from memory.sql.session import LedgerParts, Session, placeholders
+from memory.sql.fence import claim, forgotten_since, not_forgotten_since
+from memory.sql.session import LedgerParts, Params, Session, placeholders
 
 _PENDING = EpisodeStatus.PENDING.value
+_IN_SCOPE = "enterprise_id = %s AND team_id = %s AND channel_id = %s AND kind = %s"
+_NOTES_OF = f"{_IN_SCOPE} AND user_id = %s"
+_THEIR_FAILURE = "id = %s AND requester_id = %s AND status = 'failure'"
+
+
+def _scoped(scope: Scope) -> list[str]:
+    """The parameters of :data:`_IN_SCOPE`."""
+    return [scope.enterprise_id, scope.team_id, scope.channel_id, scope.kind.value]
+
+
+async def read_episodes(db: Session, sql: str, params: Params) -> list[Episode]:
+    return [rows.episode_from_row(row, db.read_time) for row in await db.rows(sql, params)]
+
+
+async def _episode(db: Session, sql: str, params: Params) -> Episode | None:
+    row = await db.row(sql, params)
+    return None if row is None else rows.episode_from_row(row, db.read_time)
 
 
 def _unnumbered(item: NewExchange | ImportedEpisode, **fields: Any) -> Episode:
@@ -182,20 +206,20 @@ async def list_episodes(
     where = ["requester_id = %s", f"status IN ({placeholders(len(values))})"]
     params: list[Any] = [user_id, *values]
     if scope is not None:
-        where.append("enterprise_id = %s AND team_id = %s AND channel_id = %s AND kind = %s")
-        params += [scope.enterprise_id, scope.team_id, scope.channel_id, scope.kind.value]
+        where.append(_IN_SCOPE)
+        params += _scoped(scope)
     if team_id is not None:
         where.append("team_id = %s")
         params.append(team_id)
     if since is not None:
         where.append("created_at >= %s")
         params.append(since)
-    found = await db.rows(
+    return await read_episodes(
+        db,
         f"SELECT * FROM episodes WHERE {' AND '.join(where)}"
         " ORDER BY created_at DESC, id DESC LIMIT %s",
         [*params, limit],
     )
-    return [rows.episode_from_row(row, db.read_time) for row in found]
 
 
 async def scopes_with_recent_episodes(db: Session, since: datetime) -> list[tuple[Scope, str]]:
@@ -226,3 +250,101 @@ async def stats(db: Session) -> StoreStats:
             if name.startswith("tool_error:")
         },
     )
+
+
+async def ask_reason_once(
+    db: Session, episode_id: int, user_id: str, *, at: datetime
+) -> Episode | None:
+    async with db.transaction():
+        episode = await _episode(
+            db,
+            f"SELECT * FROM episodes WHERE {_THEIR_FAILURE} AND reason IS NULL",
+            [episode_id, user_id],
+        )
+        if episode is None:
+            return None
+        first = await claim(db, f"ask-why:{episode_id}", at=at, team_id=episode.scope.team_id)
+        return episode if first else None
+
+
+async def awaiting_reason(
+    db: Session, channel_id: str, thread_ts: str, user_id: str, since: datetime
+) -> Episode | None:
+    return await _episode(
+        db,
+        "SELECT * FROM episodes WHERE channel_id = %s AND thread_ts = %s AND requester_id = %s"
+        " AND status = 'failure' AND reason IS NULL AND validated_at >= %s"
+        " AND EXISTS (SELECT 1 FROM votes WHERE votes.episode_id = episodes.id"
+        " AND voter_id = episodes.requester_id AND vote = 'down')"
+        " ORDER BY validated_at DESC, id DESC LIMIT 1",
+        [channel_id, thread_ts, user_id, since],
+    )
+
+
+async def give_reason(
+    db: Session, episode_id: int, user_id: str, reason: str, at: datetime
+) -> Episode | None:
+    """The lesson drafted without the reason goes, and any lease on drafting it, so any
+    replica drafts it again at once; it leaves the index until then."""
+    async with db.transaction():
+        await db.lock_person(user_id)
+        theirs = await db.row(
+            f"SELECT 1 FROM episodes WHERE {_THEIR_FAILURE}", [episode_id, user_id]
+        )
+        if theirs is None or await forgotten_since(db, user_id, at):
+            return None
+        async with db.refiling([episode_id]):
+            await db.execute(
+                f"UPDATE episodes SET reason = %s, lesson = NULL{db.lease_cleared} WHERE id = %s",
+                [reason, episode_id],
+            )
+        return await _episode(db, "SELECT * FROM episodes WHERE id = %s", [episode_id])
+
+
+async def first_parts(db: Session, episode_ids: Sequence[int]) -> dict[int, str]:
+    member, ids = db.one_of(episode_ids)
+    found = await db.rows(
+        "SELECT episode_id, min(message_ts) AS ts FROM ledger"
+        f" WHERE episode_id {member} GROUP BY episode_id",
+        [ids],
+    )
+    return {int(row["episode_id"]): str(row["ts"]) for row in found}
+
+
+async def _notes(db: Session, where: str, params: list[str]) -> list[WisdomNote]:
+    found = await db.rows(f"SELECT * FROM wisdom WHERE {where} ORDER BY id", params)
+    return [rows.wisdom_from_row(row, db.read_time) for row in found]
+
+
+async def wisdom_for(db: Session, scope: Scope, user_id: str) -> list[WisdomNote]:
+    return await _notes(db, _NOTES_OF, [*_scoped(scope), user_id])
+
+
+async def replace_wisdom(
+    db: Session,
+    scope: Scope,
+    user_id: str,
+    notes: list[str],
+    *,
+    episode_count: int,
+    at: datetime,
+) -> list[WisdomNote]:
+    async with db.transaction():
+        await db.lock_person(user_id, scope.team_id)
+        if await forgotten_since(db, user_id, at, scope.team_id):
+            return []
+        owner = [*_scoped(scope), user_id]
+        await db.execute(f"DELETE FROM wisdom WHERE {_NOTES_OF}", owner)
+        for text in notes:
+            await db.execute(
+                "INSERT INTO wisdom (enterprise_id, team_id, channel_id, kind, user_id, text,"
+                " episode_count, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                [*owner, text, episode_count, at],
+            )
+        return await wisdom_for(db, scope, user_id)
+
+
+async def list_wisdom(db: Session, user_id: str, team_id: str | None = None) -> list[WisdomNote]:
+    if team_id is None:
+        return await _notes(db, "user_id = %s", [user_id])
+    return await _notes(db, "user_id = %s AND team_id = %s", [user_id, team_id])

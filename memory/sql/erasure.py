@@ -21,11 +21,11 @@ from typing import Any
 from memory import rows
 from memory.config import MemoryConfig
 from memory.models import ExportedVote, ForgetReport, UserExport, WorkspaceReport
+from memory.sql.episodes import list_wisdom
 from memory.sql.fence import erase_messages, record_forgetting, workspace_subject
 from memory.sql.questions import forget_questions
 from memory.sql.session import Session
 from memory.sql.votes import settle_status
-from memory.sql.wisdom import list_wisdom
 
 
 async def _count(db: Session, sql: str, params: list[Any]) -> int:

@@ -91,7 +91,7 @@ INSTALLATIONS = """
         """
 
 REASONS = """
-        -- Why the asker 👎'd an answer, in their words (see memory/sql/reasons.py).
+        -- Why the asker 👎'd an answer, in their words (see memory/sql/episodes.py).
         ALTER TABLE episodes ADD COLUMN reason TEXT;
         """
 
