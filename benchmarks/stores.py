@@ -40,9 +40,8 @@ from benchmarks.harness import BENCH_DIR
 from memory import ConversationKind, MemoryConfig, NewExchange, Scope, VoteEvent, open_store
 from memory.sql import episodes, votes
 from memory.sqlite import fts
-from memory.sqlite.fts import align_channel_partitions
+from memory.sqlite.fts import align_channel_partitions, transaction
 from memory.sqlite.store import connect
-from memory.sqlite.transactions import transaction
 from tests.support.sqlite_verbs import on_connection
 
 __all__ = [
@@ -88,7 +87,6 @@ WRITE_PATH = (
     "sqlite/fts.py",
     "sqlite/migrations.py",
     "sqlite/session.py",
-    "sqlite/vectors.py",
     "vectors.py",
 )
 """The modules of :mod:`memory` that decide what a store holds (the index's words

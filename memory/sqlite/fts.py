@@ -1,48 +1,44 @@
-"""The full-text index of validated episodes, and when their vectors are filed.
+"""The index of validated episodes: the full-text index and semantic recall's vectors, and
+the write transactions they change in.
 
-Each validated episode has one row per partition it belongs to (see
-:mod:`memory.privacy`): ``rowid = id`` in its asker's partition and, a channel
-success, ``rowid = -id`` in its channel's. Pending episodes have none.
+Each validated episode has one entry per partition it is recalled from (see
+:mod:`memory.privacy`): ``rowid = id`` in its asker's and, a channel success, ``rowid =
+-id`` in its channel's (:func:`partitions`). Pending episodes have none.
 
-The index is *contentless* (``content=''``): it holds the postings and nothing else, no
-second copy of the partition-keyed text (that copy was two thirds of the file). Recall
-reads only the postings, ``bm25()`` and the rowid. Such a table forgets a row only when
-told the exact text it indexed, so the index's entries are always a function of the
-episode's row (:func:`_entries`): every change to an indexed row goes through
-:func:`reindexing`, which takes the entries out with the row's text *before* the change
-and files them again after; a change to how words are indexed (:func:`partitioned`, the
-partition keys) needs a migration that rebuilds the index.
+The index is *contentless* (``content=''``): it holds the postings and no second copy of
+the partition-keyed text (that copy was two thirds of the file). Such a table forgets an
+entry only when told the exact text it indexed, so an episode's entries are always a
+function of its row (:func:`_entries`): every change to an indexed row takes them out with
+the row's text *before* the change and files them again after (the session's
+``restating`` and ``refiling``), and a change to how words are indexed (:func:`partitioned`,
+the partition keys) needs a migration that rebuilds the index. With FTS5's
+``secure-delete``, taking an entry out removes its postings from their segments at once:
+an erasure rewrites only those pages and leaves none of the words in the file
+(``contentless_delete=1`` would leave them until a merge reached them).
 
-With FTS5's ``secure-delete`` (:func:`secure_delete`), taking a row out removes its
-postings from the segments that held them at once, so an erasure rewrites only those
-pages, never the whole index, and leaves none of the words in the file. (A contentless
-table with ``contentless_delete=1`` would take rows out by rowid alone, but by tombstone:
-their postings stay on disk until a merge reaches them.)
+The vectors follow the same changes, one row per episode and partition, clustered by
+partition (``WITHOUT ROWID``) so that reading one person's reads only their pages. The
+partition is stored as a number (:func:`partition_number`), and the table has no other
+index: rows are taken out by key, with the partitions the episode was filed in.
 
-Semantic recall's vectors (:mod:`memory.sqlite.vectors`) follow the same changes: taken
-out with the entries, filed again with them.
+FTS5 writes each transaction's entries as a new segment and merges segments as they pile
+up; a query, and every deleted entry, looks each of its terms up in every segment. A store
+grown one vote at a time keeps about twenty; the periodic upkeep (:func:`tidy_index`)
+keeps a handful.
 
-FTS5 writes each transaction's entries as a new *segment* and merges segments as they
-pile up; a query, and every deleted entry, looks each of its terms up in every segment,
-so their number is what recall and erasure pay for. A store that grows one vote at a
-time keeps about twenty. The periodic upkeep (:func:`tidy_index`, in short steps)
-merges any two segments of one level, and, once the segments besides the largest add up
-to a sixteenth of it, all of them into one: a store keeps a handful.
-
-Filing can wait (``reindexing(..., later=True)``, what a vote does): the episode's id goes
-into ``index_queue`` in the change's own transaction, and :func:`file_waiting` files the
-queue in batches, one transaction each (a batch embeds its texts together and writes one
-index segment instead of one per episode). So at every commit each episode's entries are
-either absent or exactly what its row says, and an episode whose entries are absent while
-it is validated is in the queue. Recall files its conversation's waiting episodes before
-it searches (:meth:`memory.sqlite.session.SQLiteSession.recall_search`), so the question
-right after a vote sees it; the queue holds only ids, and a row's erasure takes its id
-along (``ON DELETE CASCADE``). Whatever rebuilds or realigns the index from the episodes
-files the queue first (as opening the store does) or empties it.
+Filing can wait (what a vote does): the episode's id goes into ``index_queue`` in the
+change's own transaction, and :func:`file_waiting` files the queue in batches, one
+transaction each (embedding the texts together and writing one segment). So at every
+commit each episode's entries are either absent or exactly what its row says, and a
+validated episode without entries is in the queue. Recall files its conversation's
+waiting episodes before it searches, so the question right after a vote sees it; a row's
+erasure takes its id along (``ON DELETE CASCADE``). Whatever rebuilds or realigns the
+index from the episodes files the queue first (as opening the store does) or empties it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -53,34 +49,63 @@ from memory.models import ConversationKind, Episode, EpisodeStatus, Scope
 from memory.privacy import Visibility, channel_key, personal_key
 from memory.recall_query import date_words, indexed_words
 from memory.sqlite.codec import episode_from_row
-from memory.sqlite.transactions import transaction
-from memory.sqlite.vectors import file_vectors, unindex_vectors
-
-BM25_WEIGHTS = "2.0, 1.0, 1.0"
-"""bm25() weights of question, answer and lesson: a matching question counts most."""
+from memory.vectors import episode_vectors
 
 TOKENIZE = "porter unicode61 remove_diacritics 2 tokenchars '_'"
 """Porter stemming; ``_`` joins a partition key to its word in one token."""
 
-HITS = f"""hits AS MATERIALIZED (
-  SELECT abs(rowid) AS id, bm25(episodes_fts, {BM25_WEIGHTS}) AS bm25
+HITS = """hits AS MATERIALIZED (
+  SELECT abs(rowid) AS id, bm25(episodes_fts, 2.0, 1.0, 1.0) AS bm25
   FROM episodes_fts WHERE episodes_fts MATCH %(match)s
 )"""
-"""Recall's full-text search (:func:`memory.sql.recall.matches`): the partition keys inside
-the MATCH (:func:`memory.recall_query.fts5_match`) make the index visit only the asker's
-partitions; a channel success is found as ``rowid`` ``-id`` in its channel's."""
+"""Recall's full-text search (:func:`memory.sql.recall.matches`), a matching question
+weighing twice an answer or lesson: the partition keys inside the MATCH
+(:func:`memory.recall_query.fts5_match`) make the index visit only the asker's partitions."""
 
-_Entry = tuple[int, str, str, str]
-"""One row of the index: rowid, then the question (with the day it was asked, see
-:func:`memory.recall_query.date_words`), answer and lesson as indexed."""
+MERGE_PAGES = 200
+"""Index pages one step of the upkeep writes at most: a few tens of milliseconds of the
+database thread, which serves every other call between two steps."""
+FULL_MERGE_SHARE = 16
+"""The upkeep merges every segment into one once the others hold 1/16 of the largest's
+pages: each page is then rewritten about 16 times more, never the whole index hourly."""
+ALIGN_CHUNK = 1_000
+"""Channel successes read at a time while aligning: a large store's never all in memory."""
 
-
-CREATE_INDEX_QUEUE = """
-CREATE TABLE index_queue (
-    episode_id INTEGER PRIMARY KEY REFERENCES episodes (id) ON DELETE CASCADE
+_FILE = "INSERT INTO episodes_fts (rowid, question, answer, lesson) VALUES (?, ?, ?, ?)"
+_DELETE = (
+    "INSERT INTO episodes_fts (episodes_fts, rowid, question, answer, lesson)"
+    " VALUES ('delete', ?, ?, ?, ?)"
 )
-"""
-"""Episodes whose entries (and vectors) wait to be filed: ids only, gone with their row."""
+
+
+@contextmanager
+def transaction(db: Database) -> Iterator[None]:
+    """A write transaction, or a savepoint inside the caller's; undone on error.
+
+    The outermost one begins IMMEDIATE, taking the write lock before its first read. A
+    deferred one (sqlite-utils' ``atomic()``) that reads, then writes after another
+    connection to the file committed (the admin CLI, a second process), fails at once with
+    "database is locked": SQLite cannot wait for it without risking a deadlock. Savepoints
+    keep a fixed name: ``atomic()`` names each anew, so SQLite compiles its statements
+    each time, and a hot path (a vote) reuses them."""
+    if not db.conn.in_transaction:
+        db.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+            db.conn.execute("COMMIT")
+        except BaseException:
+            db.conn.rollback()  # a no-op when the error already ended the transaction
+            raise
+        return
+    db.conn.execute("SAVEPOINT nested")
+    try:
+        yield
+    except BaseException:
+        if db.conn.in_transaction:  # some errors end the whole transaction
+            db.conn.execute("ROLLBACK TO nested")
+            db.conn.execute("RELEASE nested")
+        raise
+    db.conn.execute("RELEASE nested")
 
 
 def partitioned(key: str, text: str) -> str:
@@ -88,34 +113,27 @@ def partitioned(key: str, text: str) -> str:
     return " ".join(f"{key}_{word}" for word in indexed_words(text))
 
 
-MERGE_PAGES = 200
-"""Index pages one step of the upkeep writes at most: a few tens of milliseconds of the
-database thread, which serves every other call between two steps."""
-
-FULL_MERGE_SHARE = 16
-"""The upkeep merges every segment into one once the others hold 1/16 of the largest's
-pages: each page is then rewritten about 16 times more, never the whole index hourly."""
+def partition_number(key: str) -> int:
+    """The partition ``key`` as the vectors table stores it: 8 bytes of its hash, as a
+    signed 64-bit integer (two keys sharing one in a store is a 1-in-10^10 chance even
+    with a million partitions, and recall checks every candidate's scope anyway)."""
+    return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big", signed=True)
 
 
 def create_index(db: Database) -> None:
-    """Create the (empty) contentless index, deleting in place, merged by the upkeep."""
+    """Create the (empty) contentless index, deleting in place, its upkeep's merges taking
+    two segments of one level (FTS5's default is four)."""
     db.execute(
         "CREATE VIRTUAL TABLE episodes_fts USING fts5"
         f" (question, answer, lesson, content = '', tokenize = \"{TOKENIZE}\")"
     )
-    secure_delete(db)
-    merge_pairs(db)
+    configure(db, "secure-delete", 1)
+    configure(db, "usermerge", 2)
 
 
-def secure_delete(db: Database) -> None:
-    """Make the index remove a deleted row's postings in place (a persistent setting)."""
-    db.execute("INSERT INTO episodes_fts (episodes_fts, rank) VALUES ('secure-delete', 1)")
-
-
-def merge_pairs(db: Database) -> None:
-    """Let the upkeep's merges take two segments of one level, not FTS5's default four
-    (a persistent setting)."""
-    db.execute("INSERT INTO episodes_fts (episodes_fts, rank) VALUES ('usermerge', 2)")
+def configure(db: Database, option: str, value: int) -> None:
+    """Set one of the index's persistent options."""
+    db.execute(f"INSERT INTO episodes_fts (episodes_fts, rank) VALUES ('{option}', {value})")
 
 
 def _merge(db: Database, pages: int) -> bool:
@@ -154,8 +172,7 @@ def partitions(episode: Episode, *, channel: bool) -> list[tuple[int, str]]:
     return keys
 
 
-def channel_partitions_filed(db: Database) -> bool:
-    """Whether the store files channel successes in their channel's partition too."""
+def _channel_partitions_filed(db: Database) -> bool:
     row = db.execute("SELECT value FROM index_state WHERE name = 'channel_partitions'").fetchone()
     return bool(row[0])
 
@@ -167,12 +184,12 @@ def align_channel_partitions(db: Database, *, share: bool) -> int:
 
     Those entries serve only recall across a channel's members; kept when nobody shares
     (the default), a channel success would be indexed twice for nothing."""
-    if channel_partitions_filed(db) == share:
+    if _channel_partitions_filed(db) == share:
         return 0
     file_waiting(db)  # what waits is filed as the store filed until now, then realigned
     changed = 0
     with transaction(db):
-        if channel_partitions_filed(db) == share:  # another connection aligned it meanwhile
+        if _channel_partitions_filed(db) == share:  # another connection aligned it meanwhile
             return 0
         for successes in _channel_successes(db):
             entries = [_entry(-e.id, channel_key(e.scope), e) for e in successes]
@@ -180,18 +197,13 @@ def align_channel_partitions(db: Database, *, share: bool) -> int:
                 db.conn.executemany(_FILE, entries)
                 file_vectors(db, [(e, [channel_key(e.scope)]) for e in successes])
             else:
-                for episode in successes:
-                    unindex_vectors(db, episode.id, [channel_key(episode.scope)])
+                _unfile_vectors(db, [(e.id, channel_key(e.scope)) for e in successes])
                 db.conn.executemany(_DELETE, entries)
             changed += len(successes)
         db.execute(
             "UPDATE index_state SET value = ? WHERE name = 'channel_partitions'", [int(share)]
         )
     return changed
-
-
-ALIGN_CHUNK = 1_000
-"""Channel successes read at a time while aligning: a large store's never all in memory."""
 
 
 def _channel_successes(db: Database) -> Iterator[list[Episode]]:
@@ -207,15 +219,9 @@ def _channel_successes(db: Database) -> Iterator[list[Episode]]:
         yield [episode_from_row(row) for row in rows]
 
 
-def _possible_keys(episode: Episode) -> list[str]:
-    """Every partition the episode may be filed in, whatever its status."""
-    keys = [personal_key(episode.scope, episode.requester_id)]
-    if episode.scope.kind is ConversationKind.CHANNEL:
-        keys.append(channel_key(episode.scope))
-    return keys
-
-
-def _entry(rowid: int, key: str, episode: Episode) -> _Entry:
+def _entry(rowid: int, key: str, episode: Episode) -> tuple[int, str, str, str]:
+    """One row of the index: the question (with the day it was asked, see
+    :func:`memory.recall_query.date_words`), answer and lesson as filed under ``key``."""
     return (
         rowid,
         partitioned(key, f"{episode.question} {date_words(episode.created_at)}"),
@@ -224,27 +230,23 @@ def _entry(rowid: int, key: str, episode: Episode) -> _Entry:
     )
 
 
-def _entries(episode: Episode, *, channel: bool) -> list[_Entry]:
+def _entries(episode: Episode, *, channel: bool) -> list[tuple[int, str, str, str]]:
     """The index rows of the episode as it is now: one per partition it is recalled from
-    while validated (see :func:`partitions`), none while pending."""
+    while validated, none while pending."""
     if episode.status is EpisodeStatus.PENDING:
         return []
     return [_entry(rowid, key, episode) for rowid, key in partitions(episode, channel=channel)]
 
 
-_FILE = "INSERT INTO episodes_fts (rowid, question, answer, lesson) VALUES (?, ?, ?, ?)"
-_DELETE = (
-    "INSERT INTO episodes_fts (episodes_fts, rowid, question, answer, lesson)"
-    " VALUES ('delete', ?, ?, ?, ?)"
-)
-
-
-def index_episode(db: Database, episode_id: int, *, channel: bool) -> None:
-    """File the episode's entries (it must have none yet), in its channel's partition too
-    when ``channel``. (The migrations that rebuild the index; the bot files through
-    :func:`file_episodes`.)"""
-    for episode in _validated(db, [episode_id]):
-        db.conn.executemany(_FILE, _entries(episode, channel=channel))
+def index_validated(db: Database, *, vectors: bool) -> None:
+    """File every validated episode, in every partition, in a new and empty index (and
+    ``vectors``): the migrations that rebuild it. The bot files with :func:`file_episodes`."""
+    validated = db.query("SELECT id FROM episodes WHERE status IN ('success', 'failure')")
+    for row in list(validated):
+        for episode in _validated(db, [row["id"]]):
+            db.conn.executemany(_FILE, _entries(episode, channel=True))
+            if vectors:
+                file_vectors(db, [(episode, [key for _, key in partitions(episode, channel=True)])])
 
 
 def unindex_episodes(db: Database, episode_ids: Iterable[int]) -> None:
@@ -254,7 +256,10 @@ def unindex_episodes(db: Database, episode_ids: Iterable[int]) -> None:
     episode could have been filed in."""
     deleted = False
     for episode in _validated(db, list(episode_ids)):  # gone or pending: no entries
-        unindex_vectors(db, episode.id, _possible_keys(episode))
+        keys = [personal_key(episode.scope, episode.requester_id)]
+        if episode.scope.kind is ConversationKind.CHANNEL:
+            keys.append(channel_key(episode.scope))
+        _unfile_vectors(db, [(episode.id, key) for key in keys])
         held = {
             row[0]
             for row in db.execute(
@@ -295,7 +300,7 @@ def file_episodes(db: Database, episode_ids: Sequence[int]) -> int:
     are now, all at once, and take them off the queue; how many were filed. A pending or
     erased one is taken off the queue and filed nowhere."""
     episodes = _validated(db, episode_ids)
-    channel = channel_partitions_filed(db)
+    channel = _channel_partitions_filed(db)
     db.conn.executemany(
         _FILE, [entry for episode in episodes for entry in _entries(episode, channel=channel)]
     )
@@ -305,6 +310,39 @@ def file_episodes(db: Database, episode_ids: Sequence[int]) -> int:
         "DELETE FROM index_queue WHERE episode_id = ?", [(id_,) for id_ in episode_ids]
     )
     return len(episodes)
+
+
+def file_vectors(db: Database, filing: Sequence[tuple[Episode, Sequence[str]]]) -> None:
+    """Store each validated episode's vector in each of its partitions, the episodes
+    embedded together (nothing without a model: recall is then full-text only)."""
+    vectors = episode_vectors([episode for episode, _ in filing])
+    db.conn.executemany(
+        "INSERT OR REPLACE INTO episode_vectors (partition, episode_id, vector) VALUES (?, ?, ?)",
+        [
+            (partition_number(key), episode.id, vector)
+            for (episode, partitions), vector in zip(filing, vectors, strict=True)
+            if vector is not None
+            for key in partitions
+        ],
+    )
+
+
+def _unfile_vectors(db: Database, filed: Sequence[tuple[int, str]]) -> None:
+    """Take out the vectors of these (episode id, partition key)."""
+    db.conn.executemany(
+        "DELETE FROM episode_vectors WHERE partition = ? AND episode_id = ?",
+        [(partition_number(key), episode_id) for episode_id, key in filed],
+    )
+
+
+def partition_vectors(db: Database, partitions: Sequence[str]) -> tuple[list[int], bytes]:
+    """The episode id of every vector stored in these partitions, and the vectors."""
+    marks = ", ".join("?" for _ in partitions)
+    rows = db.execute(
+        f"SELECT episode_id, vector FROM episode_vectors WHERE partition IN ({marks})",
+        [partition_number(key) for key in partitions],
+    ).fetchall()
+    return [row[0] for row in rows], b"".join(row[1] for row in rows)
 
 
 def _waiting(db: Database, scope: Scope | None, limit: int) -> list[int]:
@@ -336,20 +374,3 @@ def file_waiting(db: Database, *, scope: Scope | None = None, limit: int = -1) -
         waiting = _waiting(db, scope, limit)
         file_episodes(db, waiting)
     return len(waiting)
-
-
-@contextmanager
-def reindexing(
-    db: Database, episode_id: int, *, later: bool = False, indexed: bool = True
-) -> Iterator[None]:
-    """Keep the index agreeing with the episode across a change to its row, made inside
-    the ``with``: indexed exactly while it is validated, with its text as it is then (and
-    its vector). ``later`` queues the filing for :func:`file_waiting` instead. ``indexed``
-    False says the episode is pending, which the index never holds: nothing to take out."""
-    if indexed:
-        unindex_episodes(db, [episode_id])
-    yield
-    if later:
-        db.conn.execute("INSERT OR IGNORE INTO index_queue (episode_id) VALUES (?)", [episode_id])
-    else:
-        file_episodes(db, [episode_id])

@@ -6,18 +6,23 @@ from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
 from memory.sql import schema
-from memory.sqlite.codec import episode_from_row, from_db_time, to_db_time
-from memory.sqlite.fts import (
-    CREATE_INDEX_QUEUE,
-    TOKENIZE,
-    create_index,
-    index_episode,
-    merge_pairs,
-    partitions,
-    secure_delete,
-)
+from memory.sqlite.codec import from_db_time, to_db_time
+from memory.sqlite.fts import TOKENIZE, configure, create_index, index_validated
 from memory.sqlite.session import create_secret, digest
-from memory.sqlite.vectors import CREATE_VECTORS, file_vectors
+
+CREATE_VECTORS = """
+CREATE TABLE episode_vectors (
+    partition INTEGER NOT NULL,
+    episode_id INTEGER NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY (partition, episode_id)
+) WITHOUT ROWID;
+"""
+CREATE_INDEX_QUEUE = """
+CREATE TABLE index_queue (
+    episode_id INTEGER PRIMARY KEY REFERENCES episodes (id) ON DELETE CASCADE
+)
+"""
 
 migrations = Migrations("memory")
 
@@ -59,7 +64,7 @@ def m002_partitioned_index(db: Database) -> None:
         "CREATE VIRTUAL TABLE episodes_fts USING fts5"
         f' (question, answer, lesson, tokenize = "{TOKENIZE}")'
     )
-    _index_validated(db)
+    index_validated(db, vectors=False)
 
 
 @migrations()
@@ -90,7 +95,7 @@ def m005_erase_in_place(db: Database) -> None:
     only the pages that held the person's words, not the whole index (see
     :mod:`memory.sqlite.fts`); and the reflection queue is indexed (it was a scan of every
     validated episode after each vote)."""
-    secure_delete(db)
+    configure(db, "secure-delete", 1)
     db.execute(
         "CREATE INDEX episodes_awaiting_reflection ON episodes (validated_at, id)"
         " WHERE (status = 'failure' AND lesson IS NULL)"
@@ -110,14 +115,7 @@ def m007_contentless_index(db: Database) -> None:
     zeroed as they are freed (``secure_delete``); ``VACUUM`` returns them to the disk."""
     db.execute("DROP TABLE episodes_fts")
     create_index(db)
-    _index_validated(db)
-
-
-def _index_validated(db: Database) -> None:
-    """File every validated episode in a new, empty index."""
-    validated = db.query("SELECT id FROM episodes WHERE status IN ('success', 'failure')")
-    for row in list(validated):
-        index_episode(db, row["id"], channel=True)
+    index_validated(db, vectors=False)
 
 
 @migrations()
@@ -147,17 +145,13 @@ def m010_lean_index(db: Database) -> None:
     """The index and the vectors built anew, leaner: the index leaves out the words no
     query asks for (stopwords, single characters: :func:`memory.recall_query.indexed_words`),
     a third of its postings; the vectors table keys its partitions by number and has no
-    second index (see :mod:`memory.sqlite.vectors`). A contentless index forgets an entry
+    second index (see :mod:`memory.sqlite.fts`). A contentless index forgets an entry
     only given the text it was filed with, hence the rebuild."""
     db.execute("DROP TABLE episodes_fts")
     db.execute("DROP TABLE episode_vectors")
     create_index(db)
     db.executescript(CREATE_VECTORS)
-    validated = db.query("SELECT * FROM episodes WHERE status IN ('success', 'failure')")
-    for row in list(validated):
-        index_episode(db, row["id"], channel=True)
-        episode = episode_from_row(row)
-        file_vectors(db, [(episode, [key for _, key in partitions(episode, channel=True)])])
+    index_validated(db, vectors=True)
 
 
 @migrations()
@@ -193,7 +187,7 @@ def m012_index_queue(db: Database) -> None:
 def m013_index_upkeep(db: Database) -> None:
     """The upkeep merges the index's segments two at a time (see
     :func:`memory.sqlite.fts.tidy_index`); the index's words do not change."""
-    merge_pairs(db)
+    configure(db, "usermerge", 2)
 
 
 _TIME_COLUMNS = {

@@ -29,9 +29,14 @@ from memory.recall_query import question_match
 from memory.sql.recall import matches
 from memory.sql.session import Params, Session, placeholders
 from memory.sqlite.codec import episode_from_row, from_db_time, to_db_time
-from memory.sqlite.fts import HITS, file_episodes, file_waiting, reindexing, unindex_episodes
-from memory.sqlite.transactions import transaction
-from memory.sqlite.vectors import partition_vectors
+from memory.sqlite.fts import (
+    HITS,
+    file_episodes,
+    file_waiting,
+    partition_vectors,
+    transaction,
+    unindex_episodes,
+)
 
 T = TypeVar("T")
 
@@ -176,12 +181,16 @@ class SQLiteSession(Session):
     ) -> AsyncIterator[None]:
         """Filed later, from the index queue (see :mod:`memory.sqlite.fts`); in the score
         queue exactly while a success awaits a score that recall would use."""
-        with reindexing(self.db, episode_id, later=True, indexed=was is not EpisodeStatus.PENDING):
-            yield
-            if was is EpisodeStatus.SUCCESS:
-                await self.scored(episode_id)
-            if now is EpisodeStatus.SUCCESS and config.weights.importance > 0:
-                self.db.execute("INSERT INTO score_queue (episode_id) VALUES (?)", [episode_id])
+        if was is not EpisodeStatus.PENDING:  # the index holds no pending episode
+            unindex_episodes(self.db, [episode_id])
+        yield
+        if was is EpisodeStatus.SUCCESS:
+            await self.scored(episode_id)
+        if now is EpisodeStatus.SUCCESS and config.weights.importance > 0:
+            self.db.execute("INSERT INTO score_queue (episode_id) VALUES (?)", [episode_id])
+        self.db.conn.execute(
+            "INSERT OR IGNORE INTO index_queue (episode_id) VALUES (?)", [episode_id]
+        )
 
     async def unindex(self, episode_ids: Sequence[int]) -> None:
         """The full-text index keeps no copy of an episode's words: they are taken out

@@ -17,9 +17,8 @@ from memory.privacy import personal_key
 from memory.sql import episodes as shared_episodes
 from memory.sql import votes
 from memory.sqlite import fts
-from memory.sqlite.fts import CREATE_INDEX_QUEUE
+from memory.sqlite.migrations import CREATE_INDEX_QUEUE, CREATE_VECTORS
 from memory.sqlite.store import SQLiteMemoryStore
-from memory.sqlite.vectors import CREATE_VECTORS
 from tests.support.sqlite_verbs import on_connection
 
 episodes = on_connection(shared_episodes)

@@ -81,11 +81,11 @@ def _meanwhile(monkeypatch: pytest.MonkeyPatch, bot: Database, other: Callable[[
     taking_the_lock = fts.transaction
 
     @contextmanager
-    def other_first(db: Database, name: str = "nested") -> Iterator[None]:
+    def other_first(db: Database) -> Iterator[None]:
         if db is bot:
             monkeypatch.setattr(fts, "transaction", taking_the_lock)
             other()
-        with taking_the_lock(db, name):
+        with taking_the_lock(db):
             yield
 
     monkeypatch.setattr(fts, "transaction", other_first)
