@@ -21,7 +21,6 @@ from memory.callers import (
 )
 from memory.config import Fusion, HybridRecall, MemoryConfig, RecallWeights
 from memory.consolidation import ConsolidationReport, Consolidator, EpisodeSummarizer
-from memory.errors import StoreClosed, StoreError, StoreUnavailable
 from memory.models import (
     ConversationKind,
     Episode,
@@ -36,7 +35,10 @@ from memory.models import (
     RecalledEpisode,
     RecallRequest,
     Scope,
+    StoreClosed,
+    StoreError,
     StoreStats,
+    StoreUnavailable,
     UserExport,
     Vote,
     VoteEvent,

@@ -1,5 +1,5 @@
-"""Values that cross the boundary of the memory package: everything the bot hands to, or
-gets back from, a :class:`memory.MemoryStore`, whichever database stores it."""
+"""Values that cross the boundary of the memory package: what the bot hands to, or gets
+back from, a :class:`memory.MemoryStore` (whichever database stores it), and its errors."""
 
 from __future__ import annotations
 
@@ -18,10 +18,9 @@ class ConversationKind(StrEnum):
 
 
 class Scope(BaseModel):
-    """The conversation an exchange belongs to, a hard partition for recall (see
-    :mod:`memory.privacy`); threads of a channel share the channel's scope. The workspace
-    and, on Enterprise Grid, its org are part of it: an org-wide app meets one channel id,
-    and one person, in several workspaces."""
+    """The conversation an exchange belongs to, a hard partition for recall; threads of a
+    channel share the channel's scope. The workspace and, on Enterprise Grid, its org are
+    part of it: an org-wide app meets one channel id, and one person, in several."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -29,12 +28,9 @@ class Scope(BaseModel):
     channel_id: str
     kind: ConversationKind
     enterprise_id: str = ""
-    """The Enterprise Grid org of the workspace; empty outside one."""
 
 
 class EpisodeStatus(StrEnum):
-    """PENDING episodes were never validated by a vote and are never used as experience."""
-
     PENDING = "pending"
     SUCCESS = "success"
     FAILURE = "failure"
@@ -46,8 +42,6 @@ class Vote(StrEnum):
 
 
 class NewExchange(BaseModel):
-    """One answered question, as the bot records it right after posting the answer."""
-
     scope: Scope
     requester_id: str
     thread_ts: str | None
@@ -58,8 +52,8 @@ class NewExchange(BaseModel):
 
 
 class ImportedEpisode(BaseModel):
-    """An exchange already validated elsewhere (an importer, a benchmark), stored as it is,
-    with its own times, by :meth:`memory.MemoryStore.import_episodes`."""
+    """An exchange already validated elsewhere (an importer, a benchmark), stored with its
+    own times by :meth:`memory.MemoryStore.import_episodes`."""
 
     scope: Scope
     requester_id: str = Field(min_length=1)
@@ -93,7 +87,7 @@ class Episode(BaseModel):
     created_at: datetime
     validated_at: datetime | None = None
     reason: str | None = None
-    """Why the asker 👎'd the answer, in their own words (a failure's reason), if they said."""
+    """Why the asker 👎'd the answer, in their own words, if they said."""
 
 
 class VoteEvent(BaseModel):
@@ -145,9 +139,9 @@ class WisdomNote(BaseModel):
 
 
 class NewQuestion(BaseModel):
-    """A question the bot was handed and has not answered yet (see :mod:`memory.sql.questions`).
-    ``payload`` is the message as the bot reads it to answer it, opaque to memory; the asker
-    and their workspace are kept beside it so that ``/forget`` and an uninstall erase it."""
+    """A question the bot has not answered yet. ``payload`` is the message as the bot reads
+    it, opaque to memory; the asker and workspace beside it let ``/forget`` and an uninstall
+    erase it."""
 
     team_id: str
     user_id: str
@@ -164,8 +158,8 @@ class PendingQuestion(NewQuestion):
     episode_id: int | None = None
     """The exchange an earlier attempt recorded as it showed its answer, if any."""
     shown: list[str] = Field(default_factory=list)
-    """The ``ts`` of the parts of that answer Slack showed (in its ledger): an attempt
-    killed after they showed left them for the next to take back."""
+    """The ``ts`` of that answer's parts Slack showed, left for the next attempt to take
+    back."""
 
 
 class _ErasureReport(BaseModel):
@@ -178,21 +172,14 @@ class _ErasureReport(BaseModel):
 
 
 class ForgetReport(_ErasureReport):
-    """How many rows of each kind were erased for one person."""
-
     user_id: str
 
 
 class WorkspaceReport(_ErasureReport):
-    """How many rows of each kind were erased for a workspace that uninstalled the app."""
-
     team_id: str
 
 
 class ExportedVote(BaseModel):
-    """A vote the person cast, as ``export`` lists it (``episode_id`` matches an
-    :class:`Episode`'s ``id``)."""
-
     episode_id: int
     reaction: str
     vote: Vote
@@ -215,8 +202,8 @@ class StoreStats(BaseModel):
 
 
 class InstallationRecord(BaseModel):
-    """One installation of the app in a workspace (or org-wide), as the OAuth flow saved
-    it: the workspace's bot (``user_id`` empty) or one installer's grant. ``data`` is the
+    """An installation of the app in a workspace (or org-wide) as the OAuth flow saved it:
+    the workspace's bot (``user_id`` empty) or one installer's grant. ``data`` is the
     platform's own record (tokens, scopes, expiry), kept as it is and never read."""
 
     enterprise_id: str = ""
@@ -225,3 +212,16 @@ class InstallationRecord(BaseModel):
     user_id: str = ""
     data: dict[str, Any]
     installed_at: datetime
+
+
+class StoreError(Exception):
+    """The store could not do what was asked (the backend failed, not the caller). ``bot/``
+    catches these, never a backend's own errors (``sqlite3.Error``, psycopg's)."""
+
+
+class StoreUnavailable(StoreError):
+    """The store cannot be opened or used: a missing directory, a locked or corrupt file."""
+
+
+class StoreClosed(StoreError):
+    """The store was used after :meth:`memory.MemoryStore.close`."""

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 from memory.config import MemoryConfig
-from memory.errors import StoreUnavailable
+from memory.models import StoreUnavailable
 from memory.postgres import PostgresMemoryStore
 from memory.sqlite import SQLiteMemoryStore
 from memory.store import MemoryStore

@@ -14,7 +14,7 @@ pool knowing. The first transaction to find its connection broken empties the po
 others are as dead: psycopg's own check before use would find them one by one, a second
 apart) and, if it broke before reaching its commit, runs again on a new connection: the
 server rolled it back. One that broke during its commit is not run again, as it may have
-committed. psycopg's errors become :class:`memory.errors.StoreError`.
+committed. psycopg's errors become :class:`memory.StoreError`.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from psycopg_pool import AsyncConnectionPool, PoolClosed, PoolTimeout
 
 from memory import models
 from memory.config import MemoryConfig
-from memory.errors import StoreClosed, StoreError, StoreUnavailable
+from memory.models import StoreClosed, StoreError, StoreUnavailable
 from memory.postgres import imports
 from memory.postgres.diagnosis import connect_problem
 from memory.postgres.migrations import apply_migrations

@@ -20,7 +20,7 @@ from sqlite_utils import Database
 from sqlite_utils.utils import sqlite3 as engine
 
 from memory.config import MemoryConfig
-from memory.errors import StoreClosed, StoreError, StoreUnavailable
+from memory.models import StoreClosed, StoreError, StoreUnavailable
 from memory.sql.session import Verb
 from memory.sqlite import fts
 from memory.sqlite.migrations import migrations

@@ -25,7 +25,7 @@ from memory import (
     Vote,
     open_store,
 )
-from memory.errors import StoreError, StoreUnavailable
+from memory.models import StoreError, StoreUnavailable
 from memory.postgres import PostgresMemoryStore
 from memory.postgres.migrations import MIGRATIONS
 from memory.postgres.session import Session

@@ -11,7 +11,7 @@ import sqlite_utils
 from memory_helpers import T0, Memory
 
 from memory import MemoryConfig, MemoryStore, Vote, open_store
-from memory.errors import StoreUnavailable
+from memory.models import StoreUnavailable
 from memory.sqlite.session import AWAITING_LESSONS_SQL, AWAITING_REFLECTION_SQL
 from memory.sqlite.store import MIN_SQLITE, engine
 

@@ -14,7 +14,7 @@ import pytest
 from memory_helpers import DM, T0, exchange
 
 from memory import EpisodeStatus, MemoryConfig, VoteEvent, VoteOutcome
-from memory.errors import StoreError
+from memory.models import StoreError
 from memory.sql import episodes as shared_episodes
 from memory.sql import votes
 from memory.sql.vote_queue import VoteQueue
