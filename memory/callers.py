@@ -1,9 +1,8 @@
 """What each caller needs of the store, as small protocols sized to its use.
 
-:class:`memory.MemoryStore` offers each of them (each verb is declared once, here, with
-the caller that uses it; ``tests/memory/test_callers.py`` holds the store to them); a caller
-depends on one instead, so it says exactly what it touches, and a test double implements
-only that.
+:class:`memory.MemoryStore` offers each of them (each verb is declared once, here, with the
+caller that uses it; ``tests/memory/test_callers.py`` holds the store to them): a caller
+depends on one, so it says exactly what it touches, and a test double implements only that.
 """
 
 from __future__ import annotations
@@ -41,15 +40,13 @@ class ExchangeLedger(Protocol):
     """Answering a message: exactly once, recorded part by part, fenced by erasures."""
 
     async def claim(self, *keys: str, at: datetime, team_id: str | None = None) -> bool:
-        """Record in one write that the message these keys name (an event id,
-        ``channel:ts``) of workspace ``team_id`` is being handled. False when any key was
-        claimed before (a re-delivery), across restarts and ``/forget``: a claim keeps only
-        a keyed hash of its key."""
+        """Record that the message these keys name (an event id, ``channel:ts``) of
+        workspace ``team_id`` is being handled; False when any key was claimed before (a
+        re-delivery), across restarts and ``/forget``: a claim keeps a keyed hash only."""
 
     async def record_exchange(self, exchange: models.NewExchange) -> models.Episode | None:
         """Store a pending episode and a ledger entry for each message part sent. None when
-        the asker was forgotten after the exchange began (``created_at``): work that
-        started before an erasure never writes about the person after it."""
+        the asker was forgotten after the exchange began (``created_at``)."""
 
     async def extend_exchange(self, episode_id: int, *, message_ts: list[str], answer: str) -> bool:
         """Record more parts of an answer as Slack shows them (each votable at once), and
@@ -59,8 +56,8 @@ class ExchangeLedger(Protocol):
         """Delete an exchange that turned out to be a notice, not an answer."""
 
     async def erase_replies(self, channel_id: str, message_ts: list[str]) -> None:
-        """Record that these messages of the bot answered someone since forgotten (an answer
-        in flight at ``/forget``), as keyed hashes."""
+        """Record, as keyed hashes, that these messages of the bot answered someone since
+        forgotten (an answer in flight at ``/forget``)."""
 
     async def erased_replies(self, channel_id: str, message_ts: Iterable[str]) -> set[str]: ...
 
@@ -71,8 +68,7 @@ class ExchangeLedger(Protocol):
         whichever is later (absent when never)."""
 
     async def first_parts(self, episode_ids: Iterable[int]) -> dict[int, str]:
-        """The ``ts`` of the first message of each answer still in the ledger, so a person
-        can be shown the answer they voted on."""
+        """The ``ts`` of the first message of each answer still in the ledger."""
 
 
 class Questions(Protocol):
@@ -89,8 +85,8 @@ class Questions(Protocol):
     async def take_questions(
         self, *, now: datetime, lease: timedelta, limit: int
     ) -> list[models.PendingQuestion]:
-        """Lease to this process the oldest questions no process is answering (their lease
-        ran out by ``now``); each take counts an attempt."""
+        """Lease to this process the oldest questions whose lease ran out by ``now``; each
+        take counts an attempt."""
 
     async def renew_questions(
         self, question_ids: Iterable[int], *, now: datetime, lease: timedelta
@@ -133,9 +129,8 @@ class Reasons(Protocol):
     async def give_reason(
         self, episode_id: int, user_id: str, reason: str, *, at: datetime
     ) -> models.Episode | None:
-        """Store the asker's reason for their 👎, dropping the lesson drafted without it;
-        None, and nothing stored, when it is not their failure or they were forgotten
-        since ``at``."""
+        """Store the asker's reason for their 👎; None, and nothing stored, when it is not
+        their failure or they were forgotten since ``at``."""
 
 
 class Erasure(Protocol):
@@ -146,14 +141,12 @@ class Erasure(Protocol):
 
     async def forget_user(self, user_id: str, *, at: datetime | None = None) -> models.ForgetReport:
         """Erase every row holding this person's data, leaving no trace on disk, and fence
-        them off: nothing that started before ``at`` (default: now) writes about them after.
-        The fence keeps a keyed hash of their id and the time, nothing they said."""
+        them off: nothing that started before ``at`` (default: now) writes about them after."""
 
     async def forget_workspace(
         self, team_id: str, *, at: datetime | None = None
     ) -> models.WorkspaceReport:
-        """Erase everything kept of a workspace, and fence it off as :meth:`forget_user`
-        fences a person."""
+        """Erase everything kept of a workspace, and fence it off as a person's."""
 
 
 class ReflectionQueue(Protocol):
@@ -198,9 +191,7 @@ class ConsolidationSource(Protocol):
         *,
         episode_count: int,
         at: datetime,
-    ) -> list[models.WisdomNote]:
-        """Replace the person's notes in ``scope``, distilled by work that began at ``at``;
-        nothing is written, and [] returned, when they were forgotten since."""
+    ) -> list[models.WisdomNote]: ...
 
 
 class Installations(Protocol):
@@ -218,8 +209,8 @@ class Installations(Protocol):
     async def delete_installations(
         self, *, enterprise_id: str, team_id: str, user_id: str | None = None
     ) -> int:
-        """Delete that user's record, or with ``user_id`` None every record of the
-        workspace; how many went."""
+        """Delete that user's record (every record of the workspace with ``user_id`` None);
+        how many went."""
 
     async def issue_oauth_state(self, state: str, *, expires_at: datetime, now: datetime) -> None:
         """Remember a state handed to a browser (and drop those expired by ``now``)."""
