@@ -1,22 +1,16 @@
 """The erasure fence, and the keyed hashes that let records outlive ``/forget``.
 
-Forgetting a person deletes everything about them, but some facts must outlive it:
+Forgetting a person deletes everything about them, but three facts outlive it: *that* they
+were forgotten, and when, so work that began before (an answer being written, a
+consolidation) writes nothing about them after, and history read back from Slack leaves out
+what they said before; which of the bot's messages answered them, so that history leaves
+those out too; and which messages were handled (:func:`claim`). Each is an HMAC-SHA256
+digest under the database's secret (:meth:`Session.digest`): no id in the clear, and no
+matching one against a list of ids without the secret.
 
-- *that* they were forgotten, and when, so work that started before (an answer being
-  written, a consolidation) cannot write about them afterwards, and so conversation
-  history read back from Slack can leave out what they said before;
-- which of the bot's messages answered them, so history read back from Slack leaves those
-  out too (whoever asks next in the thread, whenever the reply was posted).
-
-Both are kept as HMAC-SHA256 digests under a secret generated for the database
-(:meth:`Session.digest`): it holds no user id in the clear, and a digest cannot be matched
-against a list of ids without the secret. So is each claim of a message being handled
-(:func:`claim`), so that it outlives ``/forget`` too and holds no personal data.
-
-Where several processes share the database (PostgreSQL), the fence also needs a lock: a
-transaction that writes about a person and one that forgets them take the same lock first
-(:meth:`Session.lock_person`), so the writer either commits before the erasure starts
-(and is erased with the rest) or sees it (and writes nothing).
+Where processes share the database (PostgreSQL), a transaction that writes about a person
+and one that forgets them take the same lock first (:meth:`Session.lock_person`): the
+writer commits before the erasure starts (and is erased with the rest) or sees it.
 """
 
 from __future__ import annotations
@@ -27,22 +21,24 @@ from typing import Any
 
 from memory.sql.session import Session
 
-_BATCH = 1_000
-"""Messages one statement records (either database takes many more parameters)."""
+_BATCH = 1_000  # messages one statement records (either database takes many more parameters)
 
 
 def workspace_subject(team_id: str) -> str:
-    """The fence's subject (a person is their user id) for everything kept of a workspace:
-    no user id holds the separator."""
+    """The fence's subject for a workspace (a person's is their user id, which never holds
+    the separator)."""
     return f"workspace\x1f{team_id}"
 
 
+def fence_subjects(user_id: str, team_id: str | None) -> list[str]:
+    """The subjects whose erasure fences off work about ``user_id`` in ``team_id``."""
+    return [user_id] if not team_id else [user_id, workspace_subject(team_id)]
+
+
 async def claim(db: Session, *keys: str, at: datetime, team_id: str | None = None) -> bool:
-    """One ``INSERT ... ON CONFLICT DO NOTHING`` of every key's digest: when two processes
-    claim the same message at once (a Slack retry reaching another replica), the second
-    waits for the first to commit and inserts nothing. The digests go in sorted order, so two
-    claims of overlapping keys wait for each other instead of deadlocking. The workspace's
-    digest lets its claims go when it uninstalls the app."""
+    """One ``INSERT ... ON CONFLICT DO NOTHING``: of two processes claiming a message at once
+    (a Slack retry reaching another replica), the second waits for the first to commit and
+    inserts nothing. Sorted, so claims of overlapping keys cannot deadlock."""
     digests = sorted({db.digest(key) for key in keys})
     if not digests:
         return True
@@ -56,14 +52,8 @@ async def claim(db: Session, *keys: str, at: datetime, team_id: str | None = Non
     return new == len(digests)
 
 
-def fence_subjects(user_id: str, team_id: str | None) -> list[str]:
-    """The subjects whose erasure fences off work about ``user_id`` in ``team_id``."""
-    return [user_id] if not team_id else [user_id, workspace_subject(team_id)]
-
-
 async def record_forgetting(db: Session, subject: str, at: datetime) -> None:
-    """Record that the subject (a person, or a workspace: :func:`workspace_subject`) was
-    forgotten at ``at`` (the latest time wins)."""
+    """The subject (a person, or :func:`workspace_subject`) was forgotten at ``at``."""
     await db.execute(
         "INSERT INTO forgotten (person, at) VALUES (%s, %s)"
         " ON CONFLICT (person) DO UPDATE SET at = excluded.at WHERE excluded.at > forgotten.at",
@@ -80,9 +70,8 @@ async def erase_replies(db: Session, channel_id: str, message_ts: Iterable[str])
 
 
 async def erase_messages(db: Session, messages: Iterable[tuple[str, str]]) -> None:
-    """:func:`erase_replies` of messages in any channels (each a channel id and a ts), a
-    statement per :data:`_BATCH` of them, in one order: two erasures at once on PostgreSQL
-    cannot each wait for the other's."""
+    """:func:`erase_replies` of (channel, ts) in any channels, in one order: two erasures at
+    once on PostgreSQL cannot each wait for the other's."""
     digests = sorted({db.digest(_message_key(channel_id, ts)) for channel_id, ts in messages})
     for start in range(0, len(digests), _BATCH):
         batch = digests[start : start + _BATCH]
@@ -105,10 +94,9 @@ async def erased_replies(db: Session, channel_id: str, message_ts: Iterable[str]
 def not_forgotten_since(
     db: Session, user_id: str, started_at: datetime, team_id: str | None = None
 ) -> tuple[str, list[Any]]:
-    """The condition that the person (or their workspace ``team_id``) was not forgotten at
-    or after ``started_at``, and its parameters: a write guarded by it is its own check, a
-    statement after the person's lock (:meth:`Session.lock_person`), so it sees an erasure
-    that committed while the lock was awaited."""
+    """The condition that neither the person nor their workspace ``team_id`` was forgotten
+    since ``started_at``, and its parameters. A write guarded by it is its own check: after
+    :meth:`Session.lock_person`, it sees an erasure that committed while the lock waited."""
     digests = [db.digest(subject) for subject in fence_subjects(user_id, team_id)]
     marks = ", ".join("%s" for _ in digests)  # one or two: no list parameter needed
     return (
@@ -120,8 +108,6 @@ def not_forgotten_since(
 async def forgotten_since(
     db: Session, user_id: str, started_at: datetime, team_id: str | None = None
 ) -> bool:
-    """Whether the person (or their workspace ``team_id``) was forgotten at or after
-    ``started_at``: work that began then must not write about them."""
     condition, params = not_forgotten_since(db, user_id, started_at, team_id)
     row = await db.row(f"SELECT {condition} AS unforgotten", params)
     assert row is not None
@@ -140,8 +126,8 @@ def _subjects(db: Session, people: set[str], team_id: str | None) -> dict[str, s
 def forgotten_read(
     db: Session, user_ids: Iterable[str], team_id: str | None = None
 ) -> tuple[str, list[Any]]:
-    """The read of :func:`forgotten_at`, for a unit of work that sends it with others; its
-    rows go to :func:`forgotten_from`."""
+    """The read of :func:`forgotten_at`, for a unit of work sending it with others; its rows
+    go to :func:`forgotten_from`."""
     member, digests = db.one_of(list(_subjects(db, set(user_ids), team_id)))
     return f"SELECT person, at FROM forgotten WHERE person {member}", [digests]
 
@@ -149,17 +135,14 @@ def forgotten_read(
 def forgotten_from(
     db: Session, user_ids: Iterable[str], found: list[dict[str, Any]], team_id: str | None = None
 ) -> dict[str, datetime]:
-    """:func:`forgotten_at` from the rows of :func:`forgotten_read`: each person's latest
-    erasure among their subjects."""
     people = set(user_ids)
     by_digest = _subjects(db, people, team_id)
     erased = {by_digest[row["person"]]: db.read_time(row["at"]) for row in found}
-    latest: dict[str, datetime] = {}
-    for user_id in people:
-        times = [erased[s] for s in fence_subjects(user_id, team_id) if s in erased]
-        if times:
-            latest[user_id] = max(times)
-    return latest
+    return {
+        user_id: max(times)
+        for user_id in people
+        if (times := [erased[s] for s in fence_subjects(user_id, team_id) if s in erased])
+    }
 
 
 async def forgotten_at(
@@ -168,5 +151,4 @@ async def forgotten_at(
     people = set(user_ids)
     if not people:
         return {}
-    found = await db.rows(*forgotten_read(db, people, team_id))
-    return forgotten_from(db, people, found, team_id)
+    return forgotten_from(db, people, await db.rows(*forgotten_read(db, people, team_id)), team_id)
