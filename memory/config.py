@@ -1,12 +1,15 @@
-"""Tunable behaviour of the memory package, independent of where it is stored."""
+"""Tunable behaviour of the memory package, independent of where it is stored, and which
+reactions are votes under it."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 from enum import StrEnum
+from typing import NamedTuple
 
 from pydantic import BaseModel, Field
 
+from memory.models import EpisodeStatus, Vote, VoteEvent
 from memory.privacy import Visibility
 
 
@@ -14,10 +17,9 @@ class RecallWeights(BaseModel):
     """Weights of the recall score, after Generative Agents (Park et al., 2023).
 
     ``score = relevance_weight * relevance + recency_weight * recency
-    + importance_weight * importance``, each term scaled to [0, 1]:
-    relevance is BM25 min-max normalised over the candidates, recency is
-    ``0.5 ** (age / recency_half_life)`` since validation, importance is ``score / 10``
-    (5 when not scored yet).
+    + importance_weight * importance``, each term scaled to [0, 1]: relevance is BM25
+    min-max normalised over the candidates, recency is ``0.5 ** (age / recency_half_life)``
+    since validation, importance is ``score / 10`` (5 when not scored yet).
     """
 
     relevance: float = Field(default=1.0, ge=0)
@@ -41,7 +43,6 @@ class HybridRecall(BaseModel):
     ``relevance = (1 - semantic) * bm25_normalised + semantic * cosine_normalised`` over a
     pool of ``candidates_per_result`` candidates per result from each search; a candidate
     only the semantic search found is kept when its cosine is at least ``min_similarity``.
-    ``semantic = 0`` is full-text recall alone, ``1`` semantic recall alone.
 
     A conversation stays on a topic for a few exchanges, and the exchange that answers a
     question often shares no word with it while the one before or after it does. So the
@@ -65,13 +66,52 @@ class MemoryConfig(BaseModel):
     anyone_may_vote: bool = False
     """When False (the default) only the person who asked can validate an answer."""
     share_channel_successes: bool = False
-    """When True, a channel's successful episodes are recalled for its other members too.
-
-    Never applies to DMs, and never to failures or pending exchanges."""
+    """When True, a channel's successes are recalled for its other members too (see
+    :mod:`memory.privacy`)."""
     weights: RecallWeights = RecallWeights()
     hybrid: HybridRecall = HybridRecall()
 
     @property
     def visibility(self) -> Visibility:
-        """Who may see what, under these settings (see :mod:`memory.privacy`)."""
         return Visibility(share_channel_successes=self.share_channel_successes)
+
+
+BUTTON = "button"
+"""The ``reaction`` of a feedback-button click; one slot per voter, a new click replaces it."""
+
+
+class Ballot(NamedTuple):
+    """A vote event as stored: the voter's slot on the episode (one per distinct emoji, so
+    the same reaction twice is one vote, and one for the buttons) and its vote."""
+
+    slot: str
+    vote: Vote
+
+
+def base_emoji(name: str) -> str:
+    """``+1::skin-tone-3`` -> ``+1``; colons around a name are dropped too."""
+    return name.strip().strip(":").split("::", 1)[0]
+
+
+def vote_for_emoji(name: str, config: MemoryConfig) -> Vote | None:
+    emoji = base_emoji(name)
+    if emoji in config.positive_reactions:
+        return Vote.UP
+    if emoji in config.negative_reactions:
+        return Vote.DOWN
+    return None
+
+
+def ballot_for(event: VoteEvent, config: MemoryConfig) -> Ballot | None:
+    """The ballot a vote event adds or removes, or None when the event is not a vote."""
+    if event.reaction == BUTTON:
+        return Ballot(slot=BUTTON, vote=event.vote) if event.vote is not None else None
+    vote = vote_for_emoji(event.reaction, config)
+    return Ballot(slot=base_emoji(event.reaction), vote=vote) if vote is not None else None
+
+
+def status_for(latest_vote: Vote | None) -> EpisodeStatus:
+    """The status the latest still-present counting vote gives an episode."""
+    if latest_vote is None:
+        return EpisodeStatus.PENDING
+    return EpisodeStatus.SUCCESS if latest_vote is Vote.UP else EpisodeStatus.FAILURE

@@ -16,9 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from memory.config import MemoryConfig
+from memory.config import BUTTON, Ballot, MemoryConfig, ballot_for, status_for
 from memory.models import EpisodeStatus, Vote, VoteEvent, VoteOutcome
-from memory.reactions import BUTTON, Ballot, ballot_for, status_for
 from memory.rows import utc
 from memory.sql.fence import forgotten_from, forgotten_read
 from memory.sql.session import Params, Session

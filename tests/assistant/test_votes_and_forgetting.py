@@ -16,7 +16,7 @@ from memory import (
     VoteEvent,
     WorkingMemory,
 )
-from memory.reactions import BUTTON
+from memory.config import BUTTON
 from tests.episodes import DM, T0
 
 

@@ -10,7 +10,7 @@ from bot.listeners.actions.feedback_vote import button_vote
 from bot.listeners.commands.memory import conversation_scope, memory_message, memory_summary
 from bot.listeners.events.reactions import reaction_vote
 from memory import ConversationKind, Episode, EpisodeStatus, Scope, Vote, WisdomNote
-from memory.reactions import BUTTON
+from memory.config import BUTTON
 from tests.episodes import DM, T0, make_episode
 from tests.support.block_kit import block_kit_problems
 

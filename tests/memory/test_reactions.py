@@ -16,7 +16,7 @@ from memory import (
     Vote,
     VoteEvent,
 )
-from memory.reactions import Ballot, ballot_for, base_emoji, status_for, vote_for_emoji
+from memory.config import Ballot, ballot_for, base_emoji, status_for, vote_for_emoji
 
 MINUTE = timedelta(minutes=1)
 

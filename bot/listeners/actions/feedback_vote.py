@@ -21,7 +21,7 @@ from bot.listeners.services import Services
 from bot.listeners.vote_before_ack import commit_vote
 from bot.views import vote_for
 from memory import VoteEvent
-from memory.reactions import BUTTON
+from memory.config import BUTTON
 
 __all__ = ["button_vote", "feedback_vote_callback"]
 
