@@ -10,6 +10,14 @@ partitions hold, not what the store holds. Words are stemmed by PostgreSQL's Sno
 English stemmer (``memory_stem``, first migration); the question's words weigh ``A``, the
 answer's ``B`` and the lesson's ``C``. Pending episodes have no row.
 
+A vote files its episode later, as SQLite's does (:mod:`memory.sqlite.fts`): its transaction
+takes the episode out of recall and puts its id in ``index_queue`` (:func:`queue_filing`),
+and the store files the queue in batches, each in a transaction of its own
+(:func:`file_waiting`), so the vote's transaction neither reads the episode back nor waits for
+its words and vector. Recall files the waiting episodes of its conversation before it
+searches (:meth:`memory.postgres.session.Session.recall_search`), so the question right after
+a vote sees it, on any replica; an erasure takes a waiting id along (``ON DELETE CASCADE``).
+
 Unlike SQLite's FTS5 index, the words carry no partition key: a GIN index of one entry per
 partition and word took half the store's size, and a recall needs no index of words to
 match a partition's few hundred rows.
@@ -109,7 +117,9 @@ async def reindex_episodes(db: Session, episode_ids: Sequence[int]) -> None:
     validated (none left when it was erased). As one batch: their rows sent in one
     pipeline, their words and vectors made together on a worker thread (the event loop
     serves other work meanwhile)."""
-    found = await db.rows("SELECT * FROM episodes WHERE id = ANY(%s)", [list(episode_ids)])
+    found = await db.rows(
+        "SELECT * FROM episodes WHERE id = ANY(%s) ORDER BY id", [list(episode_ids)]
+    )
     episodes = [episode_from_row(row, db.read_time) for row in found]
     validated = [e for e in episodes if e.status is not EpisodeStatus.PENDING]
     gone = set(episode_ids) - {episode.id for episode in validated}
@@ -119,3 +129,33 @@ async def reindex_episodes(db: Session, episode_ids: Sequence[int]) -> None:
         made = await asyncio.to_thread(recall_rows, validated)
         async with db.conn.cursor() as cursor:
             await cursor.executemany(_INSERT, made)
+
+
+async def queue_filing(db: Session, episode_ids: Sequence[int]) -> None:
+    """Take these episodes out of recall until :func:`file_waiting` files them as they are
+    then. Queued first: a filing holding one of them ends before this goes on."""
+    await db.send(
+        "INSERT INTO index_queue (episode_id) SELECT unnest(%s::bigint[]) ON CONFLICT DO NOTHING",
+        [list(episode_ids)],
+    )
+    await unindex_episodes(db, episode_ids)
+
+
+async def file_episodes(db: Session, episode_ids: Sequence[int]) -> None:
+    """Take these episodes off the queue and file them as their rows are now."""
+    await db.send("DELETE FROM index_queue WHERE episode_id = ANY(%s)", [list(episode_ids)])
+    await reindex_episodes(db, episode_ids)
+
+
+async def file_waiting(db: Session, *, limit: int) -> int:
+    """File up to ``limit`` waiting episodes, oldest first; how many were waiting. Replicas
+    filing at once take different ones (``SKIP LOCKED``); one that dies before its commit
+    leaves them waiting."""
+    taken = await db.rows(
+        "DELETE FROM index_queue WHERE episode_id IN (SELECT episode_id FROM index_queue"
+        " ORDER BY episode_id LIMIT %s FOR UPDATE SKIP LOCKED) RETURNING episode_id",
+        [limit],
+    )
+    if taken:
+        await reindex_episodes(db, sorted(row["episode_id"] for row in taken))
+    return len(taken)

@@ -137,6 +137,13 @@ DROP TABLE episode_vectors;
 DROP FUNCTION memory_words;
 """
 
+M012_INDEX_QUEUE = """
+-- Episodes a vote took out of recall, waiting to be filed again (see postgres/fts.py).
+CREATE TABLE index_queue (
+    episode_id bigint PRIMARY KEY REFERENCES episodes (id) ON DELETE CASCADE
+);
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_erased_replies", schema.ERASED_REPLIES),
@@ -149,6 +156,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m009_questions", schema.QUESTIONS.format(**schema.POSTGRES)),
     ("m010_one_recall_row", M010_ONE_RECALL_ROW),
     ("m011_question_answers", schema.QUESTION_ANSWERS.format(**schema.POSTGRES)),
+    ("m012_index_queue", M012_INDEX_QUEUE),
 ]
 """(name, SQL) in the order they apply; a name, once released, never changes."""
 

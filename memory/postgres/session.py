@@ -56,8 +56,12 @@ WITH q AS (
   SELECT (SELECT id FROM lexical ORDER BY bm25, validated_at DESC, id DESC LIMIT 1) AS best,
     array_agg(episode_id) AS vector_ids, string_agg(vector, '') AS vectors
   FROM partition_rows WHERE vector IS NOT NULL
+), waiting AS (
+  SELECT array_agg(index_queue.episode_id) AS waiting_ids
+  FROM index_queue JOIN episodes ON episodes.id = index_queue.episode_id
+  WHERE episodes.team_id = %(team_id)s AND episodes.channel_id = %(channel_id)s
 )
-SELECT * FROM lexical FULL JOIN vectors ON lexical.id = vectors.best
+SELECT * FROM lexical FULL JOIN vectors ON lexical.id = vectors.best CROSS JOIN waiting
 ORDER BY lexical.bm25, lexical.validated_at DESC, lexical.id DESC
 """
 """Recall's two searches in one read of the partitions' rows (:mod:`memory.postgres.fts`).
@@ -65,7 +69,8 @@ The question's words are stemmed here, by the function that stemmed the indexed 
 ``-ts_rank`` stands in for BM25, weighing a matching question (``A``) twice a matching
 answer or lesson, as SQLite's weights do. The vectors come aggregated, with the best match
 (alone when none matched): one value, where a row each cost more to receive than the rest
-of the recall."""
+of the recall. With them come the ids of the conversation's episodes waiting to be filed
+(:func:`memory.postgres.fts.file_waiting`), usually none."""
 
 
 _EXCHANGE = (
@@ -96,7 +101,7 @@ class Session(sql.Session):
     """Ends pipeline mode (:meth:`commit`): the server's answer to every statement sent,
     awaited in one round trip."""
     restated: set[int] = field(default_factory=set)
-    """Episodes whose status changed in this transaction: filed at its end, together."""
+    """Episodes whose status changed in this transaction: queued for filing at its end."""
     committed: bool = False
     """Whether the ``COMMIT`` was sent (or, outside pipeline mode, the work is done): a
     connection that breaks since may have committed, so the work does not run again."""
@@ -135,12 +140,15 @@ class Session(sql.Session):
         await self.sender.execute(sql, params)
 
     async def commit(self) -> None:
-        """End the work: file what it restated, send the ``COMMIT`` and end pipeline mode,
-        waiting for the server once. Nothing runs in the transaction afterwards (outside
-        pipeline mode, psycopg's transaction commits when it ends)."""
+        """End the work: queue what it restated for filing, send the ``COMMIT`` and end
+        pipeline mode, waiting for the server once. Nothing runs in the transaction
+        afterwards (outside pipeline mode, psycopg's transaction commits when it ends)."""
         if self.committed:
             return
-        await self.file_restated()
+        if self.restated:
+            from memory.postgres.fts import queue_filing
+
+            await queue_filing(self, sorted(self.restated))
         self.committed = True
         if self.pipeline is not None:
             await self.sender.execute("COMMIT")
@@ -194,19 +202,9 @@ class Session(sql.Session):
     async def restating(
         self, episode_id: int, was: EpisodeStatus, now: EpisodeStatus, config: MemoryConfig
     ) -> AsyncIterator[None]:
-        """Filed when the work ends (:meth:`file_restated`)."""
+        """Queued for filing when the work ends (:meth:`commit`)."""
         yield
         self.restated.add(episode_id)
-
-    async def file_restated(self) -> None:
-        """File the episodes whose status changed, all at once, before the transaction
-        commits: one batch of statements, their vectors embedded together on a worker
-        thread (:func:`memory.postgres.fts.reindex_episodes`)."""
-        if self.restated:
-            from memory.postgres.fts import reindex_episodes
-
-            await reindex_episodes(self, sorted(self.restated))
-            self.restated.clear()
 
     def one_of(self, values: Sequence[int] | Sequence[str]) -> tuple[str, Any]:
         return "= ANY(%s)", list(values)
@@ -291,10 +289,10 @@ class Session(sql.Session):
         lexical: bool,
         semantic: bool,
     ) -> tuple[list[dict[str, Any]], list[int], bytes]:
-        from memory.postgres.fts import folded_words
+        from memory.postgres.fts import file_episodes, folded_words
 
         words = folded_words(search_terms(request.text)) if lexical else []
-        rows = await self.rows(
+        search = (
             _SEARCH.format(matches=matches(self)),
             {
                 **params,
@@ -304,6 +302,10 @@ class Session(sql.Session):
                 "semantic": semantic,
             },
         )
+        rows = await self.rows(*search)
+        if waiting := rows[0]["waiting_ids"]:  # validated since the last filing
+            await file_episodes(self, sorted(waiting))
+            rows = await self.rows(*search)
         vectors = rows[0]["vectors"]
         matched = [row for row in rows if row["id"] is not None]
         return matched, rows[0]["vector_ids"] or [], b"" if vectors is None else bytes(vectors)

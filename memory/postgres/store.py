@@ -35,7 +35,7 @@ from psycopg_pool import AsyncConnectionPool, PoolClosed, PoolTimeout
 from memory import models
 from memory.config import MemoryConfig
 from memory.models import StoreClosed, StoreError, StoreUnavailable
-from memory.postgres import imports
+from memory.postgres import fts, imports
 from memory.postgres.diagnosis import connect_problem
 from memory.postgres.migrations import apply_migrations
 from memory.postgres.session import Session
@@ -143,7 +143,7 @@ class PostgresMemoryStore(MemoryStore):
         secret: bytes,
         config: MemoryConfig,
     ) -> None:
-        super().__init__(config)
+        super().__init__(config, filing=self._file_waiting)
         self._pool = pool
         self._secret = secret
         self._closed = False
@@ -180,7 +180,9 @@ class PostgresMemoryStore(MemoryStore):
         except PoolTimeout as error:
             await pool.close()
             raise StoreUnavailable("cannot connect to the PostgreSQL database") from error
-        return cls(pool, secret, config)
+        store = cls(pool, secret, config)
+        store._votes.file_soon()  # what a process that stopped left waiting
+        return store
 
     async def _run(self, verb: Verb[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         return await self.run(lambda session: verb(session, *args, **kwargs))
@@ -219,6 +221,9 @@ class PostgresMemoryStore(MemoryStore):
     async def import_episodes(self, episodes: Sequence[models.ImportedEpisode]) -> list[int | None]:
         """By ``COPY``, in one transaction (:mod:`memory.postgres.imports`)."""
         return await self.run(partial(imports.import_episodes, episodes=episodes), pipelined=False)
+
+    async def _file_waiting(self, limit: int) -> int:
+        return await self.run(partial(fts.file_waiting, limit=limit))
 
     async def close(self) -> None:
         """Settle the votes, then close every connection. Safe to call twice."""

@@ -129,8 +129,8 @@ class Session(ABC):
     ) -> AbstractAsyncContextManager[None]:
         """Keep what follows an episode's status (its place in the indexes, the work
         queued on it) agreeing with it across a change from ``was`` to ``now`` made inside
-        the ``with``. Filing it is left to a batch: SQLite's index queue, PostgreSQL's end
-        of this unit of work."""
+        the ``with``. Filing it is left to a batch: the index queue (see
+        :mod:`memory.sql.vote_queue`)."""
 
     async def unindex(self, episode_ids: Sequence[int]) -> None:  # noqa: B027
         """Take these episodes out of the indexes before their rows are deleted

@@ -7,12 +7,15 @@ for each other anyway, and one commit serves the whole group. A vote arriving wh
 group is being applied is applied at once: grouping adds no wait. A group that fails is
 applied again vote by vote, so a vote that fails fails alone.
 
-SQLite leaves a vote's episode to be filed in the index later (see :mod:`memory.sqlite.fts`),
-:data:`FILING_BATCH` at a time: once that many votes were applied since the last filing, or
-no vote came for :data:`FILING_PAUSE_SECONDS`. Each filing writes a full-text segment that
-every search reads until the upkeep merges it: filed one by one as gaps between votes
-opened, a burst left hundreds of tiny segments. Recall files its own conversation's waiting
-episodes first, so what a vote validated is recalled at once all the same.
+A vote leaves its episode to be filed in recall's index later (the ``index_queue`` of
+:mod:`memory.sqlite.fts` and :mod:`memory.postgres.fts`), :data:`FILING_BATCH` at a time:
+once that many votes were applied since the last filing, or no vote came for
+:data:`FILING_PAUSE_SECONDS`. So a vote's transaction writes only the vote and its status:
+on SQLite a filing writes a full-text segment that every search reads until the upkeep
+merges it (filed vote by vote, a burst left hundreds of tiny segments); on PostgreSQL the
+episode's words and vector, made on a worker thread, held the vote's locks a third longer.
+Recall files its own conversation's waiting episodes first, so what a vote validated is
+recalled at once all the same.
 """
 
 from __future__ import annotations

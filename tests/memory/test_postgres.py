@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from datetime import timedelta
 
 import psycopg
 import pytest
-from memory_helpers import CHANNEL, DM, T0, Memory, exchange
+from memory_helpers import CHANNEL, DM, T0, Memory, exchange, thumbs_up
 from psycopg import AsyncPipeline
 
 from memory import (
@@ -22,6 +22,7 @@ from memory import (
     MemoryConfig,
     MemoryStore,
     RecallWeights,
+    Scope,
     Vote,
     open_store,
 )
@@ -30,6 +31,7 @@ from memory.postgres import PostgresMemoryStore
 from memory.postgres.migrations import MIGRATIONS
 from memory.postgres.session import Session
 from memory.privacy import channel_key, personal_key
+from memory.sql import votes
 from memory.vectors import default_embedder, episode_text, to_bytes
 from tests.stored import all_rows_as_text
 from tests.support.postgres_scratch import end_connections, named_connections, scratch_schema
@@ -451,6 +453,7 @@ async def test_forget_leaves_no_row_holding_the_person_or_their_words(
     failure = await memory.answered("Why?", "Humidity.", user="U0FORGOTTEN", vote=Vote.DOWN)
     await store.give_reason(failure.id, "U0FORGOTTEN", "the gewgaw cupboard flooded", at=T0)
     await store.replace_wisdom(DM, "U0FORGOTTEN", [SECRET], episode_count=1, at=T0)
+    await store.settle()  # the votes' episodes filed in recall's index
     embedder = default_embedder()
     assert embedder is not None
     [stored] = await store.list_episodes("U0FORGOTTEN", statuses=frozenset({EpisodeStatus.SUCCESS}))
@@ -466,3 +469,101 @@ async def test_forget_leaves_no_row_holding_the_person_or_their_words(
     for trace in [*traces, vector]:
         assert trace not in rows
     assert "U0KEPT" in rows
+
+
+async def _voted_unfiled(memory: Memory, question: str, *, scope: Scope, user: str = "U1") -> int:
+    """An exchange and its asker's 👍, committed as the vote queue commits votes, by a
+    process that stopped before filing it."""
+    episode = await memory.ask(question, "Loosen the Quasimodo bracket.", user=user, scope=scope)
+    vote = thumbs_up(scope, memory.sent[episode.id][0], user)
+    [outcome] = await memory.store._run(votes.apply_votes, [vote], MemoryConfig())
+    assert outcome.applied
+    return episode.id
+
+
+async def _rows(url: str, sql: str) -> set[int]:
+    async with await psycopg.AsyncConnection.connect(url) as conn:
+        cursor = await conn.execute(sql)
+        return {row[0] for row in await cursor.fetchall()}
+
+
+def _waiting(url: str) -> Awaitable[set[int]]:
+    return _rows(url, "SELECT episode_id FROM index_queue")
+
+
+def _filed(url: str) -> Awaitable[set[int]]:
+    return _rows(url, "SELECT episode_id FROM episode_recall")
+
+
+async def test_a_vote_leaves_filing_to_later_and_any_replica_recalls_it_at_once(
+    replicas: list[MemoryStore], url: str
+) -> None:
+    """The vote's transaction only queues its episode; a recall on another replica files
+    its own conversation's waiting episodes, and no other's, before it searches."""
+    memory = Memory(replicas[0])
+    mine = await _voted_unfiled(
+        memory, "How do I recalibrate the flux capacitor?", user="U1", scope=DM
+    )
+    other = await _voted_unfiled(
+        memory, "How do I recalibrate the flux gauge?", user="U1", scope=CHANNEL
+    )
+    assert await _waiting(url) == {mine, other}
+    assert await _filed(url) == set(), "the votes' transactions filed nothing"
+
+    recalled = await Memory(replicas[1]).recall("recalibrate the flux capacitor", scope=DM)
+
+    assert [r.episode.id for r in recalled] == [mine]
+    assert await _waiting(url) == {other}
+    assert await _filed(url) == {mine}
+
+
+async def test_what_a_stopped_process_left_waiting_is_filed_when_a_store_opens(
+    store: MemoryStore, url: str, config: MemoryConfig
+) -> None:
+    left = await _voted_unfiled(Memory(store), "How do I drain the queue?", user="U1", scope=DM)
+    reopened = await open_store(url, config)
+    try:
+        await reopened.settle()
+        assert await _waiting(url) == set()
+        assert await _filed(url) == {left}
+    finally:
+        await reopened.close()
+
+
+async def test_forget_takes_a_waiting_episode_off_the_queue(store: MemoryStore, url: str) -> None:
+    await _voted_unfiled(Memory(store), "How do I drain the queue?", user="U0GONE", scope=DM)
+    await store.forget_user("U0GONE")
+    await store.settle()
+    assert await _waiting(url) == set()
+    assert await _filed(url) == set()
+
+
+async def test_votes_on_every_replica_at_once_leave_each_validated_episode_filed_once(
+    replicas: list[MemoryStore], url: str
+) -> None:
+    """Replicas filing at once take different waiting episodes (and a 👍 then 👎 refiles
+    its episode), so every validated episode ends with exactly its recall row."""
+    memory = Memory(replicas[0])
+    asked = [
+        await memory.ask(f"Question {n} about the release train?", user=f"U{n:02d}", scope=CHANNEL)
+        for n in range(30)
+    ]
+
+    async def vote(n: int, episode_id: int) -> None:
+        voter = Memory(replicas[n % 3])
+        ts = memory.sent[episode_id][0]
+        await voter.react(CHANNEL, ts, f"U{n:02d}", "+1", at=T0 + timedelta(minutes=1))
+        if n % 5 == 0:
+            await voter.react(CHANNEL, ts, f"U{n:02d}", "-1", at=T0 + timedelta(minutes=2))
+
+    await asyncio.gather(*(vote(n, episode.id) for n, episode in enumerate(asked)))
+    await asyncio.gather(*(replica.settle() for replica in replicas))
+
+    assert await _waiting(url) == set()
+    assert await _filed(url) == {episode.id for episode in asked}
+    shared = await _rows(
+        url, "SELECT episode_id FROM episode_recall WHERE cardinality(partitions) = 2"
+    )
+    assert shared == {episode.id for n, episode in enumerate(asked) if n % 5}, (
+        "a channel success is filed in its channel's partition too, a failure is not"
+    )

@@ -82,6 +82,7 @@ async def test_an_import_stores_the_rows_and_recall_rows_the_verbs_store(
     )
 
     assert all(episode_id is not None for episode_id in imported)
+    await store.settle()  # the votes' episodes filed in recall's index
     assert sorted(imported) == imported and min(imported) > max(voted)  # type: ignore[type-var]
     by_verbs = await _stored(url, voted)
     assert all(row[-3] and row[-1] for row in by_verbs), "every episode has words and a vector"
