@@ -1,39 +1,27 @@
-"""The index of validated episodes: the full-text index and semantic recall's vectors, and
-the write transactions they change in.
+"""The index of validated episodes: FTS5's full-text index and semantic recall's vectors,
+and the write transactions that change them.
 
-Each validated episode has one entry per partition it is recalled from (see
-:mod:`memory.privacy`): ``rowid = id`` in its asker's and, a channel success, ``rowid =
--id`` in its channel's (:func:`partitions`). Pending episodes have none.
-
-The index is *contentless* (``content=''``): it holds the postings and no second copy of
-the partition-keyed text (that copy was two thirds of the file). Such a table forgets an
-entry only when told the exact text it indexed, so an episode's entries are always a
-function of its row (:func:`_entries`): every change to an indexed row takes them out with
-the row's text *before* the change and files them again after (the session's
-``restating`` and ``refiling``), and a change to how words are indexed (:func:`partitioned`,
-the partition keys) needs a migration that rebuilds the index. With FTS5's
-``secure-delete``, taking an entry out removes its postings from their segments at once:
+A validated episode has an entry in each partition it is recalled from (:func:`partitions`,
+keys of :mod:`memory.privacy`): ``rowid = id`` in its asker's and, a channel success,
+``rowid = -id`` in its channel's; a pending one has none. The index is *contentless*
+(``content=''``: a copy of the partition-keyed text was two thirds of the file), and such a
+table forgets an entry only given the exact text it indexed. So an episode's entries are a
+function of its row (:func:`_entry`): a change to an indexed row takes them out with the
+text *before* it and files them again after (the session's ``restating`` and
+``refiling``), and a change to how words are indexed needs a migration that rebuilds the
+index. FTS5's ``secure-delete`` takes an entry's postings out of their segments at once, so
 an erasure rewrites only those pages and leaves none of the words in the file
-(``contentless_delete=1`` would leave them until a merge reached them).
+(``contentless_delete=1`` would leave them until a merge). The vectors follow the same
+changes, in a table clustered by partition (``WITHOUT ROWID``: one person's vectors are
+read from their own pages) and without another index.
 
-The vectors follow the same changes, one row per episode and partition, clustered by
-partition (``WITHOUT ROWID``) so that reading one person's reads only their pages. The
-partition is stored as a number (:func:`partition_number`), and the table has no other
-index: rows are taken out by key, with the partitions the episode was filed in.
-
-FTS5 writes each transaction's entries as a new segment and merges segments as they pile
-up; a query, and every deleted entry, looks each of its terms up in every segment. A store
-grown one vote at a time keeps about twenty; the periodic upkeep (:func:`tidy_index`)
-keeps a handful.
-
-Filing can wait (what a vote does): the episode's id goes into ``index_queue`` in the
-change's own transaction, and :func:`file_waiting` files the queue in batches, one
-transaction each (embedding the texts together and writing one segment). So at every
-commit each episode's entries are either absent or exactly what its row says, and a
-validated episode without entries is in the queue. Recall files its conversation's
-waiting episodes before it searches, so the question right after a vote sees it; a row's
-erasure takes its id along (``ON DELETE CASCADE``). Whatever rebuilds or realigns the
-index from the episodes files the queue first (as opening the store does) or empties it.
+A vote leaves its episode's filing for later: the id goes into ``index_queue`` in the
+vote's transaction, and :func:`file_waiting` files the queue in batches (the texts embedded
+together, one index segment written). So at every commit an episode's entries are absent
+or exactly what its row says, and a validated episode without entries is queued. Recall
+files its conversation's queue before it searches, so the question right after a vote
+sees it; an erasure takes the id along (``ON DELETE CASCADE``). Whatever rebuilds or
+realigns the index files the queue first (as opening the store does) or empties it.
 """
 
 from __future__ import annotations
@@ -114,32 +102,15 @@ def partitioned(key: str, text: str) -> str:
 
 
 def partition_number(key: str) -> int:
-    """The partition ``key`` as the vectors table stores it: 8 bytes of its hash, as a
-    signed 64-bit integer (two keys sharing one in a store is a 1-in-10^10 chance even
-    with a million partitions, and recall checks every candidate's scope anyway)."""
+    """The partition ``key`` as the vectors table stores it, 8 bytes of its hash (two keys
+    sharing one is a 1-in-10^10 chance with a million partitions, and recall checks every
+    candidate's scope anyway)."""
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big", signed=True)
 
 
-def create_index(db: Database) -> None:
-    """Create the (empty) contentless index, deleting in place, its upkeep's merges taking
-    two segments of one level (FTS5's default is four)."""
-    db.execute(
-        "CREATE VIRTUAL TABLE episodes_fts USING fts5"
-        f" (question, answer, lesson, content = '', tokenize = \"{TOKENIZE}\")"
-    )
-    configure(db, "secure-delete", 1)
-    configure(db, "usermerge", 2)
-
-
-def configure(db: Database, option: str, value: int) -> None:
-    """Set one of the index's persistent options."""
-    db.execute(f"INSERT INTO episodes_fts (episodes_fts, rank) VALUES ('{option}', {value})")
-
-
 def _merge(db: Database, pages: int) -> bool:
-    """FTS5's 'merge' of about ``abs(pages)`` pages (negative: start merging every
-    segment into one); whether it did any work, which FTS5 tells by changing two rows or
-    more."""
+    """FTS5's 'merge' of about ``abs(pages)`` pages (negative: start merging every segment
+    into one); whether it did any work, which FTS5 tells by changing two rows or more."""
     before = db.conn.total_changes
     with transaction(db):
         db.execute("INSERT INTO episodes_fts (episodes_fts, rank) VALUES ('merge', ?)", [pages])
@@ -147,10 +118,12 @@ def _merge(db: Database, pages: int) -> bool:
 
 
 def tidy_index(db: Database, pages: int = MERGE_PAGES) -> bool:
-    """One step of the index's upkeep, writing at most about ``pages`` pages; True while
-    there is more to do. It goes on with a merge under way, else merges two segments of
-    one level, else starts merging all of them into one when the segments besides the
-    largest hold :data:`FULL_MERGE_SHARE`-th of its pages."""
+    """One step of the index's upkeep, writing about ``pages`` pages at most; True while
+    there is more to do. FTS5 writes each transaction's entries as a new segment, and a
+    query and every deleted entry look each term up in every segment: a store grown one
+    vote at a time keeps about twenty, one tidied a handful. The step goes on with a merge
+    under way, else merges two segments of one level, else starts merging all of them into
+    one once those besides the largest hold :data:`FULL_MERGE_SHARE`-th of its pages."""
     if _merge(db, pages):
         return True
     sizes = sorted(
@@ -163,9 +136,8 @@ def tidy_index(db: Database, pages: int = MERGE_PAGES) -> bool:
 
 
 def partitions(episode: Episode, *, channel: bool) -> list[tuple[int, str]]:
-    """(rowid, key) of each partition the episode is recalled from while validated: its
-    asker's, and a channel success its channel's too while the store files channel
-    partitions (``channel``, see :func:`align_channel_partitions`)."""
+    """(rowid, key) of each partition the validated episode is recalled from: its asker's,
+    and a channel success's channel's too while the store files those (``channel``)."""
     keys = [(episode.id, personal_key(episode.scope, episode.requester_id))]
     if channel and Visibility.shareable(episode):
         keys.append((-episode.id, channel_key(episode.scope)))
@@ -178,12 +150,10 @@ def _channel_partitions_filed(db: Database) -> bool:
 
 
 def align_channel_partitions(db: Database, *, share: bool) -> int:
-    """File channel successes in their channel's partition exactly while channel
-    successes are shared (``share``): when the setting changed since the store was last
-    opened, file or take out those entries now. Returns how many episodes it changed.
-
-    Those entries serve only recall across a channel's members; kept when nobody shares
-    (the default), a channel success would be indexed twice for nothing."""
+    """File channel successes in their channel's partition exactly while they are shared
+    (``share``; kept when nobody shares, the default, each would be indexed twice for
+    nothing): file or take out those entries if the setting changed since the store was
+    last opened. How many episodes it changed."""
     if _channel_partitions_filed(db) == share:
         return 0
     file_waiting(db)  # what waits is filed as the store filed until now, then realigned
@@ -220,8 +190,8 @@ def _channel_successes(db: Database) -> Iterator[list[Episode]]:
 
 
 def _entry(rowid: int, key: str, episode: Episode) -> tuple[int, str, str, str]:
-    """One row of the index: the question (with the day it was asked, see
-    :func:`memory.recall_query.date_words`), answer and lesson as filed under ``key``."""
+    """The episode's row of the index in partition ``key``: its question (with the day it
+    was asked, see :func:`memory.recall_query.date_words`), answer and lesson."""
     return (
         rowid,
         partitioned(key, f"{episode.question} {date_words(episode.created_at)}"),
@@ -230,30 +200,26 @@ def _entry(rowid: int, key: str, episode: Episode) -> tuple[int, str, str, str]:
     )
 
 
-def _entries(episode: Episode, *, channel: bool) -> list[tuple[int, str, str, str]]:
-    """The index rows of the episode as it is now: one per partition it is recalled from
-    while validated, none while pending."""
-    if episode.status is EpisodeStatus.PENDING:
-        return []
-    return [_entry(rowid, key, episode) for rowid, key in partitions(episode, channel=channel)]
+def _file(db: Database, episodes: list[Episode], *, channel: bool, vectors: bool = True) -> None:
+    """File the validated episodes' entries, and vectors, in each of their partitions."""
+    filing = [(episode, partitions(episode, channel=channel)) for episode in episodes]
+    db.conn.executemany(_FILE, [_entry(*part, e) for e, parts in filing for part in parts])
+    if vectors:
+        file_vectors(db, [(e, [key for _, key in parts]) for e, parts in filing])
 
 
 def index_validated(db: Database, *, vectors: bool) -> None:
-    """File every validated episode, in every partition, in a new and empty index (and
+    """File every validated episode in every partition of a new, empty index (and
     ``vectors``): the migrations that rebuild it. The bot files with :func:`file_episodes`."""
     validated = db.query("SELECT id FROM episodes WHERE status IN ('success', 'failure')")
     for row in list(validated):
-        for episode in _validated(db, [row["id"]]):
-            db.conn.executemany(_FILE, _entries(episode, channel=True))
-            if vectors:
-                file_vectors(db, [(episode, [key for _, key in partitions(episode, channel=True)])])
+        _file(db, _validated(db, [row["id"]]), channel=True, vectors=vectors)
 
 
 def unindex_episodes(db: Database, episode_ids: Iterable[int]) -> None:
-    """Take the episodes' entries out, with the text their rows hold now (call it before
-    the rows change or go). Only rows the index holds are named: a 'delete' of a row it
-    does not hold would corrupt it. Their vectors go too, from every partition the
-    episode could have been filed in."""
+    """Take the episodes' entries out with the text their rows hold now (before the rows
+    change or go), and their vectors from every partition they may be filed in. Only
+    entries the index holds are named: a 'delete' of one it does not hold corrupts it."""
     deleted = False
     for episode in _validated(db, list(episode_ids)):  # gone or pending: no entries
         keys = [personal_key(episode.scope, episode.requester_id)]
@@ -266,9 +232,9 @@ def unindex_episodes(db: Database, episode_ids: Iterable[int]) -> None:
                 "SELECT rowid FROM episodes_fts WHERE rowid IN (?, ?)", [episode.id, -episode.id]
             )
         }
-        entries = [entry for entry in _entries(episode, channel=True) if entry[0] in held]
-        db.conn.executemany(_DELETE, entries)
-        deleted = deleted or bool(entries)
+        parts = [part for part in partitions(episode, channel=True) if part[0] in held]
+        db.conn.executemany(_DELETE, [_entry(*part, episode) for part in parts])
+        deleted = deleted or bool(parts)
     if deleted:
         _flush(db)
 
@@ -285,12 +251,11 @@ def _validated(db: Database, episode_ids: Sequence[int]) -> list[Episode]:
 
 
 def _flush(db: Database) -> None:
-    """Write FTS5's pending changes to the index now (a savepoint makes it flush).
-
-    With ``secure-delete``, a 'delete' and a new entry of the same rowid flushed together
-    leave the old entry's longer position lists behind (SQLite 3.51: a term repeated a few
-    hundred times stays, on disk and in the index, after every later delete); flushed
-    one after the other, the delete removes them all."""
+    """Write FTS5's pending changes to the index now (a savepoint makes it flush): with
+    ``secure-delete``, a 'delete' and a new entry of the same rowid flushed together leave
+    the old entry's longer position lists behind (SQLite 3.51: a term repeated a few
+    hundred times stays, on disk and in the index, after every later delete);
+    flushed apart, the delete removes them all."""
     db.conn.execute("SAVEPOINT fts_flush")
     db.conn.execute("RELEASE fts_flush")
 
@@ -300,12 +265,7 @@ def file_episodes(db: Database, episode_ids: Sequence[int]) -> int:
     are now, all at once, and take them off the queue; how many were filed. A pending or
     erased one is taken off the queue and filed nowhere."""
     episodes = _validated(db, episode_ids)
-    channel = _channel_partitions_filed(db)
-    db.conn.executemany(
-        _FILE, [entry for episode in episodes for entry in _entries(episode, channel=channel)]
-    )
-    keys = [[key for _, key in partitions(episode, channel=channel)] for episode in episodes]
-    file_vectors(db, list(zip(episodes, keys, strict=True)))
+    _file(db, episodes, channel=_channel_partitions_filed(db))
     db.conn.executemany(
         "DELETE FROM index_queue WHERE episode_id = ?", [(id_,) for id_ in episode_ids]
     )
@@ -313,22 +273,21 @@ def file_episodes(db: Database, episode_ids: Sequence[int]) -> int:
 
 
 def file_vectors(db: Database, filing: Sequence[tuple[Episode, Sequence[str]]]) -> None:
-    """Store each validated episode's vector in each of its partitions, the episodes
-    embedded together (nothing without a model: recall is then full-text only)."""
+    """Store each episode's vector in each of its partitions, the episodes embedded
+    together (nothing without a model: recall is then full-text only)."""
     vectors = episode_vectors([episode for episode, _ in filing])
     db.conn.executemany(
         "INSERT OR REPLACE INTO episode_vectors (partition, episode_id, vector) VALUES (?, ?, ?)",
         [
             (partition_number(key), episode.id, vector)
-            for (episode, partitions), vector in zip(filing, vectors, strict=True)
+            for (episode, keys), vector in zip(filing, vectors, strict=True)
             if vector is not None
-            for key in partitions
+            for key in keys
         ],
     )
 
 
 def _unfile_vectors(db: Database, filed: Sequence[tuple[int, str]]) -> None:
-    """Take out the vectors of these (episode id, partition key)."""
     db.conn.executemany(
         "DELETE FROM episode_vectors WHERE partition = ? AND episode_id = ?",
         [(partition_number(key), episode_id) for episode_id, key in filed],
@@ -346,18 +305,12 @@ def partition_vectors(db: Database, partitions: Sequence[str]) -> tuple[list[int
 
 
 def _waiting(db: Database, scope: Scope | None, limit: int) -> list[int]:
-    where = "" if scope is None else " WHERE team_id = ? AND channel_id = ?"
-    return [
-        row[0]
-        for row in db.execute(
-            "SELECT episode_id FROM index_queue"
-            # CROSS JOIN: the (short) queue drives the loop; with a plain JOIN SQLite scans
-            # every episode of the store at each recall.
-            + ("" if scope is None else " CROSS JOIN episodes ON episodes.id = episode_id")
-            + f"{where} ORDER BY episode_id LIMIT ?",
-            [*([] if scope is None else [scope.team_id, scope.channel_id]), limit],
-        )
-    ]
+    sql, params = "SELECT episode_id FROM index_queue", []
+    if scope is not None:  # CROSS JOIN: the short queue drives the join, not the episodes
+        sql += " CROSS JOIN episodes ON episodes.id = episode_id"
+        sql += " WHERE team_id = ? AND channel_id = ?"
+        params = [scope.team_id, scope.channel_id]
+    return [row[0] for row in db.execute(f"{sql} ORDER BY episode_id LIMIT ?", [*params, limit])]
 
 
 def file_waiting(db: Database, *, scope: Scope | None = None, limit: int = -1) -> int:

@@ -7,7 +7,7 @@ from sqlite_utils.migrations import Migrations
 
 from memory.sql import schema
 from memory.sqlite.codec import from_db_time, to_db_time
-from memory.sqlite.fts import TOKENIZE, configure, create_index, index_validated
+from memory.sqlite.fts import TOKENIZE, index_validated
 from memory.sqlite.session import create_secret, digest
 
 CREATE_VECTORS = """
@@ -25,6 +25,17 @@ CREATE TABLE index_queue (
 """
 
 migrations = Migrations("memory")
+
+
+def _create_index(db: Database) -> None:
+    """Create the (empty) index, deleting in place, its upkeep's merges taking two segments
+    of one level (FTS5's default is four)."""
+    db.execute(
+        "CREATE VIRTUAL TABLE episodes_fts USING fts5"
+        f" (question, answer, lesson, content = '', tokenize = \"{TOKENIZE}\")"
+    )
+    db.execute("INSERT INTO episodes_fts (episodes_fts, rank) VALUES ('secure-delete', 1)")
+    db.execute("INSERT INTO episodes_fts (episodes_fts, rank) VALUES ('usermerge', 2)")
 
 
 @migrations()
@@ -57,8 +68,7 @@ def m001_initial(db: Database) -> None:
 
 @migrations()
 def m002_partitioned_index(db: Database) -> None:
-    """One index entry per partition and word (``<key>_<word>``) instead of a scope column,
-    so recall reads only the asker's entries, however large the store grows."""
+    """An entry per partition and word (``<key>_<word>``) instead of a scope column."""
     db.execute("DROP TABLE episodes_fts")
     db.execute(
         "CREATE VIRTUAL TABLE episodes_fts USING fts5"
@@ -69,8 +79,8 @@ def m002_partitioned_index(db: Database) -> None:
 
 @migrations()
 def m004_erasure_fence(db: Database) -> None:
-    """Who was forgotten when, and the dedupe claims, as keyed hashes (see
-    :mod:`memory.sql.fence`). Numbered 4: 3 is the recall vectors' migration."""
+    """Who was forgotten when, and the claims as keyed hashes (:mod:`memory.sql.fence`).
+    Numbered 4: 3 is the recall vectors' migration."""
     db.executescript(
         """
         CREATE TABLE secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
@@ -91,11 +101,9 @@ def m004_erasure_fence(db: Database) -> None:
 
 @migrations()
 def m005_erase_in_place(db: Database) -> None:
-    """The full-text index deletes in place (FTS5 ``secure-delete``), so an erasure rewrites
-    only the pages that held the person's words, not the whole index (see
-    :mod:`memory.sqlite.fts`); and the reflection queue is indexed (it was a scan of every
-    validated episode after each vote)."""
-    configure(db, "secure-delete", 1)
+    """The index deletes in place (see :mod:`memory.sqlite.fts`); the reflection queue is
+    indexed."""
+    db.execute("INSERT INTO episodes_fts (episodes_fts, rank) VALUES ('secure-delete', 1)")
     db.execute(
         "CREATE INDEX episodes_awaiting_reflection ON episodes (validated_at, id)"
         " WHERE (status = 'failure' AND lesson IS NULL)"
@@ -110,17 +118,15 @@ def m006_erased_replies(db: Database) -> None:
 
 @migrations()
 def m007_contentless_index(db: Database) -> None:
-    """The full-text index keeps no copy of the text it indexes (a contentless FTS5 table,
-    see :mod:`memory.sqlite.fts`), still deleting in place. The old table's pages are
-    zeroed as they are freed (``secure_delete``); ``VACUUM`` returns them to the disk."""
+    """The index keeps no copy of its text; the old table's freed pages are zeroed."""
     db.execute("DROP TABLE episodes_fts")
-    create_index(db)
+    _create_index(db)
     index_validated(db, vectors=False)
 
 
 @migrations()
 def m008_recall_vectors(db: Database) -> None:
-    """Semantic recall's vectors, computed by :func:`m010_lean_index` into a leaner table."""
+    """Semantic recall's vectors (computed by :func:`m010_lean_index`, in a leaner table)."""
     db.executescript(
         """
         CREATE TABLE episode_vectors (
@@ -136,31 +142,25 @@ def m008_recall_vectors(db: Database) -> None:
 
 @migrations()
 def m009_dated_recall(db: Database) -> None:
-    """Episodes recalled by the day they were asked too (:func:`m010_lean_index` rebuilds
-    the index and vectors with :func:`memory.recall_query.date_words`)."""
+    """The day asked is indexed too, by :func:`m010_lean_index`'s rebuild."""
 
 
 @migrations()
 def m010_lean_index(db: Database) -> None:
-    """The index and the vectors built anew, leaner: the index leaves out the words no
-    query asks for (stopwords, single characters: :func:`memory.recall_query.indexed_words`),
-    a third of its postings; the vectors table keys its partitions by number and has no
-    second index (see :mod:`memory.sqlite.fts`). A contentless index forgets an entry
-    only given the text it was filed with, hence the rebuild."""
+    """The index and vectors rebuilt leaner: no words a query never asks for
+    (:func:`memory.recall_query.indexed_words`), partitions numbered, no second index."""
     db.execute("DROP TABLE episodes_fts")
     db.execute("DROP TABLE episode_vectors")
-    create_index(db)
+    _create_index(db)
     db.executescript(CREATE_VECTORS)
     index_validated(db, vectors=True)
 
 
 @migrations()
 def m011_lean_queues(db: Database) -> None:
-    """The reflection queue's index holds only the failures awaiting a lesson; a success
-    waits for an importance score in ``score_queue``, and only while recall weighs
-    importance (see :meth:`memory.sqlite.session.SQLiteSession.restating`): under the default
-    weight of 0 every success stayed in the old index for good, about 50 bytes each. The
-    thread index leaves out the episodes asked outside any thread."""
+    """Successes wait for a score in ``score_queue`` (see
+    :meth:`memory.sqlite.session.SQLiteSession.restating`), not in the reflection queue's
+    index; the thread index leaves out the episodes asked outside any thread."""
     db.executescript(
         """
         DROP INDEX episodes_awaiting_reflection;
@@ -178,26 +178,14 @@ def m011_lean_queues(db: Database) -> None:
 
 @migrations()
 def m012_index_queue(db: Database) -> None:
-    """A vote files its episode in the full-text index and the vectors later, in a batch
-    with others (see :mod:`memory.sqlite.fts`): ``index_queue`` holds the ids waiting."""
+    """The episodes a vote left to be filed later (see :mod:`memory.sqlite.fts`)."""
     db.execute(CREATE_INDEX_QUEUE)
 
 
 @migrations()
 def m013_index_upkeep(db: Database) -> None:
-    """The upkeep merges the index's segments two at a time (see
-    :func:`memory.sqlite.fts.tidy_index`); the index's words do not change."""
-    configure(db, "usermerge", 2)
-
-
-_TIME_COLUMNS = {
-    "episodes": ("created_at", "validated_at"),
-    "ledger": ("expires_at",),
-    "votes": ("at",),
-    "claims": ("at",),
-    "forgotten": ("at",),
-    "wisdom": ("created_at",),
-}
+    """The upkeep merges segments two at a time (:func:`memory.sqlite.fts.tidy_index`)."""
+    db.execute("INSERT INTO episodes_fts (episodes_fts, rank) VALUES ('usermerge', 2)")
 
 
 def _compact_time(text: str | None) -> str | None:
@@ -207,19 +195,25 @@ def _compact_time(text: str | None) -> str | None:
 
 @migrations()
 def m014_compact_times(db: Database) -> None:
-    """Times stored in 18 digits instead of 32 characters of ISO-8601 (see
-    :mod:`memory.sqlite.codec`): about 70 bytes an episode, with its votes and indexes."""
+    """Times in 18 digits instead of ISO-8601 (:mod:`memory.sqlite.codec`)."""
     db.register_function(_compact_time, deterministic=True, name="compact_time")
-    for table, columns in _TIME_COLUMNS.items():
+    times = {
+        "episodes": ("created_at", "validated_at"),
+        "ledger": ("expires_at",),
+        "votes": ("at",),
+        "claims": ("at",),
+        "forgotten": ("at",),
+        "wisdom": ("created_at",),
+    }
+    for table, columns in times.items():
         changes = ", ".join(f"{column} = compact_time({column})" for column in columns)
         db.execute(f"UPDATE {table} SET {changes}")
 
 
 @migrations()
 def m015_channel_partitions_state(db: Database) -> None:
-    """Whether channel successes are filed in their channel's partition too: they were
-    until now; from now on, only while the store shares them (see
-    :func:`memory.sqlite.fts.align_channel_partitions`, run as the store opens)."""
+    """Whether channel successes are filed in their channel's partition too (see
+    :func:`memory.sqlite.fts.align_channel_partitions`): so far they all were."""
     db.executescript(
         """
         CREATE TABLE index_state (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -240,7 +234,7 @@ def m017_reasons(db: Database) -> None:
 
 @migrations()
 def m018_workspace_claims(db: Database) -> None:
-    """The claims before hold no workspace, and stay until the ledger's upkeep drops them."""
+    """Older claims hold no workspace, and stay until the ledger's upkeep drops them."""
     db.executescript(schema.WORKSPACE_CLAIMS)
 
 
