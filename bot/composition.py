@@ -44,7 +44,7 @@ from memory import (
     WorkingMemory,
     open_store,
 )
-from memory.reflection import ReflectionWorker
+from memory.learning import ReflectionWorker
 
 __all__ = [
     "PURGE_INTERVAL_SECONDS",

@@ -5,10 +5,8 @@ small protocol (:class:`FailureReflector`, :class:`ImportanceScorer`,
 :class:`EpisodeSummarizer`).
 """
 
-from memory.advice import Advice, PlanAdvisor
 from memory.callers import (
     AgentMemory,
-    ConsolidationSource,
     Counting,
     Erasure,
     ExchangeLedger,
@@ -16,11 +14,19 @@ from memory.callers import (
     Questions,
     Reasons,
     Recall,
-    ReflectionQueue,
     VoteRecorder,
 )
 from memory.config import Fusion, HybridRecall, MemoryConfig, RecallWeights
-from memory.consolidation import ConsolidationReport, Consolidator, EpisodeSummarizer
+from memory.learning import (
+    Advice,
+    ConsolidationReport,
+    Consolidator,
+    EpisodeSummarizer,
+    FailureReflector,
+    ImportanceScorer,
+    PlanAdvisor,
+    ReflectionWorker,
+)
 from memory.models import (
     ConversationKind,
     Episode,
@@ -48,12 +54,6 @@ from memory.models import (
 )
 from memory.open import open_store
 from memory.privacy import Visibility
-from memory.reflection import (
-    FailureReflector,
-    ImportanceScorer,
-    ReflectionReport,
-    ReflectionWorker,
-)
 from memory.store import MemoryStore
 from memory.working import WorkingMemory
 
@@ -61,7 +61,6 @@ __all__ = [
     "Advice",
     "AgentMemory",
     "ConsolidationReport",
-    "ConsolidationSource",
     "Consolidator",
     "ConversationKind",
     "Counting",
@@ -91,8 +90,6 @@ __all__ = [
     "RecallRequest",
     "RecallWeights",
     "RecalledEpisode",
-    "ReflectionQueue",
-    "ReflectionReport",
     "ReflectionWorker",
     "Scope",
     "StoreClosed",

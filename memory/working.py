@@ -17,18 +17,12 @@ from datetime import UTC, datetime, timedelta
 from memory.text import shorten
 
 _Owner = tuple[str, str]
-"""(thread, person): notes belong to one person in one thread."""
-
-
-def _utc_now() -> datetime:
-    return datetime.now(UTC)
 
 
 @dataclass(frozen=True, slots=True)
 class _Fact:
     value: str
     turn_started_at: datetime
-    """When the turn that noted it began."""
 
 
 @dataclass
@@ -44,8 +38,8 @@ class WorkingMemory:
     notes, and fact in a set, make room) and dropped when nobody used them for ``ttl``.
     ``thread`` is any string naming the conversation (``"C123:1712345678.000100"``).
 
-    :meth:`forget_user` is an erasure fence: a turn that started before it can no longer
-    write notes about the person. Meant for one asyncio event loop (no locking).
+    Forgetting is an erasure fence: a turn that started before it can no longer write
+    notes about the person. Meant for one asyncio event loop (no locking).
     """
 
     ttl: timedelta = timedelta(hours=2)
@@ -53,7 +47,7 @@ class WorkingMemory:
     max_keys_per_thread: int = 32
     max_key_chars: int = 100
     max_value_chars: int = 2000
-    clock: Callable[[], datetime] = _utc_now
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC)
     _notes: OrderedDict[_Owner, _Notes] = field(init=False, default_factory=OrderedDict)
     """(thread, person) -> notes, least recently used first."""
     _forgotten: dict[str, datetime] = field(init=False, default_factory=dict)
@@ -81,8 +75,8 @@ class WorkingMemory:
         user_id: str,
         started_at: datetime,
     ) -> bool:
-        """Note ``key`` = ``value`` for ``user_id`` in ``thread``; False when refused: the
-        person was forgotten since the turn writing it began (``started_at``)."""
+        """Note ``key`` = ``value`` for ``user_id`` in ``thread``; False when the person
+        was forgotten since the turn writing it began (``started_at``)."""
         self._expire()
         forgotten = self._forgotten.get(user_id)
         if forgotten is not None and started_at <= forgotten:
@@ -124,20 +118,19 @@ class WorkingMemory:
         """Drop every note of ``user_id`` and fence off their turns in flight; how many sets."""
         self._expire()
         self._forgotten[user_id] = self.clock()
-        owned = [owner for owner in self._notes if owner[1] == user_id]
-        for owner in owned:
-            del self._notes[owner]
-        return len(owned)
+        return self._drop([owner for owner in self._notes if owner[1] == user_id])
 
     def forget_threads(self, prefix: str) -> int:
         """Drop the notes of every thread whose name starts with ``prefix`` (a workspace's)
         and fence off the turns in flight there; how many sets."""
         self._expire()
         self._forgotten_threads[prefix] = self.clock()
-        dropped = [owner for owner in self._notes if owner[0].startswith(prefix)]
-        for owner in dropped:
+        return self._drop([owner for owner in self._notes if owner[0].startswith(prefix)])
+
+    def _drop(self, owners: list[_Owner]) -> int:
+        for owner in owners:
             del self._notes[owner]
-        return len(dropped)
+        return len(owners)
 
     def _use(self, owner: _Owner) -> _Notes | None:
         """The live notes of ``owner``, marked as used now; None if none."""
@@ -163,7 +156,6 @@ class WorkingMemory:
             if oldest.last_used > deadline:
                 break
             self._notes.popitem(last=False)
-        for user_id in [user for user, at in self._forgotten.items() if at <= deadline]:
-            del self._forgotten[user_id]
-        for prefix in [p for p, at in self._forgotten_threads.items() if at <= deadline]:
-            del self._forgotten_threads[prefix]
+        for fences in (self._forgotten, self._forgotten_threads):
+            for name in [name for name, at in fences.items() if at <= deadline]:
+                del fences[name]

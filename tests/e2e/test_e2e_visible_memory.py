@@ -43,7 +43,7 @@ from memory import (
     Scope,
     open_store,
 )
-from memory.reflection import ReflectionWorker
+from memory.learning import ReflectionWorker
 from tests.support.answers import record_answer
 from tests.support.block_kit import block_kit_problems
 from tests.support.harness import ALICE, BOB, GENERAL, SignedSlack, StartBot, dm_channel

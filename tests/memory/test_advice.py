@@ -16,7 +16,7 @@ from memory import (
     Scope,
     Vote,
 )
-from memory.advice import Advice, PlanAdvisor
+from memory.learning import Advice, PlanAdvisor
 from tests.episodes import make_episode
 
 LATER = T0 + timedelta(days=1)

@@ -8,7 +8,7 @@ import pytest
 from memory_helpers import CHANNEL, DM, T0, Memory
 
 from memory import Episode, EpisodeStatus, MemoryStore, Scope, Vote
-from memory.consolidation import Consolidator
+from memory.learning import Consolidator
 
 A_DAY_LATER = T0 + timedelta(days=1)
 

@@ -8,7 +8,7 @@ import pytest
 from memory_helpers import CHANNEL, DM, T0, Memory
 
 from memory import Episode, EpisodeStatus, MemoryConfig, Vote
-from memory.reflection import ReflectionWorker
+from memory.learning import ReflectionWorker
 
 THREAD = "900.000100"
 VOTED_AT = T0 + timedelta(minutes=1)

@@ -13,7 +13,7 @@ from memory_helpers import CHANNEL, T0, Memory
 from bot.composition import reflection_run, wake_for
 from bot.scheduler import Job, Scheduler
 from memory import Episode, EpisodeStatus, MemoryConfig, MemoryStore, RecallWeights, Vote
-from memory.reflection import ReflectionWorker
+from memory.learning import ReflectionWorker
 
 SECRET = "zanzibar-quokka"
 """A word people wrote; it must never reach the logs."""
@@ -183,7 +183,7 @@ async def test_a_model_failure_keeps_the_vote_and_retries_after_a_back_off(
     failed = await memory.answered(question, "restart it", scope=CHANNEL, vote=Vote.DOWN)
     model.failing = {"*"}
 
-    with caplog.at_level(logging.DEBUG, logger="memory.reflection"):
+    with caplog.at_level(logging.DEBUG, logger="memory.learning"):
         assert (await worker.run_once()).deferred == 1
         assert (await worker.run_once()).deferred == 0  # backing off: the model is not asked
         clock.now += timedelta(minutes=5).total_seconds()

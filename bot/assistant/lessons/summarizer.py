@@ -26,7 +26,7 @@ class LLMEpisodeSummarizer:
     """Distils episodes into notes; raises when the model fails or replies with no notes.
 
     Each question, answer and lesson is shortened to ``max_input_chars`` in the prompt; the
-    number of episodes is bounded by the caller (:class:`memory.consolidation.Consolidator`).
+    number of episodes is bounded by the caller (:class:`memory.Consolidator`).
     """
 
     provider: Provider

@@ -19,7 +19,7 @@ from memory import (
     RecallWeights,
     open_store,
 )
-from memory.reflection import ReflectionWorker
+from memory.learning import ReflectionWorker
 from tests.episodes import DM, T0
 from tests.support.answers import record_answer
 
