@@ -1,16 +1,13 @@
 """Showing a person everything kept about them, and erasing it.
 
 Erasure deletes every row holding the person's data in one transaction, takes their
-episodes out of the indexes (:meth:`Session.unindex`: SQLite's full-text index keeps no
-copy it could find them by afterwards; PostgreSQL's index rows go with them), fences them
-off (:mod:`memory.sql.fence`), and ends with :meth:`Session.scrub`.
-
-What a database keeps of a deleted row differs. SQLite's ``secure_delete`` (set on
-connect) zeroes what a delete frees, FTS5's ``secure-delete`` removes a row's postings in
-place, and the scrub empties the write-ahead log into the zeroed file. PostgreSQL cannot
-overwrite what it deleted: the old row versions stay in their pages until ``VACUUM``
-marks the space reusable and a later write reuses it, and the write-ahead log keeps them
-until it is recycled. The README says exactly what that does and does not promise.
+episodes out of the indexes (:meth:`Session.unindex`: SQLite's full-text index keeps no copy
+it could find them by afterwards), fences them off (:mod:`memory.sql.fence`), and ends with
+:meth:`Session.scrub`. SQLite's ``secure_delete`` zeroes what a delete frees, FTS5's
+``secure-delete`` removes a row's postings in place, and the scrub empties the write-ahead
+log into the zeroed file. PostgreSQL cannot overwrite what it deleted: old row versions stay
+in their pages until ``VACUUM`` frees the space and a write reuses it, and in the write-ahead
+log until it is recycled. The README says exactly what that does and does not promise.
 """
 
 from __future__ import annotations
@@ -18,12 +15,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from memory import rows
 from memory.config import MemoryConfig
 from memory.models import ExportedVote, ForgetReport, UserExport, WorkspaceReport
-from memory.sql.episodes import list_wisdom
+from memory.sql.episodes import list_wisdom, read_episodes
 from memory.sql.fence import erase_messages, record_forgetting, workspace_subject
-from memory.sql.questions import forget_questions
 from memory.sql.session import Session
 from memory.sql.votes import settle_status
 
@@ -34,36 +29,34 @@ async def _count(db: Session, sql: str, params: list[Any]) -> int:
     return int(row["n"])
 
 
-async def _unfile_episodes(db: Session, own_filter: str, owner: str) -> dict[str, int]:
-    """Ready the episodes ``own_filter`` selects (the ids of ``owner``'s) to be deleted:
-    out of the indexes, the bot's replies in them fenced off. How many there are, and
-    their ledger rows."""
-    own = [row["id"] for row in await db.rows(own_filter, [owner])]
+async def _unfile_episodes(
+    db: Session, column: str, owner: str, cast: bool = False
+) -> dict[str, int]:
+    """Ready the episodes whose ``column`` is ``owner`` to be deleted: out of the indexes,
+    the bot's replies in them fenced off. How many there are, their ledger rows, and the
+    votes on them (with ``cast``, and the votes ``owner`` cast)."""
+    own = f"SELECT id FROM episodes WHERE {column} = %s"
+    ids = [row["id"] for row in await db.rows(own, [owner])]
     ledger = await db.rows(
-        f"SELECT channel_id, message_ts FROM ledger WHERE episode_id IN ({own_filter})", [owner]
+        f"SELECT channel_id, message_ts FROM ledger WHERE episode_id IN ({own})", [owner]
     )
     await erase_messages(db, [(row["channel_id"], row["message_ts"]) for row in ledger])
-    await db.unindex(own)
-    return {"episodes": len(own), "ledger": len(ledger)}
+    await db.unindex(ids)
+    votes, params = f"SELECT 1 FROM votes WHERE episode_id IN ({own})", [owner]
+    if cast:
+        votes, params = f"{votes} OR voter_id = %s", [owner, owner]
+    return {"episodes": len(ids), "ledger": len(ledger), "votes": await _count(db, votes, params)}
 
 
 async def forget_user(
     db: Session, user_id: str, at: datetime, config: MemoryConfig
 ) -> ForgetReport:
     """Their episodes take their ledger rows and everyone's votes on them along (cascade).
-    What stays is the erasure fence (a keyed hash of the person's id, and ``at``) and the
-    dedupe claims (keyed hashes of event ids), neither holding anything they said."""
-    own_filter = "SELECT id FROM episodes WHERE requester_id = %s"
+    What stays is the fence (a keyed hash of their id, and ``at``) and the claims (keyed
+    hashes of event ids), neither holding anything they said."""
     async with db.transaction():
         await db.lock_person(user_id)
-        counts = {
-            **await _unfile_episodes(db, own_filter, user_id),
-            "votes": await _count(
-                db,
-                f"SELECT 1 FROM votes WHERE episode_id IN ({own_filter}) OR voter_id = %s",
-                [user_id, user_id],
-            ),
-        }
+        counts = await _unfile_episodes(db, "requester_id", user_id, cast=True)
         # Votes they cast on other people's exchanges decided those statuses too (in
         # order: PostgreSQL locks each episode's row).
         others_voted = [
@@ -78,8 +71,8 @@ async def forget_user(
         ]
         await db.execute("DELETE FROM episodes WHERE requester_id = %s", [user_id])
         await db.execute("DELETE FROM votes WHERE voter_id = %s", [user_id])
-        counts["wisdom"] = await db.execute("DELETE FROM wisdom WHERE user_id = %s", [user_id])
-        counts["questions"] = await forget_questions(db, user_id=user_id)
+        for kind in ("wisdom", "questions"):
+            counts[kind] = await db.execute(f"DELETE FROM {kind} WHERE user_id = %s", [user_id])
         for episode_id in others_voted:
             await settle_status(db, episode_id, config)
         await record_forgetting(db, user_id, at)
@@ -89,33 +82,26 @@ async def forget_user(
 
 async def forget_workspace(db: Session, team_id: str, at: datetime) -> WorkspaceReport:
     """Its episodes (with their ledger rows, votes, index entries and vectors), notes,
-    questions, dedupe claims and installations. The workspace's lock waits for every
-    write about one of its people that began before."""
+    claims, installations and questions. The workspace's lock waits for every write about
+    one of its people that began before."""
     workspace = db.digest(workspace_subject(team_id))
-    own_filter = "SELECT id FROM episodes WHERE team_id = %s"
     async with db.transaction():
         await db.lock_workspace(team_id)
-        counts = {
-            **await _unfile_episodes(db, own_filter, team_id),
-            "votes": await _count(
-                db, f"SELECT 1 FROM votes WHERE episode_id IN ({own_filter})", [team_id]
-            ),
-        }
+        counts = await _unfile_episodes(db, "team_id", team_id)
         await db.execute("DELETE FROM episodes WHERE team_id = %s", [team_id])
         for kind, column, value in (
             ("wisdom", "team_id", team_id),
             ("claims", "workspace", workspace),
             ("installations", "team_id", team_id),
+            ("questions", "team_id", team_id),
         ):
             counts[kind] = await db.execute(f"DELETE FROM {kind} WHERE {column} = %s", [value])
-        counts["questions"] = await forget_questions(db, team_id=team_id)
         await record_forgetting(db, workspace_subject(team_id), at)
     await db.scrub()
     return WorkspaceReport(team_id=team_id, counts=counts)
 
 
 async def forget_episode(db: Session, user_id: str, episode_id: int) -> bool:
-    """Erase one of the person's own episodes (with its votes, ledger and index entries)."""
     async with db.transaction():
         owned = await db.row(
             "SELECT 1 FROM episodes WHERE id = %s AND requester_id = %s", [episode_id, user_id]
@@ -146,45 +132,28 @@ async def forget_wisdom(db: Session, user_id: str, note_id: int) -> bool:
     return bool(deleted)
 
 
-def _in_workspace(where: str, params: list[str], team_id: str | None) -> tuple[str, list[str]]:
-    """``where`` narrowed to the episodes of workspace ``team_id``, when given."""
-    if team_id is None:
-        return where, params
-    return f"{where} AND episodes.team_id = %s", [*params, team_id]
-
-
 async def export_user(db: Session, user_id: str, team_id: str | None = None) -> UserExport:
-    where, params = _in_workspace("episodes.requester_id = %s", [user_id], team_id)
-    episodes = [
-        rows.episode_from_row(row, db.read_time)
-        for row in await db.rows(
-            f"SELECT * FROM episodes WHERE {where} ORDER BY created_at, id", params
-        )
-    ]
-    ledger_entries = await _count(
-        db,
-        f"SELECT 1 FROM ledger JOIN episodes ON episodes.id = ledger.episode_id WHERE {where}",
-        params,
-    )
-    voted, voted_params = _in_workspace("votes.voter_id = %s", [user_id], team_id)
-    votes = [
-        ExportedVote(
-            episode_id=row["episode_id"],
-            reaction=row["reaction"],
-            vote=row["vote"],
-            at=db.read_time(row["at"]),
-        )
-        for row in await db.rows(
-            "SELECT votes.episode_id, reaction, vote, at FROM votes"
-            " JOIN episodes ON episodes.id = votes.episode_id"
-            f" WHERE {voted} ORDER BY at, votes.id",
-            voted_params,
-        )
-    ]
+    workspace = "" if team_id is None else " AND episodes.team_id = %s"
+    params = [user_id] if team_id is None else [user_id, team_id]
+    mine = f"episodes.requester_id = %s{workspace}"
     return UserExport(
         user_id=user_id,
-        episodes=episodes,
+        episodes=await read_episodes(
+            db, f"SELECT * FROM episodes WHERE {mine} ORDER BY created_at, id", params
+        ),
+        ledger_entries=await _count(
+            db,
+            f"SELECT 1 FROM ledger JOIN episodes ON episodes.id = ledger.episode_id WHERE {mine}",
+            params,
+        ),
+        votes=[
+            ExportedVote.model_validate({**row, "at": db.read_time(row["at"])})
+            for row in await db.rows(
+                "SELECT votes.episode_id, reaction, vote, at FROM votes"
+                " JOIN episodes ON episodes.id = votes.episode_id"
+                f" WHERE votes.voter_id = %s{workspace} ORDER BY at, votes.id",
+                params,
+            )
+        ],
         wisdom=await list_wisdom(db, user_id, team_id),
-        ledger_entries=ledger_entries,
-        votes=votes,
     )

@@ -1,16 +1,13 @@
 """Questions the bot acknowledged and has not answered yet, kept until it has.
 
-Slack sends an acknowledged event only once, so a question that lived only in a process
-killed while answering it would never be answered. Each question is therefore written
-down, in the transaction that claims its message (:func:`memory.sql.fence.claim`),
-before Slack gets its 200, leased to the process that answers it; that process renews its
-leases while it works, and deletes the question once its asker has the answer, or was
-told why there is none. A question whose lease ran out (its process died) is taken by the
-next process that looks: ``SKIP LOCKED`` on PostgreSQL lets replicas looking at once take
-different ones, and each take counts an attempt, so the bot can give up on one that keeps
-failing.
-
-Times are the caller's clock, as elsewhere in memory; a lease is a time, not a duration.
+Slack sends an acknowledged event once, so a question that lived only in a process killed
+while answering it would never be answered. Each is written down with its message's claim
+(:func:`memory.sql.fence.claim`) before Slack gets its 200, leased to the process answering
+it, which renews the lease while it works and deletes the question once its asker has the
+answer or was told why there is none. A question whose lease ran out (its process died) is
+taken by the next process that looks (``SKIP LOCKED`` on PostgreSQL: replicas looking at
+once take different ones), and each take counts an attempt, so the bot can give up on one
+that keeps failing. A lease is a time of the caller's clock, not a duration.
 """
 
 from __future__ import annotations
@@ -25,24 +22,16 @@ from memory.sql.session import Session
 
 
 def _question(row: dict[str, Any], db: Session, shown: list[str] | None = None) -> PendingQuestion:
-    return PendingQuestion(
-        id=int(row["id"]),
-        team_id=row["team_id"],
-        user_id=row["user_id"],
-        received_at=db.read_time(row["received_at"]),
-        payload=row["payload"],
-        attempts=int(row["attempts"]),
-        episode_id=row["episode_id"],
-        shown=shown or [],
-    )
+    read = {"received_at": db.read_time(row["received_at"]), "shown": shown or []}
+    return PendingQuestion.model_validate({**row, **read})
 
 
 async def receive_question(
     db: Session, question: NewQuestion, keys: Sequence[str], holder: str, lease_until: datetime
 ) -> PendingQuestion | None:
-    """An erasure running at once either comes after the question is kept, and erases it,
-    or before, and it is not kept (its keys are claimed all the same, so Slack's retries
-    are not answered either)."""
+    """An erasure at once either comes after the question is kept, and erases it, or
+    before, and it is not kept (its keys are claimed all the same, so Slack's retries are
+    not answered either)."""
     team_id = question.team_id or None
     async with db.transaction():
         await db.lock_person(question.user_id, team_id)
@@ -52,15 +41,9 @@ async def receive_question(
             return None
         row = await db.row(
             "INSERT INTO questions (team_id, user_id, received_at, payload, holder, lease_until,"
-            " attempts) VALUES (%s, %s, %s, %s, %s, %s, 1) RETURNING *",
-            [
-                question.team_id,
-                question.user_id,
-                question.received_at,
-                question.payload,
-                holder,
-                lease_until,
-            ],
+            " attempts) VALUES (%(team_id)s, %(user_id)s, %(received_at)s, %(payload)s,"
+            " %(holder)s, %(lease_until)s, 1) RETURNING *",
+            {**question.model_dump(), "holder": holder, "lease_until": lease_until},
         )
         assert row is not None
         return _question(row, db)
@@ -83,31 +66,20 @@ async def take_questions(
         "   OR (%(others)s AND holder <> %(holder)s)"
         f"   ORDER BY received_at, id LIMIT %(limit)s{db.locked_skipped})"
         " RETURNING *",
-        {
-            "holder": holder,
-            "until": lease_until,
-            "now": now,
-            "others": others_abandoned,
-            "limit": limit,
-        },
+        dict(holder=holder, until=lease_until, now=now, others=others_abandoned, limit=limit),
     )
-    shown = await _shown(db, [row["episode_id"] for row in rows if row["episode_id"]])
+    shown: dict[int, list[str]] = {}  # the ts of each answer's parts still in the ledger
+    if answered := [row["episode_id"] for row in rows if row["episode_id"]]:
+        member, ids = db.one_of(answered)
+        parts = await db.rows(
+            f"SELECT episode_id, message_ts FROM ledger WHERE episode_id {member}"
+            " ORDER BY message_ts",
+            [ids],
+        )
+        for part in parts:
+            shown.setdefault(int(part["episode_id"]), []).append(part["message_ts"])
     taken = (_question(row, db, shown.get(row["episode_id"])) for row in rows)
     return sorted(taken, key=lambda q: (q.received_at, q.id))
-
-
-async def _shown(db: Session, episode_ids: list[int]) -> dict[int, list[str]]:
-    """The ``ts`` of each of these exchanges' parts still in the ledger, in order."""
-    shown: dict[int, list[str]] = {}
-    if not episode_ids:
-        return shown
-    member, ids = db.one_of(episode_ids)
-    for part in await db.rows(
-        f"SELECT episode_id, message_ts FROM ledger WHERE episode_id {member} ORDER BY message_ts",
-        [ids],
-    ):
-        shown.setdefault(int(part["episode_id"]), []).append(part["message_ts"])
-    return shown
 
 
 async def question_shown(db: Session, question_id: int, episode_id: int) -> bool:
@@ -143,12 +115,3 @@ async def release_questions(
         f" WHERE holder = %(holder)s{which}",
         {"at": retry_at, "holder": holder, "id": question_id},
     )
-
-
-async def forget_questions(
-    db: Session, user_id: str | None = None, team_id: str | None = None
-) -> int:
-    """Delete the questions of a person (``user_id``) or of a workspace (``team_id``),
-    inside an erasure (which leaves no trace of them on disk); how many."""
-    column, value = ("user_id", user_id) if user_id is not None else ("team_id", team_id)
-    return await db.execute(f"DELETE FROM questions WHERE {column} = %s", [value])
