@@ -1,27 +1,20 @@
 """The index of validated episodes: FTS5's full-text index and semantic recall's vectors,
 and the write transactions that change them.
 
-A validated episode has an entry in each partition it is recalled from (:func:`partitions`,
-keys of :mod:`memory.privacy`): ``rowid = id`` in its asker's and, a channel success,
-``rowid = -id`` in its channel's; a pending one has none. The index is *contentless*
-(``content=''``: a copy of the partition-keyed text was two thirds of the file), and such a
-table forgets an entry only given the exact text it indexed. So an episode's entries are a
-function of its row (:func:`_entry`): a change to an indexed row takes them out with the
-text *before* it and files them again after (the session's ``restating`` and
-``refiling``), and a change to how words are indexed needs a migration that rebuilds the
-index. FTS5's ``secure-delete`` takes an entry's postings out of their segments at once, so
-an erasure rewrites only those pages and leaves none of the words in the file
-(``contentless_delete=1`` would leave them until a merge). The vectors follow the same
-changes, in a table clustered by partition (``WITHOUT ROWID``: one person's vectors are
-read from their own pages) and without another index.
+A validated episode has an entry in each partition it is recalled from (:func:`partitions`);
+a pending one has none. The index is *contentless* (a copy of the text was two thirds of
+the file), and forgets an entry only given the exact text it indexed: so the entries are a
+function of the row (:func:`_entry`), taken out with the text *before* a change to the row
+and filed again after (the session's ``restating`` and ``refiling``), and a change to how
+words are indexed needs a migration that rebuilds the index. FTS5's ``secure-delete``
+takes an entry's postings out of their segments at once, leaving none of the words in the
+file (``contentless_delete=1`` would leave them until a merge). The vectors, in a table
+clustered by partition, follow the same changes.
 
-A vote leaves its episode's filing for later: the id goes into ``index_queue`` in the
-vote's transaction, and :func:`file_waiting` files the queue in batches (the texts embedded
-together, one index segment written). So at every commit an episode's entries are absent
-or exactly what its row says, and a validated episode without entries is queued. Recall
-files its conversation's queue before it searches, so the question right after a vote
-sees it; an erasure takes the id along (``ON DELETE CASCADE``). Whatever rebuilds or
-realigns the index files the queue first (as opening the store does) or empties it.
+A vote's episode is filed later: its id goes into ``index_queue`` in the vote's
+transaction, and :func:`file_waiting` files the queue in batches. So at every commit an
+episode's entries are absent or exactly what its row says, and a validated episode without
+entries is queued; whatever rebuilds or realigns the index files the queue first.
 """
 
 from __future__ import annotations
@@ -46,16 +39,13 @@ HITS = """hits AS MATERIALIZED (
   SELECT abs(rowid) AS id, bm25(episodes_fts, 2.0, 1.0, 1.0) AS bm25
   FROM episodes_fts WHERE episodes_fts MATCH %(match)s
 )"""
-"""Recall's full-text search (:func:`memory.sql.recall.matches`), a matching question
-weighing twice an answer or lesson: the partition keys inside the MATCH
-(:func:`memory.recall_query.fts5_match`) make the index visit only the asker's partitions."""
+"""Recall's full-text search (:func:`memory.sql.recall.matches`), a question weighing twice
+an answer or lesson; the partition keys in the MATCH keep it to the asker's partitions."""
 
 MERGE_PAGES = 200
 """Index pages one step of the upkeep writes at most: a few tens of milliseconds of the
 database thread, which serves every other call between two steps."""
 FULL_MERGE_SHARE = 16
-"""The upkeep merges every segment into one once the others hold 1/16 of the largest's
-pages: each page is then rewritten about 16 times more, never the whole index hourly."""
 ALIGN_CHUNK = 1_000
 """Channel successes read at a time while aligning: a large store's never all in memory."""
 
@@ -68,14 +58,11 @@ _DELETE = (
 
 @contextmanager
 def transaction(db: Database) -> Iterator[None]:
-    """A write transaction, or a savepoint inside the caller's; undone on error.
-
-    The outermost one begins IMMEDIATE, taking the write lock before its first read. A
-    deferred one (sqlite-utils' ``atomic()``) that reads, then writes after another
-    connection to the file committed (the admin CLI, a second process), fails at once with
-    "database is locked": SQLite cannot wait for it without risking a deadlock. Savepoints
-    keep a fixed name: ``atomic()`` names each anew, so SQLite compiles its statements
-    each time, and a hot path (a vote) reuses them."""
+    """A write transaction, or a savepoint inside the caller's; undone on error. The
+    outermost begins IMMEDIATE, taking the write lock before its first read: a deferred one
+    (sqlite-utils' ``atomic()``) that reads, then writes after another connection (the admin
+    CLI) committed, fails at once with "database is locked". The savepoint's fixed name
+    (``atomic()`` names each anew) lets a hot path (a vote) reuse its compiled statements."""
     if not db.conn.in_transaction:
         db.conn.execute("BEGIN IMMEDIATE")
         try:
@@ -102,9 +89,8 @@ def partitioned(key: str, text: str) -> str:
 
 
 def partition_number(key: str) -> int:
-    """The partition ``key`` as the vectors table stores it, 8 bytes of its hash (two keys
-    sharing one is a 1-in-10^10 chance with a million partitions, and recall checks every
-    candidate's scope anyway)."""
+    """The partition ``key`` as the vectors table stores it: 8 bytes of its hash (a 1-in-10^10
+    chance of a clash with a million partitions, and recall checks every scope anyway)."""
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big", signed=True)
 
 
@@ -119,11 +105,11 @@ def _merge(db: Database, pages: int) -> bool:
 
 def tidy_index(db: Database, pages: int = MERGE_PAGES) -> bool:
     """One step of the index's upkeep, writing about ``pages`` pages at most; True while
-    there is more to do. FTS5 writes each transaction's entries as a new segment, and a
-    query and every deleted entry look each term up in every segment: a store grown one
-    vote at a time keeps about twenty, one tidied a handful. The step goes on with a merge
-    under way, else merges two segments of one level, else starts merging all of them into
-    one once those besides the largest hold :data:`FULL_MERGE_SHARE`-th of its pages."""
+    there is more to do. Each transaction writes a new segment, and a query and every deleted
+    entry look each term up in every segment: the step goes on with a merge under way, else
+    merges two segments of one level, else starts merging all into one once those besides
+    the largest hold 1/:data:`FULL_MERGE_SHARE` of its pages (each page is then rewritten
+    about that many times more, never the whole index hourly)."""
     if _merge(db, pages):
         return True
     sizes = sorted(
@@ -136,8 +122,8 @@ def tidy_index(db: Database, pages: int = MERGE_PAGES) -> bool:
 
 
 def partitions(episode: Episode, *, channel: bool) -> list[tuple[int, str]]:
-    """(rowid, key) of each partition the validated episode is recalled from: its asker's,
-    and a channel success's channel's too while the store files those (``channel``)."""
+    """(rowid, key) of each partition the validated episode is recalled from: its asker's
+    (``id``), and a channel success's channel's (``-id``) while the store files those."""
     keys = [(episode.id, personal_key(episode.scope, episode.requester_id))]
     if channel and Visibility.shareable(episode):
         keys.append((-episode.id, channel_key(episode.scope)))
@@ -151,9 +137,8 @@ def _channel_partitions_filed(db: Database) -> bool:
 
 def align_channel_partitions(db: Database, *, share: bool) -> int:
     """File channel successes in their channel's partition exactly while they are shared
-    (``share``; kept when nobody shares, the default, each would be indexed twice for
-    nothing): file or take out those entries if the setting changed since the store was
-    last opened. How many episodes it changed."""
+    (else each is indexed twice for nothing): if ``share`` changed since the store was last
+    opened, file or take out those entries now. How many episodes it changed."""
     if _channel_partitions_filed(db) == share:
         return 0
     file_waiting(db)  # what waits is filed as the store filed until now, then realigned
@@ -190,8 +175,7 @@ def _channel_successes(db: Database) -> Iterator[list[Episode]]:
 
 
 def _entry(rowid: int, key: str, episode: Episode) -> tuple[int, str, str, str]:
-    """The episode's row of the index in partition ``key``: its question (with the day it
-    was asked, see :func:`memory.recall_query.date_words`), answer and lesson."""
+    """The episode's index row in partition ``key``, its question with the day asked."""
     return (
         rowid,
         partitioned(key, f"{episode.question} {date_words(episode.created_at)}"),
@@ -210,7 +194,7 @@ def _file(db: Database, episodes: list[Episode], *, channel: bool, vectors: bool
 
 def index_validated(db: Database, *, vectors: bool) -> None:
     """File every validated episode in every partition of a new, empty index (and
-    ``vectors``): the migrations that rebuild it. The bot files with :func:`file_episodes`."""
+    ``vectors``), for the migrations that rebuild it."""
     validated = db.query("SELECT id FROM episodes WHERE status IN ('success', 'failure')")
     for row in list(validated):
         _file(db, _validated(db, [row["id"]]), channel=True, vectors=vectors)
@@ -226,12 +210,8 @@ def unindex_episodes(db: Database, episode_ids: Iterable[int]) -> None:
         if episode.scope.kind is ConversationKind.CHANNEL:
             keys.append(channel_key(episode.scope))
         _unfile_vectors(db, [(episode.id, key) for key in keys])
-        held = {
-            row[0]
-            for row in db.execute(
-                "SELECT rowid FROM episodes_fts WHERE rowid IN (?, ?)", [episode.id, -episode.id]
-            )
-        }
+        sql = "SELECT rowid FROM episodes_fts WHERE rowid IN (?, ?)"
+        held = {rowid for (rowid,) in db.execute(sql, [episode.id, -episode.id])}
         parts = [part for part in partitions(episode, channel=True) if part[0] in held]
         db.conn.executemany(_DELETE, [_entry(*part, episode) for part in parts])
         deleted = deleted or bool(parts)
@@ -251,19 +231,16 @@ def _validated(db: Database, episode_ids: Sequence[int]) -> list[Episode]:
 
 
 def _flush(db: Database) -> None:
-    """Write FTS5's pending changes to the index now (a savepoint makes it flush): with
-    ``secure-delete``, a 'delete' and a new entry of the same rowid flushed together leave
-    the old entry's longer position lists behind (SQLite 3.51: a term repeated a few
-    hundred times stays, on disk and in the index, after every later delete);
-    flushed apart, the delete removes them all."""
+    """Write FTS5's pending changes now (a savepoint flushes them): with ``secure-delete``, a
+    'delete' flushed together with a new entry of the same rowid leaves the old entry's
+    longer position lists behind (SQLite 3.51: a term repeated a few hundred times stays)."""
     db.conn.execute("SAVEPOINT fts_flush")
     db.conn.execute("RELEASE fts_flush")
 
 
 def file_episodes(db: Database, episode_ids: Sequence[int]) -> int:
-    """File the entries and vectors of these episodes (none may have any yet) as their rows
-    are now, all at once, and take them off the queue; how many were filed. A pending or
-    erased one is taken off the queue and filed nowhere."""
+    """File these episodes (none may have entries yet) as their rows are now, and take them
+    off the queue; how many were filed (a pending or erased one is not)."""
     episodes = _validated(db, episode_ids)
     _file(db, episodes, channel=_channel_partitions_filed(db))
     db.conn.executemany(
@@ -273,8 +250,8 @@ def file_episodes(db: Database, episode_ids: Sequence[int]) -> int:
 
 
 def file_vectors(db: Database, filing: Sequence[tuple[Episode, Sequence[str]]]) -> None:
-    """Store each episode's vector in each of its partitions, the episodes embedded
-    together (nothing without a model: recall is then full-text only)."""
+    """Store each episode's vector in each of its partitions, the episodes embedded together
+    (nothing without a model: recall is then full-text only)."""
     vectors = episode_vectors([episode for episode, _ in filing])
     db.conn.executemany(
         "INSERT OR REPLACE INTO episode_vectors (partition, episode_id, vector) VALUES (?, ?, ?)",
@@ -314,13 +291,10 @@ def _waiting(db: Database, scope: Scope | None, limit: int) -> list[int]:
 
 
 def file_waiting(db: Database, *, scope: Scope | None = None, limit: int = -1) -> int:
-    """File up to ``limit`` waiting episodes (all by default), oldest first, in one
-    transaction; only those of ``scope``'s conversation, given one. How many were waiting.
-
-    The queue is read again once the transaction holds the write lock: another connection
-    to the file (the admin CLI opening it files what waits) may have filed them meanwhile,
-    and an entry filed twice would outlive its episode's erasure. The first read, without
-    the lock, spares a recall the lock when nothing waits."""
+    """File up to ``limit`` waiting episodes (all by default; only ``scope``'s conversation's,
+    given one), oldest first, in one transaction; how many were waiting. The queue is read
+    again under the write lock: another connection (the admin CLI) may have filed them
+    meanwhile, and an entry filed twice would outlive its episode's erasure."""
     if not _waiting(db, scope, limit):
         return 0
     with transaction(db):

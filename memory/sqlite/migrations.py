@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import secrets
+
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
 from memory.sql import schema
 from memory.sqlite.codec import from_db_time, to_db_time
 from memory.sqlite.fts import TOKENIZE, index_validated
-from memory.sqlite.session import create_secret, digest
+from memory.sqlite.session import SECRET_NAME, SQLiteSession
 
 CREATE_VECTORS = """
 CREATE TABLE episode_vectors (
@@ -89,11 +91,15 @@ def m004_erasure_fence(db: Database) -> None:
         CREATE INDEX claimed_at ON claimed (at);
         """
     )
-    create_secret(db)
+    db.execute(
+        "INSERT OR IGNORE INTO secrets (name, value) VALUES (?, ?)",
+        [SECRET_NAME, secrets.token_bytes(32)],
+    )
+    session = SQLiteSession(db)
     for row in list(db.query("SELECT key, at FROM claims")):
         db.execute(
             "INSERT OR IGNORE INTO claimed (digest, at) VALUES (?, ?)",
-            [digest(db, row["key"]), row["at"]],
+            [session.digest(row["key"]), row["at"]],
         )
     db.execute("DROP TABLE claims")
     db.execute("ALTER TABLE claimed RENAME TO claims")

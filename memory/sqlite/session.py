@@ -1,10 +1,6 @@
-"""SQLite's :class:`memory.sql.session.Session`: the shared verbs, on the database thread.
-
-A verb of :mod:`memory.sql` is a coroutine, but against SQLite nothing in it ever waits:
-:func:`run_to_end` runs it on the database thread as plain calls, without an event loop.
-The session swaps PostgreSQL's ``%s`` markers for ``?`` and stores times as
-:mod:`memory.sqlite.codec` does.
-"""
+"""SQLite's :class:`memory.sql.session.Session`. A verb of :mod:`memory.sql` is a coroutine,
+but against SQLite nothing in it ever waits: :func:`run_to_end` runs it on the database
+thread as plain calls, without an event loop."""
 
 from __future__ import annotations
 
@@ -13,7 +9,6 @@ import hmac
 import json
 import logging
 import re
-import secrets
 from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
@@ -28,15 +23,9 @@ from memory.models import Episode, EpisodeStatus, RecallRequest
 from memory.recall_query import question_match
 from memory.sql.recall import matches
 from memory.sql.session import Params, Session, placeholders
+from memory.sqlite import fts
 from memory.sqlite.codec import episode_from_row, from_db_time, to_db_time
-from memory.sqlite.fts import (
-    HITS,
-    file_episodes,
-    file_waiting,
-    partition_vectors,
-    transaction,
-    unindex_episodes,
-)
+from memory.sqlite.fts import transaction
 
 T = TypeVar("T")
 
@@ -55,48 +44,14 @@ AWAITING_LESSONS_SQL = f"{_LESSONS} ORDER BY validated_at, id LIMIT ?"
 AWAITING_REFLECTION_SQL = (
     f"SELECT * FROM ({_LESSONS} UNION ALL {_SCORES}) ORDER BY validated_at, id LIMIT ?"
 )
-"""The reflection queue, unleased (one process reflects): failures awaiting a lesson, read
-from their own partial index, and (``with_successes``) the successes in ``score_queue``,
-oldest vote first; only the episodes waiting, however many validated episodes the store
-holds. A success is queued for a score only while recall weighs importance
-(:meth:`SQLiteSession.restating`): with the default weight of 0 no success waits, and none
-costs the queue a byte. (``CROSS JOIN`` reads the queue first: left to itself, the planner
-would read every success.)"""
+"""The reflection queue, unleased (one process reflects), oldest vote first: failures
+awaiting a lesson, from their own partial index, and (``with_successes``) the successes in
+``score_queue``, which holds them only while recall weighs importance (``CROSS JOIN`` reads
+the queue first, where the planner would read every success)."""
 
-
-def increment(db: Database, name: str, by: int = 1) -> None:
-    """Add ``by`` to the counter ``name`` (one row of ``counters``: one process writes)."""
-    db.execute(
-        "INSERT INTO counters (name, value) VALUES (?, ?)"
-        " ON CONFLICT (name) DO UPDATE SET value = value + excluded.value",
-        [name, by],
-    )
-
-
-_SECRET_NAME = "digests"
+SECRET_NAME = "digests"
 _secrets: WeakKeyDictionary[Database, bytes] = WeakKeyDictionary()
-"""Each connection's digest secret (see :mod:`memory.sql.fence`), read once: it never
-changes after the migration that created it (:func:`create_secret`)."""
-
-
-def create_secret(db: Database) -> None:
-    db.execute(
-        "INSERT OR IGNORE INTO secrets (name, value) VALUES (?, ?)",
-        [_SECRET_NAME, secrets.token_bytes(32)],
-    )
-
-
-def digest(db: Database, text: str) -> str:
-    """The keyed hash of ``text`` under this database's secret, in hex."""
-    secret = _secrets.get(db)
-    if secret is None:
-        [secret] = db.conn.execute(
-            "SELECT value FROM secrets WHERE name = ?", [_SECRET_NAME]
-        ).fetchone()
-        _secrets[db] = secret
-    return hmac.new(secret, text.encode(), hashlib.sha256).hexdigest()
-
-
+"""Each connection's digest secret, read once: it never changes once created."""
 _ISSUED = "episode_ids_issued"
 """The counter of episode ids handed out: an id is never reused, even after an erasure."""
 _NAMED = re.compile(r"%\((\w+)\)s")
@@ -126,8 +81,6 @@ def _params(params: Params) -> Any:
 
 
 class SQLiteSession(Session):
-    """The store's connection, for one unit of work of a shared verb."""
-
     time_shifted = "printf('%%018d', {time} {sign} %(window)s)"
     episodes_by_id = (
         "json_each(%(ids)s) AS wanted CROSS JOIN episodes ON episodes.id = wanted.value"
@@ -159,7 +112,13 @@ class SQLiteSession(Session):
         return self.db.execute(_markers(sql), _params(params)).rowcount
 
     def digest(self, text: str) -> str:
-        return digest(self.db, text)
+        secret = _secrets.get(self.db)
+        if secret is None:
+            [secret] = self.db.conn.execute(
+                "SELECT value FROM secrets WHERE name = ?", [SECRET_NAME]
+            ).fetchone()
+            _secrets[self.db] = secret
+        return hmac.new(secret, text.encode(), hashlib.sha256).hexdigest()
 
     def read_time(self, value: Any) -> datetime:
         return from_db_time(value)
@@ -171,18 +130,17 @@ class SQLiteSession(Session):
 
     @asynccontextmanager
     async def refiling(self, episode_ids: Sequence[int]) -> AsyncIterator[None]:
-        unindex_episodes(self.db, episode_ids)  # under the keys they were filed with
+        fts.unindex_episodes(self.db, episode_ids)  # under the keys they were filed with
         yield
-        file_episodes(self.db, episode_ids)
+        fts.file_episodes(self.db, episode_ids)
 
     @asynccontextmanager
     async def restating(
         self, episode_id: int, was: EpisodeStatus, now: EpisodeStatus, config: MemoryConfig
     ) -> AsyncIterator[None]:
-        """Filed later, from the index queue (see :mod:`memory.sqlite.fts`); in the score
-        queue exactly while a success awaits a score that recall would use."""
+        """In the score queue exactly while a success awaits a score recall would use."""
         if was is not EpisodeStatus.PENDING:  # the index holds no pending episode
-            unindex_episodes(self.db, [episode_id])
+            fts.unindex_episodes(self.db, [episode_id])
         yield
         if was is EpisodeStatus.SUCCESS:
             await self.scored(episode_id)
@@ -193,9 +151,7 @@ class SQLiteSession(Session):
         )
 
     async def unindex(self, episode_ids: Sequence[int]) -> None:
-        """The full-text index keeps no copy of an episode's words: they are taken out
-        while the row still holds them (see :mod:`memory.sqlite.fts`)."""
-        unindex_episodes(self.db, episode_ids)
+        fts.unindex_episodes(self.db, episode_ids)
 
     def one_of(self, values: Sequence[int] | Sequence[str]) -> tuple[str, Any]:
         return "IN (SELECT value FROM json_each(%s))", json.dumps(list(values))
@@ -226,7 +182,7 @@ class SQLiteSession(Session):
         return episode_id if inserted else None
 
     async def file_new(self, episode: Episode) -> None:
-        file_episodes(self.db, [episode.id])
+        fts.file_episodes(self.db, [episode.id])
 
     async def awaiting_reflection(
         self, limit: int, with_successes: bool, holder: str
@@ -246,31 +202,34 @@ class SQLiteSession(Session):
         lexical: bool,
         semantic: bool,
     ) -> tuple[list[dict[str, Any]], list[int], bytes]:
-        """After filing the episodes of the conversation that a vote left waiting (see
-        :mod:`memory.sqlite.fts`): the question right after a vote sees it."""
-        file_waiting(self.db, scope=request.scope)
+        """After filing the conversation's episodes that votes left waiting: the question
+        right after a vote sees it."""
+        fts.file_waiting(self.db, scope=request.scope)
         match = self.full_text_match(request.text, keys) if lexical else None
-        sql = f"WITH {HITS} {matches(self)}"
+        sql = f"WITH {fts.HITS} {matches(self)}"
         rows = await self.rows(sql, {**params, "match": match}) if match else []
-        return rows, *(partition_vectors(self.db, keys) if semantic else ([], b""))
+        return rows, *(fts.partition_vectors(self.db, keys) if semantic else ([], b""))
 
     def full_text_match(self, question: str, keys: Sequence[str]) -> str | None:
         """The FTS5 query of the question in these partitions (benchmarks try others)."""
         return question_match(question, keys)
 
     async def increment(self, name: str, by: int) -> None:
-        increment(self.db, name, by)
+        self.db.execute(
+            "INSERT INTO counters (name, value) VALUES (?, ?)"
+            " ON CONFLICT (name) DO UPDATE SET value = value + excluded.value",
+            [name, by],
+        )
 
     async def counts(self) -> dict[str, int]:
         return dict(self.db.execute("SELECT name, value FROM counters").fetchall())
 
     async def scrub(self) -> None:
         """Empty the write-ahead log into the file, whose freed pages ``secure_delete``
-        (set on connect) zeroed: deleted rows leave no bytes behind in either."""
+        zeroed. Another connection mid-read (a CLI beside the bot) keeps the old pages in
+        the log until the next full checkpoint."""
         busy, _, _ = self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
         if busy:
-            # Another connection (say, a CLI next to the running bot) is mid-read; the
-            # rows are gone, and the old pages leave the log at the next full checkpoint.
             logger.warning("erased rows; the write-ahead log could not be emptied yet")
 
 
