@@ -20,55 +20,37 @@ from memory.store import MemoryStore
 from memory.vectors import default_embedder
 
 _SQLITE_PREFIX = "sqlite:///"
-_POSTGRES_SCHEMES = ("postgresql://", "postgres://")
-
-
-def _sqlite_path(url: str) -> Path:
-    """``sqlite:///relative.db``, ``sqlite:////absolute.db`` (as SQLAlchemy) or a plain path."""
-    if url.startswith(_SQLITE_PREFIX):
-        path = url.removeprefix(_SQLITE_PREFIX)
-    elif "://" in url:
-        raise ValueError(f"unsupported memory store URL scheme: {url.split('://', 1)[0]}")
-    else:
-        path = url
-    if not path:
-        raise ValueError("the memory store URL names no database file")
-    return Path(path)
+_SQLITE_HEADER = b"SQLite format 3\x00"
+_WRITABLE = os.R_OK | os.W_OK
+_ENTERABLE = os.W_OK | os.X_OK
 
 
 async def open_store(url: str, config: MemoryConfig, *, existing: bool = False) -> MemoryStore:
     """Open the store at ``url``, creating and migrating its database if needed.
 
-    ``postgresql://...`` (libpq's URL: user, password, host, port, database and
-    parameters such as ``options=-csearch_path%3Dbot``) opens the PostgreSQL backend;
-    ``sqlite:///path`` or a plain path, the SQLite one. The embedding model is loaded
-    first (once per process), so the first recall does not wait for it.
+    ``postgresql://...`` (libpq's URL, parameters such as ``options=-csearch_path%3Dbot``
+    included) opens the PostgreSQL backend; ``sqlite:///relative.db``,
+    ``sqlite:////absolute.db`` or a plain path, the SQLite one. The embedding model is
+    loaded first (once per process), so the first recall does not wait for it.
 
     A SQLite path that cannot hold the store (a folder, a read-only file, a file that is
     not a database...) is :class:`StoreUnavailable` before SQLite touches it, and before
     the model is loaded; with ``existing``, so is a missing or empty file: no database is
     created."""
-    path = (
-        None if url.startswith(_POSTGRES_SCHEMES) else _usable_sqlite_path(url, existing=existing)
-    )
-    await asyncio.to_thread(default_embedder)
-    if path is None:
+    if url.startswith(("postgresql://", "postgres://")):
+        await asyncio.to_thread(default_embedder)
         return await PostgresMemoryStore.open(url, config)
-    return await SQLiteMemoryStore.open(path, config)
-
-
-def _usable_sqlite_path(url: str, *, existing: bool) -> Path:
-    path = _sqlite_path(url)
+    if url.startswith(_SQLITE_PREFIX):
+        url = url.removeprefix(_SQLITE_PREFIX)
+    elif "://" in url:
+        raise ValueError(f"unsupported memory store URL scheme: {url.split('://', 1)[0]}")
+    if not url:
+        raise ValueError("the memory store URL names no database file")
+    path = Path(url)
     if (problem := database_file_problem(path, existing=existing)) is not None:
         raise StoreUnavailable(f"{path} {problem}")
-    return path
-
-
-SQLITE_HEADER = b"SQLite format 3\x00"
-"""The first 16 bytes of every SQLite database file."""
-
-_WRITABLE = os.R_OK | os.W_OK
-_ENTERABLE = os.W_OK | os.X_OK
+    await asyncio.to_thread(default_embedder)
+    return await SQLiteMemoryStore.open(path, config)
 
 
 def database_file_problem(path: Path, *, existing: bool) -> str | None:
@@ -98,13 +80,14 @@ def database_file_problem(path: Path, *, existing: bool) -> str | None:
             "is read-only for this user: run as the user that owns it (the bot's), "
             "or work on a copy"
         )
-    if not os.access(folder, _ENTERABLE) and not _journal_files_writable(path):
+    journals = (path.with_name(f"{path.name}{suffix}") for suffix in ("-wal", "-shm"))
+    if not os.access(folder, _ENTERABLE) and not all(os.access(j, _WRITABLE) for j in journals):
         return (
             f"is in a folder this user may not write to ({folder}): SQLite creates "
             f"{path.name}-wal and {path.name}-shm beside it"
         )
     with path.open("rb") as file:
-        header = file.read(len(SQLITE_HEADER))
+        header = file.read(len(_SQLITE_HEADER))
     if not header:
         if existing:
             return (
@@ -112,13 +95,6 @@ def database_file_problem(path: Path, *, existing: bool) -> str | None:
                 "made into one here; the bot creates its database at its first start)"
             )
         return None
-    if header != SQLITE_HEADER:
+    if header != _SQLITE_HEADER:
         return "is not a SQLite database (or is corrupt): check the path, or restore a backup"
     return None
-
-
-def _journal_files_writable(path: Path) -> bool:
-    """Whether SQLite's ``-wal`` and ``-shm`` files are already there to write to."""
-    return all(
-        os.access(path.with_name(f"{path.name}{suffix}"), _WRITABLE) for suffix in ("-wal", "-shm")
-    )

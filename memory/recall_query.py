@@ -21,31 +21,30 @@ MAX_TERMS = 24
 
 MIN_PREFIX_LENGTH = 7
 """Shorter words match exactly. As prefixes they would match too much (*plan*: *planet*),
-and cost the most: a prefix term reads the index entries of every word it matches, in
-every partition, and short words are the common ones. From four letters, recall@5 on the
-dev questions gains one more question, but recall in a million-episode store takes twice
-as long; from seven, it costs about a fifth more.
-"""
+and cost the most: a prefix term reads the index entries of every word it matches, and
+short words are the common ones. From four letters, recall@5 on the dev questions gains
+one question, but recall in a million-episode store takes twice as long; from seven, a
+fifth longer."""
 
-_STOPWORD_LIST = """
-    a about above after again against all am an and any are aren as at be because been
-    before being below between both but by can cannot could couldn did didn do does doesn
-    doing don down during each few for from further get gets got had hadn has hasn have
-    haven having he her here hers herself him himself his how i if in into is isn it its
-    itself just let ll me more most my myself no nor not now of off on once only or other
-    our ours ourselves out over own please re s same shan she should shouldn so some such
-    t than thanks that the their theirs them themselves then there these they this those
-    through to too under until up ve very was wasn way we were weren what when where which
-    while who whom why will with won would wouldn you your yours yourself yourselves
+_ENGLISH = """
+    a about above after again against all am an and any are aren as at be because been before
+    being below between both but by can cannot could couldn did didn do does doesn doing don
+    down during each few for from further get gets got had hadn has hasn have haven having he
+    her here hers herself him himself his how i if in into is isn it its itself just let ll
+    me more most my myself no nor not now of off on once only or other our ours ourselves out
+    over own please re s same shan she should shouldn so some such t than thanks that the
+    their theirs them themselves then there these they this those through to too under until
+    up ve very was wasn way we were weren what when where which while who whom why will with
+    won would wouldn you your yours yourself yourselves
     """
-_CHAT_LIST = """
-    btw cheers fyi hello hey hi hiya lol ok okay oops pls plz sorry thank thx ty ugh wtf
-    yeah yep
+_CHAT = """
+    btw cheers fyi hello hey hi hiya lol ok okay oops pls plz sorry thank thx ty ugh wtf yeah
+    yep
     """
 """Greetings and interjections of chat: never what a question is about."""
-ENGLISH_STOPWORDS = frozenset(_STOPWORD_LIST.split())
+ENGLISH_STOPWORDS = frozenset(_ENGLISH.split())
 """English function words (recall's whole stopword list before it learnt chat's words)."""
-STOPWORDS = ENGLISH_STOPWORDS | frozenset(_CHAT_LIST.split())
+STOPWORDS = ENGLISH_STOPWORDS | frozenset(_CHAT.split())
 
 _WORD = re.compile(r"[^\W_]+")
 _CASE_CHANGE = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
@@ -53,12 +52,9 @@ _IDENTIFIER_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
 def identifier_parts(word: str) -> list[str]:
-    """The parts of a camelCase or PascalCase identifier, lowercased: ``OrderList`` ->
-    ``order``, ``list``; ``parseHTTPResponse2`` -> ``parse``, ``http``, ``response``, ``2``.
-
-    Any other word is its own single part. (snake_case and dotted names never reach
-    here: underscores and dots already separate words.)
-    """
+    """The parts of a camelCase or PascalCase identifier, lowercased (``parseHTTPResponse2``
+    -> ``parse``, ``http``, ``response``, ``2``); any other word is its own single part.
+    (Underscores and dots already separate words.)"""
     parts = _IDENTIFIER_PART.findall(word)
     if not _CASE_CHANGE.search(word) or "".join(parts) != word:
         return [word.lower()]
@@ -88,9 +84,8 @@ def indexed_words(text: str) -> list[str]:
 
 
 def _words(text: str) -> list[str]:
-    """Every word of ``text``, lowercased; an identifier, then each of its parts.
-
-    A stopword's parts are left out with it: the index holds whole words only, so a part
+    """Every word of ``text``, lowercased; an identifier, then each of its parts. A
+    stopword's parts are left out with it: the index holds whole words only, so a part
     alone (``hy`` of ``wHY``) would ask for a word the text never had."""
     words: list[str] = []
     for word in _WORD.findall(text):
@@ -102,31 +97,17 @@ def _words(text: str) -> list[str]:
     return words
 
 
-def _most_specific(terms: list[str], max_terms: int) -> list[str]:
-    """The ``max_terms`` longest terms (the earlier first among equals), in question order.
-
-    Longer words are rarer, so they say more about what a long question is about than
-    its first few words do.
-    """
+def search_terms(text: str, *, max_terms: int = MAX_TERMS) -> list[str]:
+    """The distinct content words of ``text``, lowercased, in order of first appearance.
+    With more than ``max_terms``, the longest (the earlier among equals) are kept: longer
+    words are rarer, so they say more about what a long question is about."""
+    terms = [
+        word for word in dict.fromkeys(_words(text)) if len(word) >= 2 and word not in STOPWORDS
+    ]
     if len(terms) <= max_terms:
         return terms
     by_length = sorted(range(len(terms)), key=lambda index: (-len(terms[index]), index))
     return [terms[index] for index in sorted(by_length[:max_terms])]
-
-
-def search_terms(text: str, *, max_terms: int = MAX_TERMS) -> list[str]:
-    """The distinct content words of ``text``, lowercased, in order of first appearance.
-
-    With more than ``max_terms`` of them, the longest are kept.
-    """
-    terms = [
-        word for word in dict.fromkeys(_words(text)) if len(word) >= 2 and word not in STOPWORDS
-    ]
-    return _most_specific(terms, max_terms)
-
-
-def _quoted(term: str) -> str:
-    return '"' + term.replace('"', '""') + '"'
 
 
 def is_prefix(word: str) -> bool:
@@ -137,22 +118,17 @@ def is_prefix(word: str) -> bool:
 
 def _term(partition: str, word: str) -> str:
     """``"<partition>_word"``, or the prefix term ``"<partition>_word"*``."""
-    return _quoted(f"{partition}_{word}") + ("*" if is_prefix(word) else "")
+    quoted = f"{partition}_{word}".replace('"', '""')
+    return f'"{quoted}"' + ("*" if is_prefix(word) else "")
 
 
 def fts5_match(terms: Sequence[str], partitions: Sequence[str]) -> str | None:
-    """An FTS5 MATCH expression: any of ``terms`` in any of ``partitions``.
-
-    The index holds each word as ``<partition>_<word>`` (see ``memory.sqlite.fts``), so
-    the lookup reads only the entries of the asker's partitions, however large the index.
-    Terms long enough are matched as prefixes (see :data:`MIN_PREFIX_LENGTH`). Returns
-    None when there is nothing to search for.
-    """
+    """An FTS5 MATCH expression: any of ``terms`` in any of ``partitions`` (see
+    :mod:`memory.privacy`); None when there is nothing to search for."""
     if not terms or not partitions:
         return None
     return " OR ".join(_term(partition, term) for partition in partitions for term in terms)
 
 
 def question_match(question: str, partitions: Sequence[str]) -> str | None:
-    """The MATCH expression recall runs for ``question`` within ``partitions``."""
     return fts5_match(search_terms(question), partitions)
