@@ -23,7 +23,7 @@ from psycopg import sql
 from bot.simulator import FakeLLMServer
 from bot.simulator.slack_web_api import FakeSlackWebAPI
 from memory import ConversationKind, MemoryConfig, NewExchange, Scope, open_store
-from memory.postgres.diagnosis import connect_problem
+from memory.postgres.store import connect_problem
 from tests.support.postgres_scratch import admin_url, create_schema, drop_schema, schema_url
 from tests.support.process import fakes_env, run_bot_to_end
 
