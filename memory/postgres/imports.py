@@ -3,13 +3,13 @@
 
 It does what :func:`memory.sql.episodes.import_episodes` does, in one transaction, with a
 few statements a batch instead of two an episode. First the recall rows are made as
-:func:`memory.postgres.fts.index_episode` makes them (:func:`memory.postgres.fts.recall_rows`,
-the vectors embedded together on a worker thread), before any lock is taken; then the
-askers' locks, sent together; when each of them was last forgotten (the erasure fence: an
-episode of a person forgotten at or after it was created is left out, its id None); the
-ids, drawn from the episodes' identity sequence in the episodes' order; the rows, by
-``COPY``; and the recall rows, copied into a temporary table and turned into ``tsvector``
-by the same ``memory_doc`` as they are inserted.
+:meth:`memory.postgres.session.Session.file_new` makes them
+(:func:`memory.postgres.session.recall_rows`, the vectors embedded together on a worker
+thread), before any lock is taken; then the askers' locks, sent together; when each of them
+was last forgotten (the erasure fence: an episode of a person forgotten at or after it was
+created is left out, its id None); the ids, drawn from the episodes' identity sequence in
+the episodes' order; the rows, by ``COPY``; and the recall rows, copied into a temporary
+table and turned into ``tsvector`` by the same ``memory_doc`` as they are inserted.
 
 ``COPY`` cannot run in pipeline mode, so the transaction runs outside it
 (:meth:`memory.postgres.store.PostgresMemoryStore.run`), in pipeline mode only for the locks
@@ -24,8 +24,7 @@ from datetime import datetime
 
 from memory import rows
 from memory.models import Episode, ImportedEpisode
-from memory.postgres.fts import SPLIT, recall_rows
-from memory.postgres.session import Session
+from memory.postgres.session import SPLIT, Session, recall_rows
 from memory.sql.episodes import imported
 from memory.sql.fence import forgotten_at
 

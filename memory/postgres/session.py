@@ -1,12 +1,34 @@
 """PostgreSQL's :class:`memory.sql.session.Session`: one transaction on one pooled
 connection, which every module of :mod:`memory.postgres` runs its SQL through. Several
-processes share the database, so it takes the erasure fence's advisory locks."""
+processes share the database, so it takes the erasure fence's advisory locks.
+
+It keeps the recall index, the only place recall looks: a validated episode's one row of
+``episode_recall`` (migration 10) holds the keys of the partitions it is recalled from (its
+asker's; a channel success, its channel's too: :mod:`memory.privacy`), its words as a
+``tsvector``, and its vector as :func:`memory.vectors.to_bytes` packs it (null without a
+model). A recall reads its partitions' rows through the GIN index of ``partitions``, so it
+costs what the partitions hold, not what the store holds. Words are stemmed by PostgreSQL's
+Snowball English stemmer (``memory_stem``, first migration); the question's words weigh
+``A``, the answer's ``B`` and the lesson's ``C``. Pending episodes have no row. Unlike
+SQLite's FTS5 index, the words carry no partition key: a GIN index of one entry per
+partition and word took half the store's size, and a recall needs no index of words to
+match a partition's few hundred rows.
+
+A vote files its episode later, as SQLite's does (:mod:`memory.sqlite.fts`): its transaction
+takes the episode out of recall and puts its id in ``index_queue`` (:meth:`Session.commit`),
+and the store files the queue in batches, each in a transaction of its own
+(:meth:`Session.file_waiting`), so the vote's transaction neither reads the episode back
+nor waits for its words and vector. Recall files the waiting episodes of its conversation
+before it searches, so the question right after a vote sees it, on any replica; an erasure
+takes a waiting id along (``ON DELETE CASCADE``).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
 import hmac
+import unicodedata
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
@@ -18,12 +40,14 @@ from psycopg.rows import DictRow
 
 from memory.config import MemoryConfig
 from memory.models import Episode, EpisodeStatus, RecallRequest
-from memory.recall_query import is_prefix, search_terms
+from memory.privacy import Visibility, channel_key, personal_key
+from memory.recall_query import date_words, indexed_words, is_prefix, search_terms
 from memory.rows import episode_from_row
 from memory.sql import session as sql
 from memory.sql.fence import workspace_subject
 from memory.sql.recall import matches
 from memory.sql.session import Params, placeholders
+from memory.vectors import episode_vectors
 
 T = TypeVar("T")
 
@@ -64,13 +88,12 @@ WITH q AS (
 SELECT * FROM lexical FULL JOIN vectors ON lexical.id = vectors.best CROSS JOIN waiting
 ORDER BY lexical.bm25, lexical.validated_at DESC, lexical.id DESC
 """
-"""Recall's two searches in one read of the partitions' rows (:mod:`memory.postgres.fts`).
-The question's words are stemmed here, by the function that stemmed the indexed ones;
-``-ts_rank`` stands in for BM25, weighing a matching question (``A``) twice a matching
-answer or lesson, as SQLite's weights do. The vectors come aggregated, with the best match
-(alone when none matched): one value, where a row each cost more to receive than the rest
-of the recall. With them come the ids of the conversation's episodes waiting to be filed
-(:func:`memory.postgres.fts.file_waiting`), usually none."""
+"""Recall's two searches in one read of the partitions' rows. The question's words are
+stemmed here, by the function that stemmed the indexed ones; ``-ts_rank`` stands in for
+BM25, weighing a matching question (``A``) twice a matching answer or lesson, as SQLite's
+weights do. The vectors come aggregated, with the best match (alone when none matched): one
+value, where a row each cost more to receive than the rest of the recall. With them come
+the ids of the conversation's episodes waiting to be filed, usually none."""
 
 
 _EXCHANGE = (
@@ -82,6 +105,58 @@ _EXCHANGE = (
     " SELECT id FROM episode"
 )
 """An exchange's episode and its ledger rows, written by one statement."""
+
+WORDS_APART = "\x1f"
+"""Separates the words of a field in the one text they are sent as (the unit separator,
+part of no word); the server splits them again (:data:`SPLIT`). psycopg took seven times
+as long to send the three fields as lists."""
+SPLIT = "string_to_array({}, chr(31))"
+"""A field's words as ``memory_doc`` takes them, from the text :data:`WORDS_APART` joined."""
+_INSERT = (
+    "INSERT INTO episode_recall (episode_id, partitions, doc, vector) VALUES (%(id)s,"
+    f" %(keys)s, memory_doc({SPLIT.format('%(question)s')}, 'A')"
+    f" || memory_doc({SPLIT.format('%(answer)s')}, 'B')"
+    f" || memory_doc({SPLIT.format('%(lesson)s')}, 'C'), %(vector)s)"
+    " ON CONFLICT (episode_id) DO UPDATE SET partitions = excluded.partitions,"
+    " doc = excluded.doc, vector = excluded.vector"
+)
+
+
+def _fold(word: str) -> str:
+    if word.isascii():  # nothing to take off: most words, at a tenth of the cost
+        return word
+    decomposed = unicodedata.normalize("NFKD", word)
+    return "".join(char for char in decomposed if not unicodedata.combining(char))
+
+
+def folded_words(words: Sequence[str]) -> list[str]:
+    """The words without their diacritics (*crème*: *creme*), as SQLite's
+    ``remove_diacritics`` indexes them, so an accent typed or not finds the same word."""
+    return [_fold(word) for word in words]
+
+
+def _sent(text: str) -> str:
+    """The text's words as the index holds them, joined by :data:`WORDS_APART`."""
+    return WORDS_APART.join(folded_words(indexed_words(text)))
+
+
+def recall_rows(episodes: Sequence[Episode]) -> list[dict[str, object]]:
+    """The parameters of :data:`_INSERT` for each validated episode: its recall row, its
+    words still to be made a ``tsvector`` by ``memory_doc``, its vector embedded with the
+    others' (one tokenizer call). The work of a worker thread, not the event loop's."""
+    vectors = episode_vectors(episodes)
+    return [
+        {
+            "id": episode.id,
+            "keys": [personal_key(episode.scope, episode.requester_id)]
+            + ([channel_key(episode.scope)] if Visibility.shareable(episode) else []),
+            "question": _sent(f"{episode.question} {date_words(episode.created_at)}"),
+            "answer": _sent(episode.answer),
+            "lesson": _sent(episode.lesson or ""),
+            "vector": vector,
+        }
+        for episode, vector in zip(episodes, vectors, strict=True)
+    ]
 
 
 @dataclass(eq=False)
@@ -140,15 +215,21 @@ class Session(sql.Session):
         await self.sender.execute(sql, params)
 
     async def commit(self) -> None:
-        """End the work: queue what it restated for filing, send the ``COMMIT`` and end
-        pipeline mode, waiting for the server once. Nothing runs in the transaction
-        afterwards (outside pipeline mode, psycopg's transaction commits when it ends)."""
+        """End the work: take what it restated out of recall until :meth:`file_waiting`
+        files it as it is then (queued first: a filing holding one of them ends before this
+        goes on), send the ``COMMIT`` and end pipeline mode, waiting for the server once.
+        Nothing runs in the transaction afterwards (outside pipeline mode, psycopg's
+        transaction commits when it ends)."""
         if self.committed:
             return
         if self.restated:
-            from memory.postgres.fts import queue_filing
-
-            await queue_filing(self, sorted(self.restated))
+            restated = sorted(self.restated)
+            await self.send(
+                "INSERT INTO index_queue (episode_id) SELECT unnest(%s::bigint[])"
+                " ON CONFLICT DO NOTHING",
+                [restated],
+            )
+            await self.send("DELETE FROM episode_recall WHERE episode_id = ANY(%s)", [restated])
         self.committed = True
         if self.pipeline is not None:
             await self.sender.execute("COMMIT")
@@ -194,9 +275,7 @@ class Session(sql.Session):
     @asynccontextmanager
     async def refiling(self, episode_ids: Sequence[int]) -> AsyncIterator[None]:
         yield
-        from memory.postgres.fts import reindex_episodes
-
-        await reindex_episodes(self, episode_ids)
+        await self._reindex(episode_ids)
 
     @asynccontextmanager
     async def restating(
@@ -247,9 +326,40 @@ class Session(sql.Session):
         return None if row is None else int(row["id"])
 
     async def file_new(self, episode: Episode) -> None:
-        from memory.postgres.fts import index_episode
+        """Its partitions, words and vector (none without a model: recall is then full-text
+        only), made on a worker thread."""
+        [row] = await asyncio.to_thread(recall_rows, [episode])
+        await self.send(_INSERT, row)
 
-        await index_episode(self, episode)
+    async def _reindex(self, episode_ids: Sequence[int]) -> None:
+        """Make the index agree with these episodes as stored: a row exactly while each is
+        validated (none left when it was erased). As one batch: their rows sent in one
+        pipeline, their words and vectors made together on a worker thread (the event loop
+        serves other work meanwhile)."""
+        found = await self.rows(
+            "SELECT * FROM episodes WHERE id = ANY(%s) ORDER BY id", [list(episode_ids)]
+        )
+        episodes = [episode_from_row(row, self.read_time) for row in found]
+        validated = [e for e in episodes if e.status is not EpisodeStatus.PENDING]
+        if gone := set(episode_ids) - {episode.id for episode in validated}:
+            await self.send("DELETE FROM episode_recall WHERE episode_id = ANY(%s)", [sorted(gone)])
+        if validated:
+            made = await asyncio.to_thread(recall_rows, validated)
+            async with self.conn.cursor() as cursor:
+                await cursor.executemany(_INSERT, made)
+
+    async def file_waiting(self, limit: int) -> int:
+        """File up to ``limit`` waiting episodes, oldest first; how many were waiting.
+        Replicas filing at once take different ones (``SKIP LOCKED``); one that dies before
+        its commit leaves them waiting."""
+        taken = await self.rows(
+            "DELETE FROM index_queue WHERE episode_id IN (SELECT episode_id FROM index_queue"
+            " ORDER BY episode_id LIMIT %s FOR UPDATE SKIP LOCKED) RETURNING episode_id",
+            [limit],
+        )
+        if taken:
+            await self._reindex(sorted(row["episode_id"] for row in taken))
+        return len(taken)
 
     async def awaiting_reflection(
         self, limit: int, with_successes: bool, holder: str
@@ -289,8 +399,6 @@ class Session(sql.Session):
         lexical: bool,
         semantic: bool,
     ) -> tuple[list[dict[str, Any]], list[int], bytes]:
-        from memory.postgres.fts import file_episodes, folded_words
-
         words = folded_words(search_terms(request.text)) if lexical else []
         search = (
             _SEARCH.format(matches=matches(self)),
@@ -303,8 +411,9 @@ class Session(sql.Session):
             },
         )
         rows = await self.rows(*search)
-        if waiting := rows[0]["waiting_ids"]:  # validated since the last filing
-            await file_episodes(self, sorted(waiting))
+        if waiting := sorted(rows[0]["waiting_ids"] or []):  # validated since the last filing
+            await self.send("DELETE FROM index_queue WHERE episode_id = ANY(%s)", [waiting])
+            await self._reindex(waiting)
             rows = await self.rows(*search)
         vectors = rows[0]["vectors"]
         matched = [row for row in rows if row["id"] is not None]

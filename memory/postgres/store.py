@@ -35,7 +35,7 @@ from psycopg_pool import AsyncConnectionPool, PoolClosed, PoolTimeout
 from memory import models
 from memory.config import MemoryConfig
 from memory.models import StoreClosed, StoreError, StoreUnavailable
-from memory.postgres import fts, imports
+from memory.postgres import imports
 from memory.postgres.migrations import apply_migrations
 from memory.postgres.session import Session
 from memory.sql.session import Verb
@@ -301,7 +301,7 @@ class PostgresMemoryStore(MemoryStore):
         return await self.run(partial(imports.import_episodes, episodes=episodes), pipelined=False)
 
     async def _file_waiting(self, limit: int) -> int:
-        return await self.run(partial(fts.file_waiting, limit=limit))
+        return await self.run(lambda session: session.file_waiting(limit))
 
     async def close(self) -> None:
         """Settle the votes, then close every connection. Safe to call twice."""
