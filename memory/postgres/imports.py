@@ -1,19 +1,12 @@
-"""Importing validated episodes in bulk: PostgreSQL's
-:meth:`memory.MemoryStore.import_episodes`.
-
-It does what :func:`memory.sql.episodes.import_episodes` does, in one transaction, with a
-few statements a batch instead of two an episode. First the recall rows are made as
-:meth:`memory.postgres.session.Session.file_new` makes them
-(:func:`memory.postgres.session.recall_rows`, the vectors embedded together on a worker
-thread), before any lock is taken; then the askers' locks, sent together; when each of them
-was last forgotten (the erasure fence: an episode of a person forgotten at or after it was
-created is left out, its id None); the ids, drawn from the episodes' identity sequence in
-the episodes' order; the rows, by ``COPY``; and the recall rows, copied into a temporary
-table and turned into ``tsvector`` by the same ``memory_doc`` as they are inserted.
-
-``COPY`` cannot run in pipeline mode, so the transaction runs outside it
-(:meth:`memory.postgres.store.PostgresMemoryStore.run`), in pipeline mode only for the locks
-and the fence's reads.
+"""PostgreSQL's :meth:`memory.MemoryStore.import_episodes`: what
+:func:`memory.sql.episodes.import_episodes` does, in one transaction, with a few statements a
+batch instead of two an episode. The recall rows are made first, on a worker thread
+(:func:`memory.postgres.session.recall_rows`), before any lock is taken; then come the
+askers' locks and when each was last forgotten (the erasure fence), sent together; the ids,
+drawn from the episodes' identity sequence in their order; the rows, by ``COPY``; and the
+recall rows, copied into a temporary table and made ``tsvector`` by the same ``memory_doc``
+as they are inserted. ``COPY`` cannot run in pipeline mode, so the transaction runs outside
+it, in pipeline mode only for the locks and the fence's reads.
 """
 
 from __future__ import annotations
@@ -23,46 +16,10 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from memory import rows
-from memory.models import Episode, ImportedEpisode
+from memory.models import ImportedEpisode
 from memory.postgres.session import SPLIT, Session, recall_rows
 from memory.sql.episodes import imported
 from memory.sql.fence import forgotten_at
-
-__all__ = ["import_episodes"]
-
-_COLUMNS = (
-    "id",
-    "enterprise_id",
-    "team_id",
-    "channel_id",
-    "kind",
-    "requester_id",
-    "thread_ts",
-    "question",
-    "answer",
-    "status",
-    "lesson",
-    "created_at",
-    "validated_at",
-)
-_STAGED = (
-    "CREATE TEMPORARY TABLE imported_recall (episode_id bigint, partitions text[],"
-    " question text, answer text, lesson text, vector bytea) ON COMMIT DROP"
-)
-_RECALL_ROWS = (
-    "INSERT INTO episode_recall (episode_id, partitions, doc, vector)"
-    f" SELECT episode_id, partitions, memory_doc({SPLIT.format('question')}, 'A')"
-    f" || memory_doc({SPLIT.format('answer')}, 'B') || memory_doc({SPLIT.format('lesson')}, 'C'),"
-    " vector FROM imported_recall"
-)
-
-
-def _recall_rows(episodes: Sequence[Episode]) -> list[tuple[object, ...]]:
-    """Each episode's recall row but its id: its partitions, words and vector."""
-    made = recall_rows(episodes)
-    return [
-        (row["keys"], row["question"], row["answer"], row["lesson"], row["vector"]) for row in made
-    ]
 
 
 async def _fenced(db: Session, episodes: Sequence[ImportedEpisode]) -> list[bool]:
@@ -87,13 +44,11 @@ async def _fenced(db: Session, episodes: Sequence[ImportedEpisode]) -> list[bool
 
 
 async def import_episodes(db: Session, episodes: Sequence[ImportedEpisode]) -> list[int | None]:
-    """Store episodes validated elsewhere, with their own times, recallable at once; their
-    ids, in order (None for one of a person forgotten after it was created). Run outside
-    pipeline mode."""
+    """Run outside pipeline mode."""
     if not episodes:
         return []
     drafts = [imported(item) for item in episodes]
-    recall_rows = await asyncio.to_thread(_recall_rows, drafts)
+    made = await asyncio.to_thread(recall_rows, drafts)
     fenced = await _fenced(db, episodes)
     kept = [episode for episode, out in zip(drafts, fenced, strict=True) if not out]
     if not kept:
@@ -107,9 +62,12 @@ async def import_episodes(db: Session, episodes: Sequence[ImportedEpisode]) -> l
         episode.model_copy(update={"id": row["id"]})
         for row, episode in zip(numbered, kept, strict=True)
     ]
-    kept_rows = [row for row, out in zip(recall_rows, fenced, strict=True) if not out]
+    kept_rows = [row for row, out in zip(made, fenced, strict=True) if not out]
     async with db.conn.cursor() as cursor:
-        async with cursor.copy(f"COPY episodes ({', '.join(_COLUMNS)}) FROM STDIN") as copy:
+        async with cursor.copy(
+            "COPY episodes (id, enterprise_id, team_id, channel_id, kind, requester_id, thread_ts,"
+            " question, answer, status, lesson, created_at, validated_at) FROM STDIN"
+        ) as copy:
             for episode in stored:
                 scope = episode.scope
                 await copy.write_row(
@@ -129,10 +87,19 @@ async def import_episodes(db: Session, episodes: Sequence[ImportedEpisode]) -> l
                         episode.validated_at,
                     )
                 )
-        await cursor.execute(_STAGED)
+        await cursor.execute(
+            "CREATE TEMPORARY TABLE imported_recall (episode_id bigint, partitions text[],"
+            " question text, answer text, lesson text, vector bytea) ON COMMIT DROP"
+        )
         async with cursor.copy("COPY imported_recall FROM STDIN") as copy:
             for episode, row in zip(stored, kept_rows, strict=True):
-                await copy.write_row((episode.id, *row))
-        await cursor.execute(_RECALL_ROWS)
+                fields = [row[name] for name in ("keys", "question", "answer", "lesson", "vector")]
+                await copy.write_row((episode.id, *fields))
+        await cursor.execute(
+            "INSERT INTO episode_recall (episode_id, partitions, doc, vector)"
+            f" SELECT episode_id, partitions, memory_doc({SPLIT.format('question')}, 'A')"
+            f" || memory_doc({SPLIT.format('answer')}, 'B')"
+            f" || memory_doc({SPLIT.format('lesson')}, 'C'), vector FROM imported_recall"
+        )
     ids = iter(episode.id for episode in stored)
     return [None if out else next(ids) for out in fenced]
