@@ -2,7 +2,7 @@
 
 Saving the first installation of a workspace of an Enterprise Grid org also moves what the
 bot kept of the workspace before (in single-token mode, without the org) into the org's
-scopes, re-filed under their keys (:mod:`memory.partitions`), so a workspace that starts
+scopes, re-filed under their keys (:mod:`memory.privacy`), so a workspace that starts
 distributing the app keeps its memories.
 """
 

@@ -1,12 +1,11 @@
 """Recall: full-text and semantic candidates from the asker's own partitions, fused and
 ranked within a budget.
 
-Both searches read only the partitions the visibility rule lets the asker see
-(:func:`partition_keys`), and every candidate is checked again against the episode's own
-columns (:data:`IN_SCOPE`) and :class:`memory.Visibility` before it is ranked. The
-database runs its own full-text query and reads the partitions' vectors its own way
-(:meth:`memory.sql.session.Session.recall_search`); the neighbours of each candidate in
-its conversation are read with the candidate's row, so a recall is three reads at most:
+Both searches read only the partitions the asker may see (:func:`partition_keys`), and every
+candidate is checked again against the episode's own columns (:data:`IN_SCOPE`) and
+:class:`memory.Visibility` before it is ranked. Each database runs its own full-text query
+and reads the vectors its own way (:meth:`Session.recall_search`); each candidate's
+neighbours in its conversation are read with its row, so a recall is three reads at most:
 the search, the episodes found by meaning alone, and the neighbours related to the question
 that neither search found.
 """
@@ -15,18 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from memory import ranking
 from memory.config import MemoryConfig
 from memory.models import Episode, RecalledEpisode, RecallRequest
 from memory.privacy import partition_keys
-from memory.ranking import (
-    context_sources,
-    fit_budget,
-    neighbours,
-    rank,
-    reads_context,
-    related_neighbours,
-    visible_candidates,
-)
 from memory.rows import episode_from_row
 from memory.sql.session import Session
 from memory.vectors import most_similar, nearest
@@ -43,28 +34,25 @@ IN_SCOPE = """
   )
 """
 
+_NEIGHBOUR = """
+  CASE WHEN %(context)s THEN (SELECT {n}.id FROM episodes AS {n}
+   WHERE {n}.requester_id = episodes.requester_id AND {n}.team_id = episodes.team_id
+     AND {n}.channel_id = episodes.channel_id AND {n}.kind = episodes.kind
+     AND {n}.status IN ('success', 'failure')
+     AND ({n}.created_at, {n}.id) {cmp} (episodes.created_at, episodes.id)
+     AND {n}.created_at {bound}
+   ORDER BY {n}.created_at{desc}, {n}.id{desc} LIMIT 1) END AS {name}"""
 
-def _around(db: Session, episode: str) -> str:
-    """The ids of the episode's validated neighbours in its asker's conversation, ``before``
-    and ``after`` it within the window, each read from the ``(requester_id, created_at)``
-    index; null when ``%(context)s`` is false."""
-    earliest = db.time_shifted.format(time=f"{episode}.created_at", sign="-")
-    latest = db.time_shifted.format(time=f"{episode}.created_at", sign="+")
-    return f"""
-  CASE WHEN %(context)s THEN (SELECT p.id FROM episodes AS p
-   WHERE p.requester_id = {episode}.requester_id AND p.team_id = {episode}.team_id
-     AND p.channel_id = {episode}.channel_id AND p.kind = {episode}.kind
-     AND p.status IN ('success', 'failure')
-     AND (p.created_at, p.id) < ({episode}.created_at, {episode}.id)
-     AND p.created_at >= {earliest}
-   ORDER BY p.created_at DESC, p.id DESC LIMIT 1) END AS before,
-  CASE WHEN %(context)s THEN (SELECT n.id FROM episodes AS n
-   WHERE n.requester_id = {episode}.requester_id AND n.team_id = {episode}.team_id
-     AND n.channel_id = {episode}.channel_id AND n.kind = {episode}.kind
-     AND n.status IN ('success', 'failure')
-     AND (n.created_at, n.id) > ({episode}.created_at, {episode}.id)
-     AND n.created_at <= {latest}
-   ORDER BY n.created_at, n.id LIMIT 1) END AS after"""
+
+def _around(db: Session) -> str:
+    """The ids of each episode's validated neighbours in its asker's conversation,
+    ``before`` and ``after`` it within the window, each read from the ``(requester_id,
+    created_at)`` index; null when ``%(context)s`` is false."""
+    earliest = db.time_shifted.format(time="episodes.created_at", sign="-")
+    latest = db.time_shifted.format(time="episodes.created_at", sign="+")
+    before = _NEIGHBOUR.format(n="p", cmp="<", bound=f">= {earliest}", desc=" DESC", name="before")
+    after = _NEIGHBOUR.format(n="n", cmp=">", bound=f"<= {latest}", desc="", name="after")
+    return f"{before},{after}"
 
 
 def matches(db: Session) -> str:
@@ -73,7 +61,7 @@ def matches(db: Session) -> str:
     ``%(candidates)s`` best in the request's scope, best first, with their neighbours. A
     channel success found in two partitions counts once, at its best."""
     return f"""
-  SELECT episodes.*, min(hits.bm25) AS bm25, {_around(db, "episodes")}
+  SELECT episodes.*, min(hits.bm25) AS bm25, {_around(db)}
   FROM hits JOIN episodes ON episodes.id = hits.id
   WHERE {IN_SCOPE}
   GROUP BY episodes.id
@@ -101,7 +89,7 @@ async def _by_id(
 ) -> list[dict[str, Any]]:
     """The rows of the episodes of these ids that are in the request's scope."""
     return await db.rows(
-        f"SELECT episodes.*, {_around(db, 'episodes')} FROM {db.episodes_by_id} WHERE {IN_SCOPE}",
+        f"SELECT episodes.*, {_around(db)} FROM {db.episodes_by_id} WHERE {IN_SCOPE}",
         {**params, "ids": episode_ids},
     )
 
@@ -110,17 +98,13 @@ async def recall(
     db: Session, request: RecallRequest, config: MemoryConfig
 ) -> list[RecalledEpisode]:
     hybrid = config.hybrid
-    scope = request.scope
     pool = hybrid.candidates_per_result * request.limit
     params: dict[str, Any] = {
-        "enterprise_id": scope.enterprise_id,
-        "team_id": scope.team_id,
-        "channel_id": scope.channel_id,
-        "kind": scope.kind.value,
+        **request.scope.model_dump(mode="json"),
         "requester_id": request.requester_id,
-        "shared": config.visibility.shares_in(scope),
+        "shared": config.visibility.shares_in(request.scope),
         "candidates": pool,
-        "context": reads_context(config) and db.neighbours_with_rows,
+        "context": ranking.reads_context(config) and db.neighbours_with_rows,
         "window": hybrid.context_window,
     }
     rows, vector_ids, vectors = await db.recall_search(
@@ -142,20 +126,20 @@ async def recall(
     ]
     if semantic_only:
         found += _found(db, await _by_id(db, semantic_only, params), around)
-    candidates = visible_candidates(found, cosines, request, config)
-    sources = context_sources(candidates, request, config)
+    candidates = ranking.visible_candidates(found, cosines, request, config)
+    sources = ranking.context_sources(candidates, request, config)
     if sources and not db.neighbours_with_rows:
-        read = f"SELECT episodes.id, {_around(db, 'episodes')} FROM {db.episodes_by_id}"
+        read = f"SELECT episodes.id, {_around(db)} FROM {db.episodes_by_id}"
         _note(around, await db.rows(read, {**params, "context": True, "ids": sources}))
-    adjacent = neighbours((source, *around[source]) for source in sources)
-    unread = related_neighbours(adjacent, candidates, cosines, floor=hybrid.min_similarity)
+    adjacent = ranking.neighbours((source, *around[source]) for source in sources)
+    unread = ranking.related_neighbours(adjacent, candidates, cosines, floor=hybrid.min_similarity)
     if unread:
         pulled = _found(db, await _by_id(db, unread, {**params, "context": False}), around)
-        candidates += visible_candidates(pulled, cosines, request, config)
-    ranked = rank(
+        candidates += ranking.visible_candidates(pulled, cosines, request, config)
+    ranked = ranking.rank(
         candidates, now=request.now, weights=config.weights, hybrid=hybrid, adjacent=adjacent
     )
-    recalled = fit_budget(ranked, limit=request.limit, token_budget=request.token_budget)
+    recalled = ranking.fit_budget(ranked, limit=request.limit, token_budget=request.token_budget)
     if recalled:
         await db.increment("recalls", 1)
     return recalled
