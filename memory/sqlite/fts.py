@@ -112,10 +112,8 @@ def tidy_index(db: Database, pages: int = MERGE_PAGES) -> bool:
     about that many times more, never the whole index hourly)."""
     if _merge(db, pages):
         return True
-    sizes = sorted(
-        (row[0] for row in db.execute("SELECT count(*) FROM episodes_fts_idx GROUP BY segid")),
-        reverse=True,
-    )
+    sql = "SELECT count(*) FROM episodes_fts_idx GROUP BY segid"
+    sizes = sorted((size for (size,) in db.execute(sql)), reverse=True)
     if len(sizes) > 1 and sum(sizes[1:]) * FULL_MERGE_SHARE >= sizes[0]:
         return _merge(db, -pages)
     return False

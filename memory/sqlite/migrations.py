@@ -195,7 +195,6 @@ def m013_index_upkeep(db: Database) -> None:
 
 
 def _compact_time(text: str | None) -> str | None:
-    """A stored time, ISO-8601 or not, in today's form."""
     return None if text is None else to_db_time(from_db_time(text))
 
 

@@ -1,8 +1,6 @@
-"""The SQLite backend of :class:`memory.MemoryStore`: one connection, configured for a
-long-running bot, on one dedicated thread, which runs each verb to its end
-(:func:`memory.sqlite.session.run_to_end`); concurrent writes queue up there instead of
-failing with ``database is locked``. The library is sqlite-utils' (``pysqlite3``, a current
-SQLite, when installed, else Python's own), and must be :data:`MIN_SQLITE` or later."""
+"""The SQLite backend of :class:`memory.MemoryStore`: one connection on one thread, which
+runs each verb to its end, so that concurrent writes queue up instead of failing with
+``database is locked``. The library is sqlite-utils' (``pysqlite3`` when installed)."""
 
 from __future__ import annotations
 
@@ -68,10 +66,8 @@ class SQLiteMemoryStore(MemoryStore):
 
     @classmethod
     async def open(cls, path: Path | str, config: MemoryConfig) -> SQLiteMemoryStore:
-        """Open (creating and migrating if needed) the database at ``path``
-        (:class:`StoreUnavailable` when the file can't be used), its index aligned with
-        whether ``config`` shares channel successes, and file what a vote left in the index
-        queue (see :mod:`memory.sql.vote_queue`)."""
+        """Open (creating and migrating if needed) the database at ``path``, its index aligned
+        with whether ``config`` shares channel successes, and file what votes left queued."""
         path = Path(path)
         executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-db")
         try:
@@ -103,8 +99,7 @@ class SQLiteMemoryStore(MemoryStore):
         return await self._call(partial(fts.file_waiting, limit=limit))
 
     async def close(self) -> None:
-        """Checkpoint the write-ahead log, close the connection and stop the thread; safe to
-        call twice."""
+        """Empty the write-ahead log, close the connection and stop the thread; idempotent."""
         await self.settle()
         if self._closed:
             return
