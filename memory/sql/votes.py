@@ -2,11 +2,10 @@
 
 An episode's status is never set directly: it is whatever the latest still-present
 counting vote says (PENDING when none is left), so adding, repeating and removing
-reactions in any order always leaves the status the votes imply.
-
-Votes on one episode may arrive at different processes at once (PostgreSQL), so applying
-one locks the episode's row first (:attr:`Session.for_update`): they apply one after the
-other, each settling the status from every vote committed before it.
+reactions in any order always leaves the status the votes imply. Votes on one episode may
+arrive at different processes at once (PostgreSQL), so applying one locks the episode's
+row first (:attr:`Session.for_update`): they apply one after the other, each settling the
+status from every vote committed before it.
 """
 
 from __future__ import annotations
@@ -20,15 +19,16 @@ from memory.config import BUTTON, Ballot, MemoryConfig, ballot_for, status_for
 from memory.models import EpisodeStatus, Vote, VoteEvent, VoteOutcome
 from memory.rows import utc
 from memory.sql.fence import forgotten_from, forgotten_read
-from memory.sql.session import Params, Session
+from memory.sql.session import Params, Session, placeholders
 
 _Latest = tuple[Vote, datetime] | None
 """An episode's latest still-present counting vote and when it was cast (None: none)."""
 
 
-@dataclass
+@dataclass(eq=False)
 class _Episode:
-    """A voted episode as a group of votes knows it, kept current as they apply."""
+    """A voted episode as a group of votes knows it, kept current as they apply: one object
+    for all its messages, which keys the votes waiting on it."""
 
     id: int
     requester_id: str
@@ -36,28 +36,17 @@ class _Episode:
     latest: _Latest
 
 
-def _counting(config: MemoryConfig) -> str:
-    """The condition on ``votes`` that keeps only the votes that count for the episode of
-    ``episodes``' row (its asker's, unless anyone may vote)."""
-    return "" if config.anyone_may_vote else " AND votes.voter_id = episodes.requester_id"
-
-
-def _latest_vote(column: str, config: MemoryConfig) -> str:
-    return (
-        f"(SELECT votes.{column} FROM votes WHERE votes.episode_id = episodes.id"
-        f"{_counting(config)} ORDER BY votes.at DESC, votes.id DESC LIMIT 1)"
-    )
-
-
 def _latest_read(where: str, params: list[Any], config: MemoryConfig) -> tuple[str, list[Any]]:
-    """The read of the latest counting vote of each episode ``where`` picks, whose rows
-    this unit of work has locked. (A statement of its own: one that waited for a lock sees
-    the votes committed meanwhile only from its next statement on.)"""
-    return (
-        f"SELECT id, {_latest_vote('vote', config)} AS vote, {_latest_vote('at', config)} AS at"
-        f" FROM episodes WHERE {where}",
-        params,
+    """The read of the latest counting vote (the asker's, unless anyone may vote) of each
+    episode ``where`` picks, whose rows this unit of work has locked: a statement of its own,
+    as one that waited for a lock sees what committed meanwhile only from the next one on."""
+    counting = "" if config.anyone_may_vote else " AND votes.voter_id = episodes.requester_id"
+    latest = (
+        "(SELECT votes.{} FROM votes WHERE votes.episode_id = episodes.id"
+        f"{counting} ORDER BY votes.at DESC, votes.id DESC LIMIT 1)"
     )
+    vote, at = latest.format("vote"), latest.format("at")
+    return f"SELECT id, {vote} AS vote, {at} AS at FROM episodes WHERE {where}", params
 
 
 def _latest_of(db: Session, found: list[dict[str, Any]]) -> dict[int, _Latest]:
@@ -74,17 +63,13 @@ async def _latest_votes(
     return _latest_of(db, await db.rows(*_latest_read(f"id {member}", [ids], config)))
 
 
-async def _latest(db: Session, episode_id: int, config: MemoryConfig) -> _Latest:
-    return (await _latest_votes(db, [episode_id], config))[episode_id]
-
-
 async def settle_status(db: Session, episode_id: int, config: MemoryConfig) -> EpisodeStatus:
     """Derive the episode's status from its votes and store it if it changed, dropping the
     lesson, importance and reason, which described the old verdict."""
     row = await db.row(f"SELECT status FROM episodes WHERE id = %s{db.for_update}", [episode_id])
     if row is None:
         return EpisodeStatus.PENDING
-    latest = await _latest(db, episode_id, config)
+    latest = (await _latest_votes(db, [episode_id], config))[episode_id]
     return await _settle(db, episode_id, EpisodeStatus(row["status"]), latest, config)
 
 
@@ -103,103 +88,72 @@ async def _settle(
     return status
 
 
-_REMOVE = "DELETE FROM votes WHERE episode_id = %s AND voter_id = %s AND reaction = %s"
 _INSERT = (
     "INSERT INTO votes (episode_id, voter_id, reaction, vote, at) VALUES {rows}"
     " ON CONFLICT (episode_id, voter_id, reaction) DO NOTHING"
 )
+_WRITES = {
+    True: f"{_INSERT} RETURNING episode_id",
+    False: "DELETE FROM votes WHERE (episode_id, voter_id, reaction) IN (VALUES {rows})"
+    " RETURNING episode_id",
+}
+"""The statement writing reactions added, and the one removing votes, by ``added``."""
 _NO_OP = {True: "this reaction was already counted", False: "there was no such vote to remove"}
 """Why a reaction's vote that changed no row is a no-op, by whether it was added."""
 CHUNK = 1_000
 """Votes written by one statement at most (well under either database's parameters)."""
 
-_Waiting = tuple[int, VoteEvent, Ballot]
-"""A vote waiting to be written: the id of its episode (each vote waiting is on one of its
-own), the event and its ballot."""
+_Waiting = dict[_Episode, tuple[int, VoteEvent, Ballot]]
+"""The reactions added and votes removed waiting to be written, by episode (one each): each
+one's place in the group, event and ballot."""
 
 
-def _writes(waiting: list[_Waiting]) -> list[tuple[str, Params]]:
-    """The statements writing these votes: the reactions added in one (per
-    :data:`CHUNK`), the votes removed in another, each returning the episode of each row it
-    wrote, so a vote that changed nothing (a reaction already counted, a vote no longer
-    there) is the one whose episode is missing."""
-    added = [vote for vote in waiting if vote[1].added]
-    removed = [vote for vote in waiting if not vote[1].added]
+def _writes(waiting: _Waiting) -> list[tuple[str, Params]]:
+    """The statements writing the waiting votes: the reactions added (per :data:`CHUNK`),
+    then the votes removed, each returning the episode of every row it wrote, so a vote that
+    changed nothing (a reaction already counted, a vote no longer there) is one whose
+    episode is missing."""
+    rows: dict[bool, list[tuple[Any, ...]]] = {True: [], False: []}
+    for episode, (_, event, ballot) in waiting.items():
+        row = (episode.id, event.voter_id, ballot.slot)
+        rows[event.added].append((*row, ballot.vote.value, utc(event.at)) if event.added else row)
     statements: list[tuple[str, Params]] = []
-    for start in range(0, len(added), CHUNK):
-        chunk = added[start : start + CHUNK]
-        rows = ", ".join(["(%s, %s, %s, %s, %s)"] * len(chunk))
-        statements.append(
-            (
-                f"{_INSERT.format(rows=rows)} RETURNING episode_id",
-                [
-                    value
-                    for episode_id, event, ballot in chunk
-                    for value in (
-                        episode_id,
-                        event.voter_id,
-                        ballot.slot,
-                        ballot.vote.value,
-                        utc(event.at),
-                    )
-                ],
-            )
-        )
-    for start in range(0, len(removed), CHUNK):
-        chunk = removed[start : start + CHUNK]
-        rows = ", ".join(["(%s, %s, %s)"] * len(chunk))
-        statements.append(
-            (
-                f"DELETE FROM votes WHERE (episode_id, voter_id, reaction) IN (VALUES {rows})"
-                " RETURNING episode_id",
-                [
-                    value
-                    for episode_id, event, ballot in chunk
-                    for value in (episode_id, event.voter_id, ballot.slot)
-                ],
-            )
-        )
+    for added, sql in _WRITES.items():
+        for start in range(0, len(rows[added]), CHUNK):
+            chunk = rows[added][start : start + CHUNK]
+            marks = ", ".join([f"({placeholders(len(chunk[0]))})"] * len(chunk))
+            statements.append((sql.format(rows=marks), [value for row in chunk for value in row]))
     return statements
 
 
-async def _click(
-    db: Session, episode_id: int, event: VoteEvent, ballot: Ballot, at: datetime
-) -> str | None:
-    """Store a feedback button's click in place of the voter's last one; the reason it is
-    a no-op, or None when it was stored."""
-    previous = await db.row(
-        "SELECT vote, at FROM votes WHERE episode_id = %s AND voter_id = %s AND reaction = %s",
-        [episode_id, event.voter_id, BUTTON],
-    )
+async def _click(db: Session, episode_id: int, event: VoteEvent, ballot: Ballot) -> str | None:
+    """Store a feedback button's click in place of the voter's last one; why it is a no-op,
+    or None when it was stored."""
+    key, at = [episode_id, event.voter_id, BUTTON], utc(event.at)
+    where = "WHERE episode_id = %s AND voter_id = %s AND reaction = %s"
+    previous = await db.row(f"SELECT vote, at FROM votes {where}", key)
     if (
         previous is not None
         and previous["vote"] == ballot.vote.value
         and db.read_time(previous["at"]) == at
     ):
         return "this click was already counted"
-    await db.execute(_REMOVE, [episode_id, event.voter_id, BUTTON])
+    await db.execute(f"DELETE FROM votes {where}", key)
     inserted = await db.execute(
-        _INSERT.format(rows="(%s, %s, %s, %s, %s)"),
-        [episode_id, event.voter_id, BUTTON, ballot.vote.value, at],
+        _INSERT.format(rows="(%s, %s, %s, %s, %s)"), [*key, ballot.vote.value, at]
     )
     return None if inserted == 1 else _NO_OP[True]
 
 
-_Voted = dict[tuple[str, str], tuple[_Episode, datetime]]
-"""Each message voted on, by (channel, ts): its episode, and when its feedback window
-closes."""
-
-
 async def _read(
-    db: Session, events: Sequence[VoteEvent], config: MemoryConfig
-) -> tuple[dict[str, datetime], _Voted]:
-    """What the votes read before any is applied, after their voters' fence locks, in
-    three statements sent together (on PostgreSQL, one round trip): when each voter was
-    last forgotten; the episode of each message voted on, its row locked until this work
-    ends (all of them in one statement, in the order of their ids: two groups voting on
-    some of the same episodes wait for each other rather than deadlock); and the latest
-    counting vote of each. The messages of one episode share one :class:`_Episode`."""
-    voters = {event.voter_id for event in events}
+    db: Session, events: Sequence[VoteEvent], voters: set[str], config: MemoryConfig
+) -> tuple[dict[str, datetime], dict[tuple[str, str], tuple[_Episode, datetime]]]:
+    """When each voter was last forgotten, and the episode of each message voted on, by
+    (channel, ts), with when its feedback window closes. Three reads sent together (on
+    PostgreSQL, one round trip) after the voters' fence locks: the forgetting; the episodes,
+    their rows locked until this work ends (in one statement, in the order of their ids, so
+    two groups voting on some of the same episodes wait for each other rather than
+    deadlock); and the latest counting vote of each."""
     messages = sorted({(event.channel_id, event.message_ts) for event in events})
     if not messages:
         return {}, {}
@@ -245,32 +199,21 @@ async def _read(
 
 
 def _refusal(
-    event: VoteEvent,
-    episode: _Episode,
-    expires_at: datetime,
-    forgotten: datetime | None,
-    config: MemoryConfig,
+    event: VoteEvent, episode: _Episode, closes: datetime, forgotten: datetime | None, anyone: bool
 ) -> VoteOutcome | None:
-    """Why a vote on a tracked answer cannot count, from what its group read for it (its
-    episode, kept current, when the feedback window closes, when its voter was last
-    forgotten); None when it may."""
-    at = utc(event.at)
-    if expires_at <= at:
-        return VoteOutcome(
-            applied=False, reason="the feedback window has closed", episode_id=episode.id
-        )
-    if not config.anyone_may_vote and event.voter_id != episode.requester_id:
-        return VoteOutcome(
-            applied=False,
-            reason="only the person who asked can validate this answer",
-            episode_id=episode.id,
-            status=episode.status,
-        )
-    if forgotten is not None and forgotten >= at:
-        return VoteOutcome(
-            applied=False, reason="the voter was forgotten since", episode_id=episode.id
-        )
-    return None
+    """Why a vote on a tracked answer cannot count (None when it may), from what its group
+    read: its episode as kept current, when the feedback window closes, when its voter was
+    last forgotten, and whether anyone may vote."""
+    at, status = utc(event.at), None
+    if closes <= at:
+        reason = "the feedback window has closed"
+    elif not anyone and event.voter_id != episode.requester_id:
+        reason, status = "only the person who asked can validate this answer", episode.status
+    elif forgotten is not None and forgotten >= at:
+        reason = "the voter was forgotten since"
+    else:
+        return None
+    return VoteOutcome(applied=False, reason=reason, episode_id=episode.id, status=status)
 
 
 async def _settled(
@@ -293,35 +236,23 @@ async def _settled(
     if event.added and (episode.latest is None or at >= episode.latest[1]):
         episode.latest = (ballot.vote, at)
     else:
-        episode.latest = await _latest(db, episode.id, config)
+        episode.latest = (await _latest_votes(db, [episode.id], config))[episode.id]
     episode.status = await _settle(db, episode.id, episode.status, episode.latest, config)
     reason = "vote recorded" if event.added else "vote removed"
     return VoteOutcome(applied=True, reason=reason, episode_id=episode.id, status=episode.status)
 
 
-_Reaction = tuple[int, VoteEvent, Ballot]
-"""A vote waiting to be written (a reaction added, or a vote removed): its place in the
-group, the event and its ballot."""
-
-
-async def _write_reactions(
-    db: Session,
-    reactions: dict[int, _Reaction],
-    episodes: dict[int, _Episode],
-    outcomes: dict[int, VoteOutcome],
-    config: MemoryConfig,
+async def _write(
+    db: Session, waiting: _Waiting, outcomes: dict[int, VoteOutcome], config: MemoryConfig
 ) -> None:
-    """Write the waiting votes (``reactions``, by the id of the episode each is on) in a
-    statement or two sent together (one round trip), then settle each one's episode in
-    order; none is left waiting."""
-    waiting = [(episode_id, event, ballot) for episode_id, (_, event, ballot) in reactions.items()]
+    """Write the waiting votes in a statement or two sent together (one round trip), then
+    settle each one's episode in order; none is left waiting."""
     found = await db.rows_together(*_writes(waiting)) if waiting else []
     written = {row["episode_id"] for rows in found for row in rows}
-    for episode_id, (index, event, ballot) in reactions.items():
-        no_op = None if episode_id in written else _NO_OP[event.added]
-        episode = episodes[episode_id]
+    for episode, (index, event, ballot) in waiting.items():
+        no_op = None if episode.id in written else _NO_OP[event.added]
         outcomes[index] = await _settled(db, event, ballot, episode, no_op, config)
-    reactions.clear()
+    waiting.clear()
 
 
 async def apply_votes(
@@ -335,13 +266,12 @@ async def apply_votes(
     each vote still finds its episode as the votes before it left it."""
     ballots = [ballot_for(event, config) for event in events]
     cast = [event for event, ballot in zip(events, ballots, strict=True) if ballot is not None]
-    voters = sorted({event.voter_id for event in cast})
+    voters = {event.voter_id for event in cast}
     outcomes: dict[int, VoteOutcome] = {}
     async with db.transaction():
-        await db.lock_people(voters)
-        forgotten, voted = await _read(db, cast, config)
-        episodes = {episode.id: episode for episode, _ in voted.values()}
-        reactions: dict[int, _Reaction] = {}
+        await db.lock_people(sorted(voters))
+        forgotten, voted = await _read(db, cast, voters, config)
+        waiting: _Waiting = {}
         for index, (event, ballot) in enumerate(zip(events, ballots, strict=True)):
             if ballot is None:
                 outcomes[index] = VoteOutcome(applied=False, reason="not a feedback reaction")
@@ -352,19 +282,20 @@ async def apply_votes(
                     applied=False, reason="not a message the bot is tracking"
                 )
                 continue
-            episode, expires_at = message
+            episode, closes = message
             click = ballot.slot == BUTTON and event.added
-            if click or episode.id in reactions:
-                await _write_reactions(db, reactions, episodes, outcomes, config)
-            refused = _refusal(event, episode, expires_at, forgotten.get(event.voter_id), config)
+            if click or episode in waiting:
+                await _write(db, waiting, outcomes, config)
+            forgot = forgotten.get(event.voter_id)
+            refused = _refusal(event, episode, closes, forgot, config.anyone_may_vote)
             if refused is not None:
                 outcomes[index] = refused
             elif click:
-                no_op = await _click(db, episode.id, event, ballot, utc(event.at))
+                no_op = await _click(db, episode.id, event, ballot)
                 outcomes[index] = await _settled(db, event, ballot, episode, no_op, config)
             else:
-                reactions[episode.id] = (index, event, ballot)
-        await _write_reactions(db, reactions, episodes, outcomes, config)
+                waiting[episode] = (index, event, ballot)
+        await _write(db, waiting, outcomes, config)
     return [outcomes[index] for index in range(len(events))]
 
 
