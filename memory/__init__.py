@@ -1,8 +1,7 @@
 """Episodic memory validated by people's reactions: store, ledger, recall, forgetting.
 
-Imports neither Slack nor any LLM client: what it needs from a model it takes as a
-small protocol (:class:`FailureReflector`, :class:`ImportanceScorer`,
-:class:`EpisodeSummarizer`).
+Imports neither Slack nor any LLM client: what it needs from a model it takes as a small
+protocol (:mod:`memory.learning`).
 """
 
 from memory.callers import (
@@ -21,9 +20,6 @@ from memory.learning import (
     Advice,
     ConsolidationReport,
     Consolidator,
-    EpisodeSummarizer,
-    FailureReflector,
-    ImportanceScorer,
     PlanAdvisor,
     ReflectionWorker,
 )
@@ -66,15 +62,12 @@ __all__ = [
     "Counting",
     "Episode",
     "EpisodeStatus",
-    "EpisodeSummarizer",
     "Erasure",
     "ExchangeLedger",
     "ExportedVote",
-    "FailureReflector",
     "ForgetReport",
     "Fusion",
     "HybridRecall",
-    "ImportanceScorer",
     "ImportedEpisode",
     "InstallationRecord",
     "Installations",

@@ -1,5 +1,5 @@
-"""Model-backed implementations of what memory asks of a model (:class:`memory.FailureReflector`,
-:class:`memory.ImportanceScorer`, :class:`memory.EpisodeSummarizer`).
+"""Model-backed implementations of what memory asks of a model (the protocols of
+:mod:`memory.learning`: a failure reflector, an importance scorer, an episode summarizer).
 
 Each takes any :class:`bot.agent.provider.Provider`, asks one short, specific question, and
 parses the reply robustly, raising :class:`UnusableReply` rather than storing nonsense.

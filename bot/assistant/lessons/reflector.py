@@ -1,4 +1,4 @@
-"""A :class:`memory.FailureReflector` that asks the model.
+"""A :class:`memory.learning.FailureReflector` that asks the model.
 
 A lesson is what the assistant reads the next time, in place of the answer that failed (see
 :mod:`bot.assistant.prompt`), so it says what to do, never what was done: a lesson naming the

@@ -1,4 +1,4 @@
-"""An :class:`memory.ImportanceScorer` that asks the model."""
+"""An :class:`memory.learning.ImportanceScorer` that asks the model."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""An :class:`memory.EpisodeSummarizer` that asks the model."""
+"""An :class:`memory.learning.EpisodeSummarizer` that asks the model."""
 
 from __future__ import annotations
 
