@@ -1,10 +1,7 @@
-"""Exchanges, their ledger entries, and the episodes' life cycle outside voting: the
-reasons their askers give for a 👎, and the notes consolidation distils from them.
-
-That a person was asked for a reason is a claim (:func:`memory.sql.fence.claim`) of a key
-naming the answer, not a lock on the episode's row, which PostgreSQL's reflection queue
-takes with ``SKIP LOCKED`` (a 👎's lesson would otherwise wait for the next poll).
-"""
+"""Exchanges, their ledger entries, and the episodes' life cycle outside voting: the reasons
+their askers give for a 👎, and the notes consolidation distils from them. An asker is asked
+for a reason once: a claim (:func:`memory.sql.fence.claim`), not a lock on the episode's row,
+which PostgreSQL's reflection queue skips (its lesson would wait for the next poll)."""
 
 from __future__ import annotations
 
@@ -28,7 +25,9 @@ from memory.sql.fence import claim, forgotten_since, not_forgotten_since
 from memory.sql.session import LedgerParts, Params, Session, placeholders
 
 _PENDING = EpisodeStatus.PENDING.value
-_IN_SCOPE = "enterprise_id = %s AND team_id = %s AND channel_id = %s AND kind = %s"
+_SCOPE = ("enterprise_id", "team_id", "channel_id", "kind")
+_IN_SCOPE = " AND ".join(f"{column} = %s" for column in _SCOPE)
+_ASKED = {"requester_id", "thread_ts", "question", "answer"}
 _NOTES_OF = f"{_IN_SCOPE} AND user_id = %s"
 _THEIR_FAILURE = "id = %s AND requester_id = %s AND status = 'failure'"
 
@@ -49,7 +48,7 @@ async def _episode(db: Session, sql: str, params: Params) -> Episode | None:
 
 def _unnumbered(item: NewExchange | ImportedEpisode, **fields: Any) -> Episode:
     """The episode ``item`` makes, numbered 0 until it is stored, its times in UTC."""
-    common = item.model_dump(include={"requester_id", "thread_ts", "question", "answer"})
+    common = item.model_dump(include=_ASKED)
     return Episode(id=0, scope=item.scope, created_at=rows.utc(item.created_at), **common, **fields)
 
 
@@ -64,21 +63,11 @@ async def _insert(
     db: Session, episode: Episode, ledger: LedgerParts | None = None
 ) -> Episode | None:
     """``episode`` stored under a new id (with its ``ledger`` rows, the work's last
-    statement); None when its asker (or workspace) was forgotten since it was created: the
-    erasure fence, checked by the insert itself."""
+    statement); None when the erasure fence, checked by the insert itself, refuses it."""
     values = {
-        "enterprise_id": episode.scope.enterprise_id,
-        "team_id": episode.scope.team_id,
-        "channel_id": episode.scope.channel_id,
-        "kind": episode.scope.kind.value,
-        "requester_id": episode.requester_id,
-        "thread_ts": episode.thread_ts,
-        "question": episode.question,
-        "answer": episode.answer,
+        **dict(zip(_SCOPE, _scoped(episode.scope), strict=True)),
+        **episode.model_dump(include={*_ASKED, "lesson", "created_at", "validated_at"}),
         "status": episode.status.value,
-        "lesson": episode.lesson,
-        "created_at": episode.created_at,
-        "validated_at": episode.validated_at,
     }
     where = not_forgotten_since(db, episode.requester_id, episode.created_at, episode.scope.team_id)
     if ledger is None:
@@ -101,9 +90,8 @@ async def record_exchange(
 
 
 async def import_episodes(db: Session, episodes: Sequence[ImportedEpisode]) -> list[int | None]:
-    """Store episodes validated elsewhere, with their own times, recallable at once; their
-    ids (None where the erasure fence refused one). Askers are locked in one order, so two
-    imports wait for each other instead of deadlocking."""
+    """Store episodes validated elsewhere, recallable at once; their ids (None where the
+    fence refused one). Askers are locked in one order: two imports cannot deadlock."""
     ids: list[int | None] = []
     async with db.transaction():
         for person, team in sorted({(item.requester_id, item.scope.team_id) for item in episodes}):
@@ -202,23 +190,18 @@ async def list_episodes(
 ) -> list[Episode]:
     if not statuses:
         return []
-    values = [status.value for status in statuses]
-    where = ["requester_id = %s", f"status IN ({placeholders(len(values))})"]
-    params: list[Any] = [user_id, *values]
-    if scope is not None:
-        where.append(_IN_SCOPE)
-        params += _scoped(scope)
-    if team_id is not None:
-        where.append("team_id = %s")
-        params.append(team_id)
-    if since is not None:
-        where.append("created_at >= %s")
-        params.append(since)
+    filters: dict[str, list[Any]] = {  # each condition that applies, and its parameters
+        "requester_id = %s": [user_id],
+        f"status IN ({placeholders(len(statuses))})": [status.value for status in statuses],
+        _IN_SCOPE: [] if scope is None else _scoped(scope),
+        "team_id = %s": [] if team_id is None else [team_id],
+        "created_at >= %s": [] if since is None else [since],
+    }
+    where = " AND ".join(condition for condition, params in filters.items() if params)
     return await read_episodes(
         db,
-        f"SELECT * FROM episodes WHERE {' AND '.join(where)}"
-        " ORDER BY created_at DESC, id DESC LIMIT %s",
-        [*params, limit],
+        f"SELECT * FROM episodes WHERE {where} ORDER BY created_at DESC, id DESC LIMIT %s",
+        [*(param for params in filters.values() for param in params), limit],
     )
 
 
