@@ -14,13 +14,8 @@ from memory.privacy import Visibility
 
 
 class RecallWeights(BaseModel):
-    """Weights of the recall score, after Generative Agents (Park et al., 2023).
-
-    ``score = relevance_weight * relevance + recency_weight * recency
-    + importance_weight * importance``, each term scaled to [0, 1]: relevance is BM25
-    min-max normalised over the candidates, recency is ``0.5 ** (age / recency_half_life)``
-    since validation, importance is ``score / 10`` (5 when not scored yet).
-    """
+    """Weights of the recall score, after Generative Agents (Park et al., 2023); README.md
+    (*How recall ranks memories*) gives the formula."""
 
     relevance: float = Field(default=1.0, ge=0)
     recency: float = Field(default=0.0, ge=0)
@@ -38,18 +33,10 @@ class Fusion(StrEnum):
 
 
 class HybridRecall(BaseModel):
-    """How recall combines full-text (BM25) and semantic (embedding) search.
-
-    ``relevance = (1 - semantic) * bm25_normalised + semantic * cosine_normalised`` over a
-    pool of ``candidates_per_result`` candidates per result from each search; a candidate
-    only the semantic search found is kept when its cosine is at least ``min_similarity``.
-
-    A conversation stays on a topic for a few exchanges, and the exchange that answers a
-    question often shares no word with it while the one before or after it does. So the
-    exchanges right before and after each candidate (in its conversation, within
-    ``context_window``) are candidates too, and each episode's score gains ``context``
-    times the best score of those two neighbours (0: off; off under reciprocal rank fusion).
-    """
+    """How recall combines full-text (BM25) and semantic (embedding) search, and how much
+    an episode gains from its neighbours in its conversation (README.md, *How recall ranks
+    memories*): the exchange that answers a question often shares no word with it while the
+    one before or after it does."""
 
     semantic: float = Field(default=0.3, ge=0, le=1)
     fusion: Fusion = Fusion.SCORE

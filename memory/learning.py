@@ -1,12 +1,9 @@
 """Learning from votes, off the event path: lessons, importance, wisdom notes, and advice.
 
-A vote is stored the moment it arrives; asking a model about it takes seconds and may fail.
-So the app's scheduler runs the :class:`ReflectionWorker` after a vote (and periodically,
-for whatever the model could not handle before), and the :class:`Consolidator`
-periodically (or ``python -m bot consolidate``). The model is three small protocols (the
-bot's are in :mod:`bot.assistant.lessons`); each may raise when the model fails or answers
-nonsense: what was stored stays, and it is tried again later. The errors may quote
-people's words, so only their class is logged.
+A vote is stored the moment it arrives; asking a model about it takes seconds and may fail,
+so the app's scheduler runs the workers below. The model is three small protocols (the
+bot's are in :mod:`bot.assistant.lessons`); each may raise: what was stored stays, and it
+is tried again later. An error may quote people's words, so only its class is logged.
 """
 
 from __future__ import annotations
@@ -67,14 +64,13 @@ class ReflectionReport(BaseModel):
 
 @dataclass(eq=False, repr=False)
 class ReflectionWorker:
-    """Gives each validated episode what recall needs: a lesson (👎) or an importance (👍).
+    """Gives each validated episode what recall needs: a lesson (👎) or an importance (👍),
+    at most ``batch`` a run (a full batch means more may be waiting).
 
-    Each run takes at most ``batch`` episodes awaiting reflection (a full batch means more
-    may be waiting). When the model fails on one, the episode is deferred (back-off doubling
-    from ``retry_interval`` up to ``max_backoff``) and the run stops, since the next call
-    would most likely fail too; an outage is logged once. Without a ``scorer``, successes
-    are never sent to the model: a score is worth a model call only when recall weighs it.
-    A vote that changes while the model thinks makes the store refuse the stale result.
+    When the model fails on an episode, it is deferred (back-off doubling from
+    ``retry_interval`` up to ``max_backoff``) and the run stops: the next call would most
+    likely fail too. Without a ``scorer``, successes are never sent to the model: a score is
+    worth a model call only when recall weighs it.
     """
 
     store: ReflectionQueue
@@ -183,9 +179,7 @@ class Consolidator:
     Bounded, so a busy person costs no more than a quiet one: only pairs with an episode
     validated within ``lookback``, each from its ``max_episodes_per_scope`` most recent
     validated episodes of any age (the new notes replace the old ones and must not forget
-    what they held); at most ``max_notes`` distinct notes of ``max_note_chars``. Notes are
-    written for exactly the scope and person the episodes came from, so they obey the same
-    partitions as recall. When the summarizer fails or returns nothing usable, the previous
+    what they held). When the summarizer fails or returns nothing usable, the previous
     notes are kept.
     """
 

@@ -26,17 +26,12 @@ _ENTERABLE = os.W_OK | os.X_OK
 
 
 async def open_store(url: str, config: MemoryConfig, *, existing: bool = False) -> MemoryStore:
-    """Open the store at ``url``, creating and migrating its database if needed.
+    """Open the store at ``url``, creating and migrating its database if needed (with
+    ``existing``, a SQLite file must be there already).
 
-    ``postgresql://...`` (libpq's URL, parameters such as ``options=-csearch_path%3Dbot``
-    included) opens the PostgreSQL backend; ``sqlite:///relative.db``,
+    ``postgresql://...`` (libpq's URL) opens the PostgreSQL backend; ``sqlite:///relative.db``,
     ``sqlite:////absolute.db`` or a plain path, the SQLite one. The embedding model is
-    loaded first (once per process), so the first recall does not wait for it.
-
-    A SQLite path that cannot hold the store (a folder, a read-only file, a file that is
-    not a database...) is :class:`StoreUnavailable` before SQLite touches it, and before
-    the model is loaded; with ``existing``, so is a missing or empty file: no database is
-    created."""
+    loaded first, so the first recall does not wait for it."""
     if url.startswith(("postgresql://", "postgres://")):
         await asyncio.to_thread(default_embedder)
         return await PostgresMemoryStore.open(url, config)

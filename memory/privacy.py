@@ -11,13 +11,10 @@ episode, recall, the plan advisor, the ``recall_my_memories`` tool):
 - working notes are seen by the person whose turn wrote them, in that thread only
   (:class:`memory.WorkingMemory`).
 
-The full-text index of both backends (SQLite's FTS5, PostgreSQL's ``tsvector``) writes the
-key of a partition before every word: a validated episode's words in its asker's
-partition (``<key>_<word>``) and, a channel success, in its channel's too. A query names
-the asker's partitions the same way, so it reads only their entries: recall costs the same
-however much others have stored, and BM25's statistics are the partition's. Keys are
-digits, so they never collide with words, and the Porter stemmer (which counts only
-vowels) stems ``<key>_deploying`` as it stems ``deploying``.
+Both backends' full-text index holds a validated episode's words as ``<key>_<word>`` under
+its asker's partition and, a channel success, its channel's too; a query names the asker's
+partitions, so it reads only their entries. Keys are digits: they never collide with words,
+and the Porter stemmer (which counts only vowels) stems ``<key>_deploying`` as ``deploying``.
 """
 
 from __future__ import annotations

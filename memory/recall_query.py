@@ -1,13 +1,8 @@
 """Turn a question into a full-text query that finds paraphrases, not only exact wording.
 
-People ask follow-up questions in other words: they share a few content words, often
-inflected differently, amid chatter. So the query keeps only content words (code
-identifiers also split into their parts), keeps the most specific ones when there are too
-many, and joins them with OR, so that relevance ranking (BM25) rewards episodes sharing
-more of them. Each word of seven letters or more is a prefix term: the backend stems it,
-then matches every word starting with that stem, so *married* finds *marriage* and
-*grandpa* finds *grandparents* where stemming alone would not.
-``benchmarks/recall_quality.py`` measures each of these choices.
+A follow-up question shares a few content words with the earlier one, often inflected
+differently, amid chatter: so the query is its content words joined by OR (README.md, *How
+recall ranks memories*; ``benchmarks/recall_quality.py`` measures each choice).
 """
 
 from __future__ import annotations

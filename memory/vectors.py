@@ -1,14 +1,9 @@
 """Sentence vectors for semantic recall: the model, how a vector is stored, the nearest ones.
 
-The model (``memory/embedding_model/``, built by ``scripts/build_embedding_model.py``) is
-all-MiniLM-L6-v2 distilled by model2vec into one int8 row per token: a text's vector is
-the mean of its tokens' rows, scaled to unit length, so a dot product is a cosine. A
-query costs a tokenizer call and a small mean (well under a millisecond on one core): no
-transformer, no torch, no network. Without the model's files, recall is full-text only.
-
-Both backends keep one vector per validated episode and partition (as the full-text index
-does), packed by :func:`to_bytes` (128 int8 components of the unit vector), and search one
-partition by brute force (:func:`nearest`).
+The model (``memory/embedding_model/``, built by ``scripts/build_embedding_model.py``) has
+one int8 row per token: a text's vector is the mean of its tokens' rows, scaled to unit
+length, so a dot product is a cosine. Both backends keep one vector per validated episode
+and partition, packed by :func:`to_bytes`, and search a partition by brute force.
 """
 
 from __future__ import annotations

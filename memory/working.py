@@ -1,10 +1,9 @@
 """Short-lived scratch facts of one person in one conversation thread, kept in the process.
 
-While a thread goes on, the agent may note what it found out for the person it is helping
-(a tool result, the service discussed) so their follow-up turns need not look it up again.
-In a shared channel thread, what Alice's turn found is never shown in Bob's. Working memory
-is never written to disk nor promoted to episodic memory: only exchanges a person validated
-with a reaction become experience.
+The agent notes what it found out for the person it is helping (a tool result, the service
+discussed) so their follow-up turns need not look it up again; in a shared thread, what
+Alice's turn found is never shown in Bob's. Never written to disk nor promoted to episodic
+memory: only exchanges a person validated with a reaction become experience.
 """
 
 from __future__ import annotations
