@@ -1,26 +1,21 @@
 """PostgreSQL's :class:`memory.sql.session.Session`: one transaction on one pooled
-connection, which every module of :mod:`memory.postgres` runs its SQL through. Several
-processes share the database, so it takes the erasure fence's advisory locks.
+connection. Several processes share the database, so it takes the erasure fence's advisory
+locks, and leases what one process works on.
 
-It keeps the recall index, the only place recall looks: a validated episode's one row of
-``episode_recall`` (migration 10) holds the keys of the partitions it is recalled from (its
-asker's; a channel success, its channel's too: :mod:`memory.privacy`), its words as a
-``tsvector``, and its vector as :func:`memory.vectors.to_bytes` packs it (null without a
-model). A recall reads its partitions' rows through the GIN index of ``partitions``, so it
-costs what the partitions hold, not what the store holds. Words are stemmed by PostgreSQL's
-Snowball English stemmer (``memory_stem``, first migration); the question's words weigh
-``A``, the answer's ``B`` and the lesson's ``C``. Pending episodes have no row. Unlike
-SQLite's FTS5 index, the words carry no partition key: a GIN index of one entry per
-partition and word took half the store's size, and a recall needs no index of words to
-match a partition's few hundred rows.
+It keeps the recall index: a validated episode's row of ``episode_recall`` (migration 10)
+holds the keys of the partitions it is recalled from (:mod:`memory.privacy`), its words as a
+``tsvector`` (stemmed by ``memory_stem``, PostgreSQL's Snowball English stemmer) and its
+vector (null without a model); pending episodes have none. A recall reads its partitions'
+rows through the GIN index of ``partitions``, so it costs what the partitions hold, not
+what the store holds. Unlike SQLite's FTS5 index, the words carry no partition key: a GIN
+index of one entry per partition and word took half the store's size.
 
-A vote files its episode later, as SQLite's does (:mod:`memory.sqlite.fts`): its transaction
-takes the episode out of recall and puts its id in ``index_queue`` (:meth:`Session.commit`),
-and the store files the queue in batches, each in a transaction of its own
-(:meth:`Session.file_waiting`), so the vote's transaction neither reads the episode back
-nor waits for its words and vector. Recall files the waiting episodes of its conversation
-before it searches, so the question right after a vote sees it, on any replica; an erasure
-takes a waiting id along (``ON DELETE CASCADE``).
+A vote files its episode later, as SQLite's does: its transaction takes the episode out of
+recall and queues its id in ``index_queue`` (:meth:`Session.commit`), and the store files
+the queue in batches (:meth:`Session.file_waiting`), so the vote's transaction neither reads
+the episode back nor waits for its words and vector. Recall files its conversation's
+waiting episodes before it searches, so the question right after a vote sees it, on any
+replica.
 """
 
 from __future__ import annotations
@@ -51,15 +46,12 @@ from memory.vectors import episode_vectors
 
 T = TypeVar("T")
 
-_PERSON_LOCKS = 0x6D656D6F
-"""The first key of every person's advisory lock (``memo``), apart from other locks."""
-_WORKSPACE_LOCKS = 0x7465616D
-"""The first key of every workspace's advisory lock (``team``)."""
+_PERSON_LOCKS = 0x6D656D6F  # the first key of a person's advisory lock ("memo")
+_WORKSPACE_LOCKS = 0x7465616D  # and of a workspace's ("team")
 REFLECTION_LEASE = timedelta(minutes=10)
 """How long an episode handed to one process for reflection is not handed to another; if
 that process dies meanwhile, another takes the episode over when the lease runs out."""
-SHARDS = 16
-"""Rows of ``counter_shards`` a counter is spread over (see :meth:`Session.increment`)."""
+SHARDS = 16  # rows of counter_shards a counter is spread over (Session.increment)
 
 
 _SEARCH = """
@@ -88,30 +80,17 @@ WITH q AS (
 SELECT * FROM lexical FULL JOIN vectors ON lexical.id = vectors.best CROSS JOIN waiting
 ORDER BY lexical.bm25, lexical.validated_at DESC, lexical.id DESC
 """
-"""Recall's two searches in one read of the partitions' rows. The question's words are
-stemmed here, by the function that stemmed the indexed ones; ``-ts_rank`` stands in for
-BM25, weighing a matching question (``A``) twice a matching answer or lesson, as SQLite's
-weights do. The vectors come aggregated, with the best match (alone when none matched): one
-value, where a row each cost more to receive than the rest of the recall. With them come
-the ids of the conversation's episodes waiting to be filed, usually none."""
-
-
-_EXCHANGE = (
-    "WITH episode AS (INSERT INTO episodes ({columns}) SELECT {values} WHERE {condition}"
-    " RETURNING id), ledger AS (INSERT INTO ledger (channel_id, message_ts, episode_id,"
-    " expires_at) SELECT %s, ts, episode.id, %s FROM episode, unnest(%s::text[]) AS ts"
-    " ON CONFLICT (channel_id, message_ts)"
-    " DO UPDATE SET episode_id = excluded.episode_id, expires_at = excluded.expires_at)"
-    " SELECT id FROM episode"
-)
-"""An exchange's episode and its ledger rows, written by one statement."""
+"""Recall's two searches in one read of the partitions' rows. ``-ts_rank`` stands in for
+BM25, weighing a matching question (``A``) twice a matching answer (``B``) or lesson
+(``C``), as SQLite's weights do. The vectors come aggregated, with the best match (alone
+when none matched): one value, where a row each cost more to receive than the rest of the
+recall. With them come the ids of the conversation's episodes waiting to be filed."""
 
 WORDS_APART = "\x1f"
-"""Separates the words of a field in the one text they are sent as (the unit separator,
-part of no word); the server splits them again (:data:`SPLIT`). psycopg took seven times
-as long to send the three fields as lists."""
+"""Joins a field's words in the one text they are sent as (the unit separator, part of no
+word), which the server splits again (:data:`SPLIT`): psycopg took seven times as long to
+send the three fields as lists."""
 SPLIT = "string_to_array({}, chr(31))"
-"""A field's words as ``memory_doc`` takes them, from the text :data:`WORDS_APART` joined."""
 _INSERT = (
     "INSERT INTO episode_recall (episode_id, partitions, doc, vector) VALUES (%(id)s,"
     f" %(keys)s, memory_doc({SPLIT.format('%(question)s')}, 'A')"
@@ -141,9 +120,8 @@ def _sent(text: str) -> str:
 
 
 def recall_rows(episodes: Sequence[Episode]) -> list[dict[str, object]]:
-    """The parameters of :data:`_INSERT` for each validated episode: its recall row, its
-    words still to be made a ``tsvector`` by ``memory_doc``, its vector embedded with the
-    others' (one tokenizer call). The work of a worker thread, not the event loop's."""
+    """The parameters of :data:`_INSERT` for each validated episode, the vectors embedded
+    together (one tokenizer call); for a worker thread, not the event loop."""
     vectors = episode_vectors(episodes)
     return [
         {
@@ -161,22 +139,19 @@ def recall_rows(episodes: Sequence[Episode]) -> list[dict[str, object]]:
 
 @dataclass(eq=False)
 class Session(sql.Session):
-    """A connection inside a transaction (in pipeline mode unless it copies), and this
-    database's digest secret."""
+    """A connection inside a transaction, and this database's digest secret."""
 
     conn: AsyncConnection[DictRow]
     secret: bytes
     pipeline: AsyncPipeline | None
-    """None in a transaction run outside pipeline mode, as ``COPY`` needs
-    (:meth:`memory.postgres.store.PostgresMemoryStore.run`)."""
+    """None outside pipeline mode (a transaction that copies)."""
     sender: AsyncCursor[DictRow]
-    """The cursor of the statements whose results are not read (:meth:`send`): they need
-    none of their own."""
+    """Sends the statements whose results are not read (:meth:`send`): a cursor each cost as
+    much as sending the statement."""
     ending: AsyncExitStack
-    """Ends pipeline mode (:meth:`commit`): the server's answer to every statement sent,
-    awaited in one round trip."""
+    """Ends pipeline mode (:meth:`commit`), awaiting every statement's answer at once."""
     restated: set[int] = field(default_factory=set)
-    """Episodes whose status changed in this transaction: queued for filing at its end."""
+    """Episodes whose status changed in this transaction, queued for filing at its end."""
     committed: bool = False
     """Whether the ``COMMIT`` was sent (or, outside pipeline mode, the work is done): a
     connection that breaks since may have committed, so the work does not run again."""
@@ -191,35 +166,27 @@ class Session(sql.Session):
         cursor = await self.conn.execute(sql, params)
         return await cursor.fetchall()
 
-    async def row(self, sql: str, params: Params = ()) -> dict[str, Any] | None:
-        cursor = await self.conn.execute(sql, params)
-        return await cursor.fetchone()
-
     async def rows_together(self, *reads: tuple[str, Params]) -> list[list[dict[str, Any]]]:
-        """Sent together: the first read's rows wait for the server, the others' arrive
-        with them."""
+        """Sent together: the others' rows arrive with the first's."""
         cursors = [await self.conn.execute(sql, params) for sql, params in reads]
         return [await cursor.fetchall() for cursor in cursors]
 
     async def execute(self, sql: str, params: Params = ()) -> int:
-        """Run a statement; the number of rows it changed (waiting for the server)."""
         cursor = await self.conn.execute(sql, params)
         if self.pipeline is not None:
             await self.pipeline.sync()
         return cursor.rowcount
 
     async def send(self, sql: str, params: Params = ()) -> None:
-        """Queue a statement whose outcome this work does not read: it reaches the server
-        with the next statement whose result is read (or the ``COMMIT``), and its error, if
-        any, is raised there."""
+        """Queued: it reaches the server with the next statement whose result is read (or
+        the ``COMMIT``), and its error, if any, is raised there."""
         await self.sender.execute(sql, params)
 
     async def commit(self) -> None:
-        """End the work: take what it restated out of recall until :meth:`file_waiting`
-        files it as it is then (queued first: a filing holding one of them ends before this
-        goes on), send the ``COMMIT`` and end pipeline mode, waiting for the server once.
-        Nothing runs in the transaction afterwards (outside pipeline mode, psycopg's
-        transaction commits when it ends)."""
+        """End the work: queue what it restated for :meth:`file_waiting` (first, so that a
+        filing holding one of them ends before this goes on) and take it out of recall,
+        then send the ``COMMIT`` and end pipeline mode, waiting for the server once (outside
+        pipeline mode, psycopg's transaction commits when it ends)."""
         if self.committed:
             return
         if self.restated:
@@ -242,9 +209,8 @@ class Session(sql.Session):
         return int.from_bytes(bytes.fromhex(self.digest(subject))[:4], "big", signed=True)
 
     async def lock_person(self, user_id: str, team_id: str | None = None) -> None:
-        """Hold the person's advisory lock until the transaction ends (the erasure fence:
-        :mod:`memory.sql.fence`); with ``team_id``, their workspace's too, shared: writes
-        in one workspace do not wait for each other, and an erasure of the workspace
+        """The person's advisory lock; with ``team_id``, their workspace's too, shared:
+        writes in one workspace do not wait for each other, and its erasure
         (:meth:`lock_workspace`) waits for them."""
         person = self._lock_key(user_id)
         if not team_id:
@@ -256,9 +222,8 @@ class Session(sql.Session):
         )
 
     async def lock_people(self, user_ids: Sequence[str]) -> None:
-        """Each person's lock as :meth:`lock_person` takes it, in one statement, in the
-        order of their keys: two units of work locking some of the same people wait for
-        each other rather than deadlock."""
+        """In one statement, in the order of their keys: two units of work locking some of
+        the same people wait for each other rather than deadlock."""
         keys = sorted({self._lock_key(user_id) for user_id in user_ids})
         if keys:
             await self.send(
@@ -267,8 +232,8 @@ class Session(sql.Session):
             )
 
     async def lock_workspace(self, team_id: str) -> None:
-        """Hold the workspace's lock alone until the transaction ends: every write about one
-        of its people that began before has committed, and none begins until this ends."""
+        """Alone: every write about one of its people that began before has committed, and
+        none begins until this ends."""
         key = self._lock_key(workspace_subject(team_id))
         await self.send("SELECT pg_advisory_xact_lock(%s, %s)", [_WORKSPACE_LOCKS, key])
 
@@ -301,41 +266,34 @@ class Session(sql.Session):
         return None if row is None else int(row["id"])
 
     async def insert_exchange(
-        self,
-        values: Mapping[str, Any],
-        where: tuple[str, Sequence[Any]],
-        ledger: sql.LedgerParts,
+        self, values: Mapping[str, Any], where: tuple[str, Sequence[Any]], ledger: sql.LedgerParts
     ) -> int | None:
-        """One statement, sent with the ``COMMIT`` (:meth:`commit`): its row is read once
-        the server has answered them both."""
+        """One statement, sent with the ``COMMIT``: its row is read once the server has
+        answered them both."""
         condition, params = where
+        parts = list(dict.fromkeys(ledger.message_ts))
         cursor = await self.conn.execute(
-            _EXCHANGE.format(
-                columns=", ".join(values), values=placeholders(len(values)), condition=condition
-            ),
-            [
-                *values.values(),
-                *params,
-                ledger.channel_id,
-                ledger.expires_at,
-                list(dict.fromkeys(ledger.message_ts)),
-            ],
+            f"WITH episode AS (INSERT INTO episodes ({', '.join(values)})"
+            f" SELECT {placeholders(len(values))} WHERE {condition} RETURNING id),"
+            " ledger AS (INSERT INTO ledger (channel_id, message_ts, episode_id, expires_at)"
+            " SELECT %s, ts, episode.id, %s FROM episode, unnest(%s::text[]) AS ts"
+            " ON CONFLICT (channel_id, message_ts)"
+            " DO UPDATE SET episode_id = excluded.episode_id, expires_at = excluded.expires_at)"
+            " SELECT id FROM episode",
+            [*values.values(), *params, ledger.channel_id, ledger.expires_at, parts],
         )
         await self.commit()
         row = await cursor.fetchone()
         return None if row is None else int(row["id"])
 
     async def file_new(self, episode: Episode) -> None:
-        """Its partitions, words and vector (none without a model: recall is then full-text
-        only), made on a worker thread."""
+        """Its row made on a worker thread."""
         [row] = await asyncio.to_thread(recall_rows, [episode])
         await self.send(_INSERT, row)
 
     async def _reindex(self, episode_ids: Sequence[int]) -> None:
-        """Make the index agree with these episodes as stored: a row exactly while each is
-        validated (none left when it was erased). As one batch: their rows sent in one
-        pipeline, their words and vectors made together on a worker thread (the event loop
-        serves other work meanwhile)."""
+        """Make the index agree with these episodes as stored: a row while each is validated
+        (none left when it was erased), their rows made together on a worker thread."""
         found = await self.rows(
             "SELECT * FROM episodes WHERE id = ANY(%s) ORDER BY id", [list(episode_ids)]
         )
@@ -349,9 +307,8 @@ class Session(sql.Session):
                 await cursor.executemany(_INSERT, made)
 
     async def file_waiting(self, limit: int) -> int:
-        """File up to ``limit`` waiting episodes, oldest first; how many were waiting.
-        Replicas filing at once take different ones (``SKIP LOCKED``); one that dies before
-        its commit leaves them waiting."""
+        """File up to ``limit`` waiting episodes, oldest first; how many. Replicas filing at
+        once take different ones (``SKIP LOCKED``); one that dies leaves them waiting."""
         taken = await self.rows(
             "DELETE FROM index_queue WHERE episode_id IN (SELECT episode_id FROM index_queue"
             " ORDER BY episode_id LIMIT %s FOR UPDATE SKIP LOCKED) RETURNING episode_id",
@@ -364,11 +321,10 @@ class Session(sql.Session):
     async def awaiting_reflection(
         self, limit: int, with_successes: bool, holder: str
     ) -> list[Episode]:
-        """Leased to ``holder`` (:data:`REFLECTION_LEASE`) until a lesson or a score clears
-        the lease (:attr:`lease_cleared`). ``SKIP LOCKED`` lets replicas asking at the same
-        moment take different episodes, so the model is asked about each once, not once per
-        replica. The holder's own leased episodes come back to it, so its own back-off (see
-        :class:`memory.ReflectionWorker`) applies."""
+        """Leased to ``holder`` until a lesson or a score clears the lease. ``SKIP LOCKED``
+        lets replicas asking at once take different episodes, so the model is asked about
+        each once, not once per replica. The holder's own leased episodes come back to it,
+        so its own back-off (:class:`memory.ReflectionWorker`) applies."""
         rows = await self.rows(
             "UPDATE episodes SET reflection_holder = %(holder)s,"
             " reflection_until = now() + %(lease)s"
@@ -424,11 +380,10 @@ class Session(sql.Session):
         return asyncio.get_running_loop().run_in_executor(None, function, *args)
 
     async def increment(self, name: str, by: int = 1) -> None:
-        """Spread over :data:`SHARDS` rows of ``counter_shards``, each connection adding to
-        the row of its server process (with one row, every recall of every replica waited
-        for the one before it to commit), and committed without waiting for the disk: a
-        crash may lose the last few counts, never anything else, as a counter is its
-        transaction's last write and only one."""
+        """Added to the shard of the connection's server process (with one row, every
+        recall of every replica waited for the one before it to commit), committed without
+        waiting for the disk: a crash may lose the last few counts, never anything else, as
+        a counter is its transaction's last write and only one."""
         await self.send(
             "INSERT INTO counter_shards (name, shard, value)"
             " SELECT %s, pg_backend_pid() %% %s, %s"
