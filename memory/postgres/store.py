@@ -5,16 +5,15 @@ Every store method is one transaction (:meth:`PostgresMemoryStore.run`), in pipe
 a statement whose result its work does not read (a lock, a ledger row, a status) is sent
 with the next one it does read, and ``BEGIN`` and ``COMMIT`` with the first and the last, so
 a transaction costs a round trip per result it waits for, not per statement (1.5 to 2.5 ms
-each on a busy machine). Two transactions of processes sharing the database may deadlock
-or fail to serialise; PostgreSQL then aborts one, and it runs again from the start (at most
-:data:`ATTEMPTS` times).
+each on a busy machine). PostgreSQL aborts one of two transactions that deadlock or fail to
+serialise; it runs again from the start.
 
 A restart, a failover or a proxy's idle timeout ends every pooled connection without the
 pool knowing. The first transaction to find its connection broken empties the pool (the
 others are as dead: psycopg's own check before use would find them one by one, a second
 apart) and, if it broke before reaching its commit, runs again on a new connection: the
 server rolled it back. One that broke during its commit is not run again, as it may have
-committed. psycopg's errors become :class:`memory.StoreError`.
+committed.
 """
 
 from __future__ import annotations
@@ -44,25 +43,22 @@ from memory.store import MemoryStore
 P = ParamSpec("P")
 T = TypeVar("T")
 
-ATTEMPTS = 3
-"""Runs of a transaction that PostgreSQL aborted for a deadlock or a serialisation failure,
-or whose connection broke before its commit."""
-MAX_CONNECTIONS = 10
-"""Connections one process keeps at most; a replica rarely needs more than a few at once."""
-CONNECT_TIMEOUT = 10
-"""Seconds to wait for the server when opening the store."""
+ATTEMPTS = 3  # runs of a transaction aborted by a conflict, or broken before its commit
+MAX_CONNECTIONS = 10  # per process: a replica rarely needs more than a few at once
+CONNECT_TIMEOUT = 10  # seconds to wait for the server when opening the store
 CONNECTION_WAIT = 5
 """Seconds a transaction waits for a pooled connection before failing: while the server is
 unreachable the pool has none to give, and the bot's callers retry or answer 503."""
-
+TURN_SHARE = 0.9
+"""A turn at a periodic job lasts this share of its interval, so the process whose timer
+fires next after it, whichever it is, takes the next turn: about one run per interval,
+never one per process."""
 _RETRYABLE = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure)
-_SECRET_NAME = "digests"
-"""The row of ``secrets`` that holds the digest secret."""
+_Pool = AsyncConnectionPool[AsyncConnection[DictRow]]
 
 
 async def _configure(conn: AsyncConnection[DictRow]) -> None:
-    """Times come back in UTC, as the SQLite backend returns them."""
-    await conn.execute("SET TIME ZONE 'UTC'")
+    await conn.execute("SET TIME ZONE 'UTC'")  # as SQLite's times come back
 
 
 def _failed(error: psycopg.Error) -> StoreError:
@@ -131,12 +127,10 @@ _PROBLEMS = {
 
 
 def connect_problem(error: psycopg.Error) -> str:
-    """Why PostgreSQL could not be used, said as what to fix (the server, the database or
-    the role), in one clause. A connection that fails carries no SQLSTATE in psycopg (libpq
-    reports it as text only), so the common cases are told apart by libpq's and the
-    server's words; an error raised once connected (creating the tables, say) carries its
-    SQLSTATE, which is looked at first. The error's text is only matched, never repeated:
-    it names hosts, databases and roles, and may quote a row."""
+    """Why PostgreSQL could not be used, said as what to fix, in one clause. A connection
+    that fails carries no SQLSTATE in psycopg (libpq reports it as text only), so the common
+    cases are told apart by libpq's and the server's words. The error's text is only
+    matched, never repeated: it names hosts, databases and roles, and may quote a row."""
     kind = _BY_SQLSTATE.get(error.sqlstate or "")
     if kind is None or kind == "role":  # 28000 is a missing role and pg_hba.conf alike
         text = str(error)
@@ -149,30 +143,14 @@ def connect_problem(error: psycopg.Error) -> str:
     return _PROBLEMS[kind]
 
 
-async def _load_secret(conn: AsyncConnection[DictRow]) -> bytes:
-    """This database's digest secret (:meth:`Session.digest`), created by the first process
-    that needs it."""
-    await conn.execute(
-        "INSERT INTO secrets (name, value) VALUES (%s, %s) ON CONFLICT (name) DO NOTHING",
-        [_SECRET_NAME, secrets.token_bytes(32)],
-    )
-    cursor = await conn.execute("SELECT value FROM secrets WHERE name = %s", [_SECRET_NAME])
-    row = await cursor.fetchone()
-    assert row is not None
-    return bytes(row["value"])
-
-
 @asynccontextmanager
 async def _transaction(
     conn: AsyncConnection[DictRow], secret: bytes, pipelined: bool
 ) -> AsyncIterator[Session]:
     """A transaction in pipeline mode: its ``BEGIN`` goes with its first statement, its
-    ``COMMIT`` with its last (psycopg's own ``transaction()`` waits for each). When its work
-    fails, it is rolled back: a failed statement leaves the rest of the pipeline undone.
-    Not ``pipelined``, psycopg's own transaction, for work that copies (``COPY`` cannot
-    run in pipeline mode). ``BEGIN``, ``COMMIT`` and the statements whose results the work
-    does not read go through one cursor (:attr:`Session.sender`): a cursor each cost as much
-    as sending the statement."""
+    ``COMMIT`` with its last (psycopg's own ``transaction()`` waits for each); rolled back
+    when its work fails, as a failed statement leaves the rest of the pipeline undone. Not
+    ``pipelined`` (``COPY`` cannot run in pipeline mode), psycopg's own."""
     if not pipelined:
         async with conn.transaction():
             session = Session(conn, secret, None, conn.cursor(), AsyncExitStack())
@@ -194,59 +172,42 @@ async def _transaction(
         raise
 
 
-TURN_SHARE = 0.9
-"""A turn at a periodic job lasts this share of its interval, so the process whose timer
-fires next after it, whichever it is, takes the next turn: about one run per interval,
-never one per process."""
-
-
-async def _take_turn(db: Session, job: str, every: timedelta) -> bool:
-    """One statement decides it, so two processes asking at once cannot both win."""
-    row = await db.row(
-        "INSERT INTO job_turns (name, until) VALUES (%(job)s, now() + %(turn)s)"
-        " ON CONFLICT (name) DO UPDATE SET until = excluded.until"
-        " WHERE job_turns.until <= now()"
-        " RETURNING name",
-        {"job": job, "turn": every * TURN_SHARE},
-    )
-    return row is not None
-
-
 class PostgresMemoryStore(MemoryStore):
-    """Memory in a PostgreSQL database: the pool, and this database's digest secret."""
-
-    def __init__(
-        self,
-        pool: AsyncConnectionPool[AsyncConnection[DictRow]],
-        secret: bytes,
-        config: MemoryConfig,
-    ) -> None:
+    def __init__(self, pool: _Pool, secret: bytes, config: MemoryConfig) -> None:
         super().__init__(config, filing=self._file_waiting)
         self._pool = pool
         self._secret = secret
         self._closed = False
 
     @classmethod
-    async def open(
-        cls, url: str, config: MemoryConfig, *, max_size: int = MAX_CONNECTIONS
-    ) -> PostgresMemoryStore:
-        """Connect to the database at ``url`` (a libpq URL), migrate it to the current
-        schema, read the digest secret, open the pool. :class:`StoreUnavailable` at once
-        when the server cannot be reached or refuses us (the first connection is made
-        directly, so its error is not retried for a while as the pool would)."""
+    async def open(cls, url: str, config: MemoryConfig) -> PostgresMemoryStore:
+        """Migrate the database at ``url`` (a libpq URL), read its digest secret (the first
+        process to need one makes it), open the pool. :class:`StoreUnavailable` at once
+        when the server cannot be reached or refuses us: the first connection is made
+        directly, so its error is not retried for a while as the pool would."""
         try:
             async with await AsyncConnection.connect(
                 url, autocommit=True, row_factory=dict_row, connect_timeout=CONNECT_TIMEOUT
             ) as conn:
                 await apply_migrations(conn)
                 async with conn.transaction():
-                    secret = await _load_secret(conn)
+                    await conn.execute(
+                        "INSERT INTO secrets (name, value) VALUES (%s, %s)"
+                        " ON CONFLICT (name) DO NOTHING",
+                        ["digests", secrets.token_bytes(32)],
+                    )
+                    cursor = await conn.execute(
+                        "SELECT value FROM secrets WHERE name = %s", ["digests"]
+                    )
+                    row = await cursor.fetchone()
+                    assert row is not None
+                    secret = bytes(row["value"])
         except psycopg.Error as error:
             raise StoreUnavailable(connect_problem(error)) from error
-        pool: AsyncConnectionPool[AsyncConnection[DictRow]] = AsyncConnectionPool(
+        pool: _Pool = AsyncConnectionPool(
             url,
             min_size=1,
-            max_size=max_size,
+            max_size=MAX_CONNECTIONS,
             kwargs={"row_factory": dict_row, "autocommit": True},
             configure=_configure,
             timeout=CONNECTION_WAIT,
@@ -266,8 +227,9 @@ class PostgresMemoryStore(MemoryStore):
         return await self.run(lambda session: verb(session, *args, **kwargs))
 
     async def run(self, work: Callable[[Session], Awaitable[T]], *, pipelined: bool = True) -> T:
-        """Run ``work`` in one transaction, again if PostgreSQL aborted it for a conflict;
-        in pipeline mode unless not ``pipelined`` (work that copies)."""
+        """Run ``work`` in one transaction, in pipeline mode unless it copies; again (at most
+        :data:`ATTEMPTS` times) after a conflict, or a connection broken before its commit.
+        psycopg's errors become :class:`memory.StoreError`."""
         if self._closed:
             raise StoreClosed("the memory store is closed")
         attempt = 1
@@ -278,8 +240,7 @@ class PostgresMemoryStore(MemoryStore):
                 async with self._pool.connection() as conn:
                     used = conn
                     async with _transaction(conn, self._secret, pipelined) as session:
-                        result = await work(session)
-                return result
+                        return await work(session)
             except _RETRYABLE as error:
                 if attempt >= ATTEMPTS:
                     raise _failed(error) from error
@@ -311,4 +272,11 @@ class PostgresMemoryStore(MemoryStore):
             await self._pool.close()
 
     async def take_turn(self, job: str, *, every: timedelta) -> bool:
-        return await self.run(partial(_take_turn, job=job, every=every))
+        turn = (  # one statement decides it, so two processes asking at once cannot both win
+            "INSERT INTO job_turns (name, until) VALUES (%(job)s, now() + %(turn)s)"
+            " ON CONFLICT (name) DO UPDATE SET until = excluded.until"
+            " WHERE job_turns.until <= now()"
+            " RETURNING name"
+        )
+        row = await self.run(lambda db: db.row(turn, {"job": job, "turn": every * TURN_SHARE}))
+        return row is not None
