@@ -11,21 +11,17 @@ from psycopg.rows import DictRow
 
 from memory.sql import schema
 
-_MIGRATION_LOCK = 0x6D69_6772
-"""The advisory lock key held while migrating (``migr``)."""
-EPISODES = schema.EPISODES.format(**schema.POSTGRES)
-LEDGER_AND_VOTES = schema.LEDGER_AND_VOTES.format(**schema.POSTGRES)
-WISDOM_AND_COUNTERS = schema.WISDOM_AND_COUNTERS.format(**schema.POSTGRES)
+_MIGRATION_LOCK = 0x6D69_6772  # the advisory lock key held while migrating ("migr")
 
 M001_INITIAL = f"""
-{EPISODES}
+{schema.EPISODES.format(**schema.POSTGRES)}
 CREATE INDEX episodes_validated ON episodes (validated_at)
     WHERE status IN ('success', 'failure');
 -- The reflection queue: only the episodes waiting for a lesson or a score.
 CREATE INDEX episodes_awaiting_reflection ON episodes (validated_at, id)
     WHERE (status = 'failure' AND lesson IS NULL) OR (status = 'success' AND importance IS NULL);
 
-{LEDGER_AND_VOTES}
+{schema.LEDGER_AND_VOTES.format(**schema.POSTGRES)}
 
 -- Keyed hashes (see memory/sql/fence.py): messages already handled, people forgotten and when.
 CREATE TABLE secrets (name text PRIMARY KEY, value bytea NOT NULL);
@@ -33,7 +29,7 @@ CREATE TABLE claims (digest text PRIMARY KEY, at timestamptz NOT NULL);
 CREATE INDEX claims_at ON claims (at);
 CREATE TABLE forgotten (person text PRIMARY KEY, at timestamptz NOT NULL);
 
-{WISDOM_AND_COUNTERS}
+{schema.WISDOM_AND_COUNTERS.format(**schema.POSTGRES)}
 
 -- Periodic jobs: which process runs one next, and not before when (see store.py).
 CREATE TABLE job_turns (name text PRIMARY KEY, until timestamptz NOT NULL);
