@@ -17,7 +17,7 @@ from datetime import datetime
 
 from memory import rows
 from memory.models import ImportedEpisode
-from memory.postgres.session import SPLIT, Session, recall_rows
+from memory.postgres.session import DOC, Session, recall_rows
 from memory.sql.episodes import imported
 from memory.sql.fence import forgotten_at
 
@@ -97,9 +97,8 @@ async def import_episodes(db: Session, episodes: Sequence[ImportedEpisode]) -> l
                 await copy.write_row((episode.id, *fields))
         await cursor.execute(
             "INSERT INTO episode_recall (episode_id, partitions, doc, vector)"
-            f" SELECT episode_id, partitions, memory_doc({SPLIT.format('question')}, 'A')"
-            f" || memory_doc({SPLIT.format('answer')}, 'B')"
-            f" || memory_doc({SPLIT.format('lesson')}, 'C'), vector FROM imported_recall"
+            f" SELECT episode_id, partitions, {DOC.format('question', 'answer', 'lesson')}, vector"
+            " FROM imported_recall"
         )
     ids = iter(episode.id for episode in stored)
     return [None if out else next(ids) for out in fenced]

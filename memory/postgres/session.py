@@ -88,14 +88,17 @@ recall. With them come the ids of the conversation's episodes waiting to be file
 
 WORDS_APART = "\x1f"
 """Joins a field's words in the one text they are sent as (the unit separator, part of no
-word), which the server splits again (:data:`SPLIT`): psycopg took seven times as long to
+word), which the server splits again (:data:`DOC`): psycopg took seven times as long to
 send the three fields as lists."""
-SPLIT = "string_to_array({}, chr(31))"
+DOC = (
+    "memory_doc(string_to_array({}, chr(31)), 'A')"
+    " || memory_doc(string_to_array({}, chr(31)), 'B')"
+    " || memory_doc(string_to_array({}, chr(31)), 'C')"
+)
+"""A recall row's ``tsvector``, of its question's, answer's and lesson's words."""
 _INSERT = (
-    "INSERT INTO episode_recall (episode_id, partitions, doc, vector) VALUES (%(id)s,"
-    f" %(keys)s, memory_doc({SPLIT.format('%(question)s')}, 'A')"
-    f" || memory_doc({SPLIT.format('%(answer)s')}, 'B')"
-    f" || memory_doc({SPLIT.format('%(lesson)s')}, 'C'), %(vector)s)"
+    "INSERT INTO episode_recall (episode_id, partitions, doc, vector) VALUES (%(id)s, %(keys)s,"
+    f" {DOC.format('%(question)s', '%(answer)s', '%(lesson)s')}, %(vector)s)"
     " ON CONFLICT (episode_id) DO UPDATE SET partitions = excluded.partitions,"
     " doc = excluded.doc, vector = excluded.vector"
 )
@@ -336,12 +339,7 @@ class Session(sql.Session):
             "     OR reflection_holder = %(holder)s)"
             "   ORDER BY validated_at, id LIMIT %(limit)s FOR UPDATE SKIP LOCKED"
             " ) RETURNING *",
-            {
-                "holder": holder,
-                "lease": REFLECTION_LEASE,
-                "limit": limit,
-                "with_successes": with_successes,
-            },
+            dict(holder=holder, lease=REFLECTION_LEASE, limit=limit, with_successes=with_successes),
         )
         episodes = [episode_from_row(row, self.read_time) for row in rows]
         return sorted(episodes, key=lambda episode: (episode.validated_at, episode.id))
