@@ -354,15 +354,10 @@ class Session(sql.Session):
         semantic: bool,
     ) -> tuple[list[dict[str, Any]], list[int], bytes]:
         words = folded_words(search_terms(request.text)) if lexical else []
+        prefix = [is_prefix(word) for word in words]
         search = (
             _SEARCH.format(matches=matches(self)),
-            {
-                **params,
-                "keys": list(keys),
-                "words": words,
-                "prefix": [is_prefix(word) for word in words],
-                "semantic": semantic,
-            },
+            dict(params, keys=list(keys), words=words, prefix=prefix, semantic=semantic),
         )
         rows = await self.rows(*search)
         if waiting := sorted(rows[0]["waiting_ids"] or []):  # validated since the last filing
