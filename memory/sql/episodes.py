@@ -304,13 +304,7 @@ async def wisdom_for(db: Session, scope: Scope, user_id: str) -> list[WisdomNote
 
 
 async def replace_wisdom(
-    db: Session,
-    scope: Scope,
-    user_id: str,
-    notes: list[str],
-    *,
-    episode_count: int,
-    at: datetime,
+    db: Session, scope: Scope, user_id: str, notes: list[str], *, episode_count: int, at: datetime
 ) -> list[WisdomNote]:
     async with db.transaction():
         await db.lock_person(user_id, scope.team_id)
