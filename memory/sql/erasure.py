@@ -59,22 +59,19 @@ async def forget_user(
         counts = await _unfile_episodes(db, "requester_id", user_id, cast=True)
         # Votes they cast on other people's exchanges decided those statuses too (in
         # order: PostgreSQL locks each episode's row).
-        others_voted = [
-            row["episode_id"]
-            for row in await db.rows(
-                "SELECT DISTINCT votes.episode_id FROM votes JOIN episodes"
-                " ON episodes.id = votes.episode_id"
-                " WHERE votes.voter_id = %s AND episodes.requester_id != %s"
-                " ORDER BY votes.episode_id",
-                [user_id, user_id],
-            )
-        ]
+        others_voted = await db.rows(
+            "SELECT DISTINCT votes.episode_id FROM votes JOIN episodes"
+            " ON episodes.id = votes.episode_id"
+            " WHERE votes.voter_id = %s AND episodes.requester_id != %s"
+            " ORDER BY votes.episode_id",
+            [user_id, user_id],
+        )
         await db.execute("DELETE FROM episodes WHERE requester_id = %s", [user_id])
         await db.execute("DELETE FROM votes WHERE voter_id = %s", [user_id])
         for kind in ("wisdom", "questions"):
             counts[kind] = await db.execute(f"DELETE FROM {kind} WHERE user_id = %s", [user_id])
-        for episode_id in others_voted:
-            await settle_status(db, episode_id, config)
+        for row in others_voted:
+            await settle_status(db, row["episode_id"], config)
         await record_forgetting(db, user_id, at)
     await db.scrub()
     return ForgetReport(user_id=user_id, counts=counts)
@@ -124,10 +121,8 @@ async def withdraw_exchange(db: Session, episode_id: int) -> bool:
 
 
 async def forget_wisdom(db: Session, user_id: str, note_id: int) -> bool:
-    deleted = await db.execute(
-        "DELETE FROM wisdom WHERE id = %s AND user_id = %s", [note_id, user_id]
-    )
-    if deleted:
+    mine = "DELETE FROM wisdom WHERE id = %s AND user_id = %s"
+    if deleted := await db.execute(mine, [note_id, user_id]):
         await db.scrub()
     return bool(deleted)
 

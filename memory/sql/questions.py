@@ -83,11 +83,8 @@ async def take_questions(
 
 
 async def question_shown(db: Session, question_id: int, episode_id: int) -> bool:
-    return bool(
-        await db.execute(
-            "UPDATE questions SET episode_id = %s WHERE id = %s", [episode_id, question_id]
-        )
-    )
+    shown = "UPDATE questions SET episode_id = %s WHERE id = %s"
+    return bool(await db.execute(shown, [episode_id, question_id]))
 
 
 async def renew_questions(
