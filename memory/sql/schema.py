@@ -71,13 +71,10 @@ WISDOM_AND_COUNTERS = """CREATE TABLE wisdom (
             value {int} NOT NULL
         );"""
 
-ERASED_REPLIES = """
-        -- The bot's replies to people later forgotten, as keyed hashes of channel:ts.
-        CREATE TABLE erased_replies (digest TEXT PRIMARY KEY);
-        """
+ERASED_REPLIES = """-- The bot's replies to people later forgotten, as keyed hashes of channel:ts.
+        CREATE TABLE erased_replies (digest TEXT PRIMARY KEY);"""
 
-INSTALLATIONS = """
-        -- The app's installations in workspaces and the OAuth flow's states (see
+INSTALLATIONS = """-- The app's installations in workspaces and the OAuth flow's states (see
         -- memory/sql/installations.py); an empty string stands for an absent id.
         CREATE TABLE installations (
             enterprise_id TEXT NOT NULL,
@@ -87,30 +84,22 @@ INSTALLATIONS = """
             installed_at {time} NOT NULL,
             PRIMARY KEY (enterprise_id, team_id, user_id)
         );
-        CREATE TABLE oauth_states (state TEXT PRIMARY KEY, expires_at {time} NOT NULL);
-        """
+        CREATE TABLE oauth_states (state TEXT PRIMARY KEY, expires_at {time} NOT NULL);"""
 
-REASONS = """
-        -- Why the asker 👎'd an answer, in their words (see memory/sql/episodes.py).
-        ALTER TABLE episodes ADD COLUMN reason TEXT;
-        """
+REASONS = """-- Why the asker 👎'd an answer, in their words (see memory/sql/episodes.py).
+        ALTER TABLE episodes ADD COLUMN reason TEXT;"""
 
-WORKSPACE_CLAIMS = """
-        -- Each dedupe claim keeps its workspace's keyed hash, so a workspace that
+WORKSPACE_CLAIMS = """-- Each dedupe claim keeps its workspace's keyed hash, so a workspace that
         -- uninstalls the app takes its claims along (memory/sql/erasure.py).
         ALTER TABLE claims ADD COLUMN workspace TEXT;
-        CREATE INDEX claims_workspace ON claims (workspace) WHERE workspace IS NOT NULL;
-        """
+        CREATE INDEX claims_workspace ON claims (workspace) WHERE workspace IS NOT NULL;"""
 
-ENTERPRISE_SCOPES = """
-        -- Each episode and note keeps its workspace's Enterprise Grid org (empty outside
-        -- one, as for every row before): scopes and partition keys carry it.
+ENTERPRISE_SCOPES = """-- Each episode and note keeps its workspace's Enterprise Grid org (empty
+        -- outside one, as for every row before): scopes and partition keys carry it.
         ALTER TABLE episodes ADD COLUMN enterprise_id TEXT NOT NULL DEFAULT '';
-        ALTER TABLE wisdom ADD COLUMN enterprise_id TEXT NOT NULL DEFAULT '';
-        """
+        ALTER TABLE wisdom ADD COLUMN enterprise_id TEXT NOT NULL DEFAULT '';"""
 
-QUESTIONS = """
-        -- Questions acknowledged and not answered yet (memory/sql/questions.py).
+QUESTIONS = """-- Questions acknowledged and not answered yet (memory/sql/questions.py).
         CREATE TABLE questions (
             id {id},
             team_id TEXT NOT NULL,
@@ -124,10 +113,7 @@ QUESTIONS = """
         CREATE INDEX questions_lease ON questions (lease_until);
         CREATE INDEX questions_holder ON questions (holder) WHERE holder IS NOT NULL;
         CREATE INDEX questions_user ON questions (user_id);
-        CREATE INDEX questions_team ON questions (team_id);
-        """
+        CREATE INDEX questions_team ON questions (team_id);"""
 
-QUESTION_ANSWERS = """
-        -- The exchange a kept question's answer was recorded as while it showed.
-        ALTER TABLE questions ADD COLUMN episode_id {int};
-        """
+QUESTION_ANSWERS = """-- The exchange a kept question's answer was recorded as while it showed.
+        ALTER TABLE questions ADD COLUMN episode_id {int};"""
