@@ -81,10 +81,8 @@ class ReflectionWorker:
     retry_interval: timedelta = timedelta(minutes=5)
     max_backoff: timedelta = timedelta(hours=6)
     clock: Callable[[], float] = time.monotonic
-    _failures: dict[int, int] = field(init=False, default_factory=dict)
-    """Episode id -> consecutive model failures on it."""
-    _retry_at: dict[int, float] = field(init=False, default_factory=dict)
-    """Episode id -> clock time before which it is not retried."""
+    _backoff: dict[int, tuple[int, float]] = field(init=False, default_factory=dict)
+    """Episode id -> (consecutive model failures on it, clock time before which it waits)."""
     _outage_logged: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
@@ -100,15 +98,14 @@ class ReflectionWorker:
     async def run_once(self) -> ReflectionReport:
         report = ReflectionReport()
         now = self.clock()
-        waiting = {episode_id for episode_id, retry_at in self._retry_at.items() if retry_at > now}
+        waiting = {episode_id for episode_id, (_, at) in self._backoff.items() if at > now}
         episodes = await self.store.episodes_awaiting_reflection(
             limit=self.batch + len(waiting), with_successes=self.scorer is not None
         )
         # Back-off entries of episodes no longer awaiting (done elsewhere, or forgotten) go.
         awaiting = {episode.id for episode in episodes}
-        for episode_id in [known for known in self._retry_at if known not in awaiting]:
-            self._failures.pop(episode_id, None)
-            self._retry_at.pop(episode_id, None)
+        for episode_id in [known for known in self._backoff if known not in awaiting]:
+            del self._backoff[episode_id]
         due = [episode for episode in episodes if episode.id not in waiting][: self.batch]
         for episode in due:
             handle = self._draw_lesson if episode.status is EpisodeStatus.FAILURE else self._score
@@ -140,11 +137,11 @@ class ReflectionWorker:
             report.stale += 1
 
     def _defer(self, episode: Episode, error: Exception) -> None:
-        failures = self._failures.get(episode.id, 0) + 1
-        self._failures[episode.id] = failures
+        failures = self._backoff.get(episode.id, (0, 0.0))[0] + 1
         # In seconds: a timedelta doubled on every failure of a long outage would overflow.
         interval, most = self.retry_interval.total_seconds(), self.max_backoff.total_seconds()
-        self._retry_at[episode.id] = self.clock() + min(interval * 2 ** (failures - 1), most)
+        retry_at = self.clock() + min(interval * 2 ** (failures - 1), most)
+        self._backoff[episode.id] = (failures, retry_at)
         if not self._outage_logged:
             self._outage_logged = True
             logger.warning(
@@ -156,8 +153,7 @@ class ReflectionWorker:
             logger.debug("model failed again on episode %d (%s)", episode.id, type(error).__name__)
 
     def _recovered(self, episode_id: int) -> None:
-        self._failures.pop(episode_id, None)
-        self._retry_at.pop(episode_id, None)
+        self._backoff.pop(episode_id, None)
         if self._outage_logged:
             self._outage_logged = False
             logger.info("model answers reflection requests again")
