@@ -21,22 +21,20 @@ T = TypeVar("T")
 
 
 def placeholders(count: int) -> str:
-    """``count`` parameter markers in a row: ``%s, %s, %s``."""
     return ", ".join(["%s"] * count)
 
 
 @dataclass(frozen=True)
 class LedgerParts:
-    """The ledger rows of an exchange: each of its messages (once) in its channel, naming its
-    episode until ``expires_at``."""
+    """The ledger rows of an exchange: each of its messages (once), naming its episode until
+    ``expires_at``."""
 
     channel_id: str
     message_ts: Sequence[str]
     expires_at: datetime
 
     def insert(self, episode_id: int) -> tuple[str, list[Any]]:
-        """The statement writing them for the episode, and its parameters (none to write
-        without messages: an empty statement)."""
+        """The statement writing them for the episode, and its parameters ("" for none)."""
         parts = list(dict.fromkeys(self.message_ts))
         if not parts:
             return "", []
@@ -59,23 +57,21 @@ class Session(ABC):
     transaction holding the whole file (SQLite); PostgreSQL's session overrides them."""
 
     lease_cleared = ""
-    """What an ``UPDATE`` of an episode adds to its ``SET`` to end a lease on reflecting on
-    it (PostgreSQL leases an episode to one replica)."""
+    """Added to an episode's ``UPDATE ... SET`` to end its reflection lease (PostgreSQL's)."""
     locked_skipped = ""
-    """What ends a ``SELECT`` of rows to lease, so that units of work leasing at once take
+    """Ends a ``SELECT`` of rows to lease, so that units of work leasing at once take
     different rows (PostgreSQL's ``FOR UPDATE SKIP LOCKED``)."""
     for_update = ""
-    """What a ``SELECT`` of episodes adds at its end to lock their rows until this work
-    ends."""
+    """Ends a ``SELECT`` of episodes to lock their rows until this work ends."""
     time_shifted: str
-    """A time moved by the recall's window, ``{time} {sign} %(window)s``, in this database's
+    """``{time} {sign} %(window)s``: a time moved by the recall's window, in this database's
     SQL (SQLite's times are text: :mod:`memory.sqlite.codec`)."""
     episodes_by_id: str
     """The ``episodes`` whose ids are the list ``%(ids)s``, as a ``FROM`` clause."""
     neighbours_with_rows = False
-    """Whether recall reads every candidate's neighbours with its row, to spare a round trip
-    to a server (PostgreSQL), or only the few it weighs, after (SQLite, where each costs
-    two index searches and a statement more costs nothing)."""
+    """Whether recall reads every candidate's neighbours with its row, sparing a server a
+    round trip (PostgreSQL), or only the few it weighs, after (SQLite: each costs two index
+    searches, a statement more nothing)."""
 
     @abstractmethod
     async def rows(self, sql: str, params: Params = ()) -> list[dict[str, Any]]: ...
@@ -91,7 +87,7 @@ class Session(ABC):
 
     @abstractmethod
     async def execute(self, sql: str, params: Params = ()) -> int:
-        """Run a statement; the number of rows it changed."""
+        """The number of rows the statement changed."""
 
     async def send(self, sql: str, params: Params = ()) -> None:
         """Run a statement whose outcome the work does not read."""
@@ -107,7 +103,7 @@ class Session(ABC):
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[None]:
-        """Writes that commit together (PostgreSQL's unit of work already is one)."""
+        """Writes that commit together (PostgreSQL's unit of work already does)."""
         yield
 
     async def lock_person(self, user_id: str, team_id: str | None = None) -> None:  # noqa: B027
@@ -127,14 +123,12 @@ class Session(ABC):
     def restating(
         self, episode_id: int, was: EpisodeStatus, now: EpisodeStatus, config: MemoryConfig
     ) -> AbstractAsyncContextManager[None]:
-        """Keep what follows an episode's status (its place in the indexes, the work
-        queued on it) agreeing with it across a change from ``was`` to ``now`` made inside
-        the ``with``. Filing it is left to a batch: the index queue (see
-        :mod:`memory.sql.vote_queue`)."""
+        """Keep what follows an episode's status (its place in the indexes, the work queued
+        on it) agreeing with its change from ``was`` to ``now`` inside the ``with``; filing
+        it is left to the index queue (:mod:`memory.sql.vote_queue`)."""
 
     async def unindex(self, episode_ids: Sequence[int]) -> None:  # noqa: B027
-        """Take these episodes out of the indexes before their rows are deleted
-        (PostgreSQL's index rows go with them)."""
+        """Unindex these episodes before their rows go (PostgreSQL's index rows go with them)."""
 
     async def scrub(self) -> None:  # noqa: B027
         """Leave nothing erased in what the database keeps besides its tables (SQLite's
@@ -142,23 +136,21 @@ class Session(ABC):
 
     @abstractmethod
     def one_of(self, values: Sequence[int] | Sequence[str]) -> tuple[str, Any]:
-        """The condition that a column is one of ``values`` (to follow the column), and its
-        one parameter."""
+        """The condition, following a column, that it is one of ``values``, and its parameter."""
 
     @abstractmethod
     async def insert_episode(
         self, values: Mapping[str, Any], where: tuple[str, Sequence[Any]]
     ) -> int | None:
-        """Insert an episode of these column values under a new id, one no episode ever
-        had (so a lesson or score drafted for an erased episode never lands on a newer
-        one), if ``where`` (a condition and its parameters) holds; the id, or None."""
+        """Insert an episode of these column values, if ``where`` (a condition and its
+        parameters) holds, under an id no episode ever had (so a lesson or score drafted for
+        an erased episode never lands on a newer one); the id, or None."""
 
     async def insert_exchange(
         self, values: Mapping[str, Any], where: tuple[str, Sequence[Any]], ledger: LedgerParts
     ) -> int | None:
-        """:meth:`insert_episode`, and once it is stored its ``ledger`` rows: the work's last
-        statement (PostgreSQL sends both in one, with the ``COMMIT``: the work waits for the
-        server once)."""
+        """:meth:`insert_episode`, then its ``ledger`` rows: the work's last statement
+        (PostgreSQL sends both in one, with the ``COMMIT``, waiting for the server once)."""
         episode_id = await self.insert_episode(values, where)
         if episode_id is not None:
             statement, params = ledger.insert(episode_id)
@@ -168,7 +160,7 @@ class Session(ABC):
 
     @abstractmethod
     async def file_new(self, episode: Episode) -> None:
-        """File a new validated episode in the full-text index and its vectors."""
+        """File a new validated episode in the full-text index and the vectors."""
 
     @abstractmethod
     async def awaiting_reflection(
@@ -178,17 +170,16 @@ class Session(ABC):
         oldest vote first."""
 
     async def scored(self, episode_id: int) -> None:  # noqa: B027
-        """Take a success just scored off the queue of those awaiting a score."""
+        """Take a success just scored off the queue of those awaiting a score (SQLite's)."""
 
     recall_search: Callable[..., Coroutine[Any, Any, tuple[list[dict[str, Any]], list[int], bytes]]]
-    """``(request, keys, params, *, lexical, semantic)``: recall's search of the partitions
-    of ``keys``: the ``matched`` rows of :func:`memory.sql.recall.matches` for the
-    question's words (``lexical``), and the episode id and vector of every vector the
-    partitions hold (``semantic``), the vectors one after the other."""
+    """``(request, keys, params, *, lexical, semantic)``: the partitions' ``matched`` rows of
+    :func:`memory.sql.recall.matches` for the question's words (``lexical``), and the
+    episode id and vector of every vector they hold, the vectors end to end (``semantic``)."""
 
     def computed(self, function: Callable[..., T], *args: Any) -> Awaitable[T]:
-        """``function(*args)``, started now off the event loop (SQLite's work already is
-        off it, so it is computed at once): the work goes on before it awaits the result."""
+        """``function(*args)``, started now off the event loop (SQLite's work is already
+        off it: computed at once), for the work to await after going on."""
         return _done(function(*args))
 
     @abstractmethod
