@@ -1,7 +1,7 @@
 """The store every backend is: each verb runs one function of :mod:`memory.sql` in one
 unit of work of the backend's database. A backend supplies only how it runs a verb
-(SQLite's database thread, PostgreSQL's pooled transactions), and opening, closing,
-pinging and taking turns at background jobs."""
+(SQLite's database thread, PostgreSQL's pooled transactions), and opening, closing and
+taking turns at background jobs."""
 
 from __future__ import annotations
 
@@ -16,16 +16,8 @@ from typing import Any, ParamSpec, TypeVar
 from memory import models
 from memory.config import MemoryConfig
 from memory.privacy import Visibility
-from memory.sql import (
-    episodes,
-    erasure,
-    fence,
-    installations,
-    questions,
-    recall,
-    votes,
-)
-from memory.sql.session import Session, Verb
+from memory.sql import episodes, erasure, fence, installations, questions, recall, votes
+from memory.sql.session import Verb
 from memory.sql.vote_queue import Filing, VoteQueue
 
 P = ParamSpec("P")
@@ -54,27 +46,16 @@ def _as_is(verb: Verb[..., T]) -> Callable[..., Coroutine[Any, Any, T]]:
     return run
 
 
-async def _ping(db: Session) -> None:
-    await db.rows("SELECT 1 FROM episodes LIMIT 1")
-
-
 class MemoryStore(ABC):
-    """Everything the bot keeps about people: exchanges, votes, episodes, lessons, notes.
-
-    The verbs callers use are declared, and documented, in :mod:`memory.callers`; most are
-    a function of :mod:`memory.sql` run :func:`_as_is`."""
-
-    one_process = False
-    """Whether one process at most answers from this store (a SQLite file): a question
-    another process holds is then one whose process died."""
+    """Everything the bot keeps about people: exchanges, votes, episodes, lessons, notes. The
+    verbs callers use are declared, and documented, in :mod:`memory.callers`."""
 
     def __init__(self, config: MemoryConfig, filing: Filing | None = None) -> None:
-        """``filing`` files episodes a vote left to be filed later (SQLite's index queue)."""
+        """``filing`` files the episodes votes left waiting in the index queue."""
         self._config = config
         self._votes = VoteQueue(self._apply_votes, filing)
         self._holder = uuid.uuid4().hex
-        """Names this process when it leases questions and episodes to reflect on (SQLite's
-        one process leases only questions)."""
+        """Names this process where it leases questions, and episodes to reflect on."""
 
     @abstractmethod
     async def _run(self, verb: Verb[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T: ...
@@ -84,23 +65,24 @@ class MemoryStore(ABC):
 
     async def ping(self) -> None:
         """Read the store once, cheaply; raise if it cannot be read (for ``/readyz``)."""
-        await self._run(_ping)
+        await self._run(lambda db: db.rows("SELECT 1 FROM episodes LIMIT 1"))
 
     @abstractmethod
     async def take_turn(self, job: str, *, every: timedelta) -> bool:
-        """Whether this process runs the periodic ``job`` (run every ``every``) now.
-
-        Every process sharing the store schedules the same jobs; True for one of them per
-        interval, so background work is done once, not once per process."""
+        """Whether this process runs the periodic ``job`` now: of all processes sharing the
+        store, one a turn (``every`` long), so background work is done once, not per process."""
 
     async def tidy_index(self) -> bool:
-        """One short step of the full-text index's upkeep, run step after step so other
-        calls are served in between; True while there is more to do. PostgreSQL's indexes
-        need no merging from the bot."""
+        """One short step of the full-text index's upkeep, so that other calls are served
+        between steps; True while there is more to do (never on PostgreSQL)."""
         return False
 
+    receive_question = _as_is(questions.receive_question)
+    take_questions = _as_is(questions.take_questions)
+    renew_questions = _as_is(questions.renew_questions)
     question_shown = _as_is(questions.question_shown)
     finish_question = _as_is(questions.finish_question)
+    release_questions = _as_is(questions.release_questions)
     import_episodes = _as_is(episodes.import_episodes)
     withdraw_exchange = _as_is(erasure.withdraw_exchange)
     answered_in_thread = _as_is(episodes.answered_in_thread)
@@ -125,7 +107,6 @@ class MemoryStore(ABC):
     delete_installations = _as_is(installations.delete_installations)
     issue_oauth_state = _as_is(installations.issue_oauth_state)
     consume_oauth_state = _as_is(installations.consume_oauth_state)
-    release_questions = _as_is(questions.release_questions)
     record_exchange = _as_is(episodes.record_exchange)
     extend_exchange = _as_is(episodes.extend_exchange)
     _apply_votes = _as_is(votes.apply_votes)
@@ -138,33 +119,6 @@ class MemoryStore(ABC):
     @property
     def visibility(self) -> Visibility:
         return self._config.visibility
-
-    async def receive_question(
-        self, question: models.NewQuestion, *keys: str, lease: timedelta
-    ) -> models.PendingQuestion | None:
-        lease_until = question.received_at + lease
-        return await self._run(
-            questions.receive_question, question, keys, self._holder, lease_until
-        )
-
-    async def take_questions(
-        self, *, now: datetime, lease: timedelta, limit: int
-    ) -> list[models.PendingQuestion]:
-        return await self._run(
-            questions.take_questions,
-            holder=self._holder,
-            now=now,
-            lease_until=now + lease,
-            limit=limit,
-            others_abandoned=self.one_process,
-        )
-
-    async def renew_questions(
-        self, question_ids: Iterable[int], *, now: datetime, lease: timedelta
-    ) -> int:
-        return await self._run(
-            questions.renew_questions, self._holder, list(question_ids), now + lease
-        )
 
     async def apply_vote(self, event: models.VoteEvent) -> models.VoteOutcome:
         """Committed with the other votes waiting (see :mod:`memory.sql.vote_queue`)."""

@@ -12,8 +12,8 @@ that keeps failing. A lease is a time of the caller's clock, not a duration.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
+from collections.abc import Iterable
+from datetime import datetime, timedelta
 from typing import Any
 
 from memory.models import NewQuestion, PendingQuestion
@@ -27,7 +27,7 @@ def _question(row: dict[str, Any], db: Session, shown: list[str] | None = None) 
 
 
 async def receive_question(
-    db: Session, question: NewQuestion, keys: Sequence[str], holder: str, lease_until: datetime
+    db: Session, question: NewQuestion, *keys: str, lease: timedelta, holder: str
 ) -> PendingQuestion | None:
     """An erasure at once either comes after the question is kept, and erases it, or
     before, and it is not kept (its keys are claimed all the same, so Slack's retries are
@@ -43,22 +43,17 @@ async def receive_question(
             "INSERT INTO questions (team_id, user_id, received_at, payload, holder, lease_until,"
             " attempts) VALUES (%(team_id)s, %(user_id)s, %(received_at)s, %(payload)s,"
             " %(holder)s, %(lease_until)s, 1) RETURNING *",
-            {**question.model_dump(), "holder": holder, "lease_until": lease_until},
+            dict(question.model_dump(), holder=holder, lease_until=question.received_at + lease),
         )
         assert row is not None
         return _question(row, db)
 
 
 async def take_questions(
-    db: Session,
-    holder: str,
-    now: datetime,
-    lease_until: datetime,
-    limit: int,
-    others_abandoned: bool,
+    db: Session, *, now: datetime, lease: timedelta, limit: int, holder: str
 ) -> list[PendingQuestion]:
-    """With ``others_abandoned``, every question another holder has is taken too: the
-    store serves one process, so another holder is a process that died."""
+    """On a database one process uses (:attr:`Session.one_process`), every question another
+    holder has is taken too: another holder is a process that died."""
     rows = await db.rows(
         "UPDATE questions SET holder = %(holder)s, lease_until = %(until)s,"
         " attempts = attempts + 1"
@@ -66,7 +61,7 @@ async def take_questions(
         "   OR (%(others)s AND holder <> %(holder)s)"
         f"   ORDER BY received_at, id LIMIT %(limit)s{db.locked_skipped})"
         " RETURNING *",
-        dict(holder=holder, until=lease_until, now=now, others=others_abandoned, limit=limit),
+        dict(holder=holder, until=now + lease, now=now, others=db.one_process, limit=limit),
     )
     shown: dict[int, list[str]] = {}  # the ts of each answer's parts still in the ledger
     if answered := [row["episode_id"] for row in rows if row["episode_id"]]:
@@ -88,14 +83,14 @@ async def question_shown(db: Session, question_id: int, episode_id: int) -> bool
 
 
 async def renew_questions(
-    db: Session, holder: str, question_ids: Sequence[int], lease_until: datetime
+    db: Session, question_ids: Iterable[int], *, now: datetime, lease: timedelta, holder: str
 ) -> int:
     """Only those it names: a question it was handed but is not answering (say, kept by a
     write whose acknowledgement it stopped waiting for) is left to run out and be taken."""
-    member, ids = db.one_of(question_ids)
+    member, ids = db.one_of(list(question_ids))
     return await db.execute(
         f"UPDATE questions SET lease_until = %s WHERE holder = %s AND id {member}",
-        [lease_until, holder, ids],
+        [now + lease, holder, ids],
     )
 
 

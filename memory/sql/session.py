@@ -68,6 +68,9 @@ class Session(ABC):
     SQL (SQLite's times are text: :mod:`memory.sqlite.codec`)."""
     episodes_by_id: str
     """The ``episodes`` whose ids are the list ``%(ids)s``, as a ``FROM`` clause."""
+    one_process = False
+    """Whether one process at most uses this database (a SQLite file): a lease another
+    process holds is then one whose process died."""
     neighbours_with_rows = False
     """Whether recall reads every candidate's neighbours with its row, sparing a server a
     round trip (PostgreSQL), or only the few it weighs, after (SQLite: each costs two index

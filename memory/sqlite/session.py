@@ -81,6 +81,7 @@ def _params(params: Params) -> Any:
 
 
 class SQLiteSession(Session):
+    one_process = True
     time_shifted = "printf('%%018d', {time} {sign} %(window)s)"
     episodes_by_id = (
         "json_each(%(ids)s) AS wanted CROSS JOIN episodes ON episodes.id = wanted.value"

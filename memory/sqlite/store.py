@@ -56,8 +56,6 @@ def connect(path: Path) -> Database:
 
 
 class SQLiteMemoryStore(MemoryStore):
-    one_process = True
-
     def __init__(self, executor: ThreadPoolExecutor, db: Database, config: MemoryConfig) -> None:
         super().__init__(config, filing=self._file_waiting)
         self._executor = executor
