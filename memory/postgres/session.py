@@ -326,8 +326,10 @@ class Session(sql.Session):
     ) -> list[Episode]:
         """Leased to ``holder`` until a lesson or a score clears the lease. ``SKIP LOCKED``
         lets replicas asking at once take different episodes, so the model is asked about
-        each once, not once per replica. The holder's own leased episodes come back to it,
-        so its own back-off (:class:`memory.ReflectionWorker`) applies."""
+        each once, not once per replica; with the lock the ``UPDATE`` takes (``NO KEY``), as
+        a transaction only referring to the row (a vote's foreign key) must not hide it. The
+        holder's own leased episodes come back to it, so its own back-off
+        (:class:`memory.ReflectionWorker`) applies."""
         rows = await self.rows(
             "UPDATE episodes SET reflection_holder = %(holder)s,"
             " reflection_until = now() + %(lease)s"
@@ -337,7 +339,7 @@ class Session(sql.Session):
             "     OR (%(with_successes)s AND status = 'success' AND importance IS NULL))"
             "   AND (reflection_until IS NULL OR reflection_until < now()"
             "     OR reflection_holder = %(holder)s)"
-            "   ORDER BY validated_at, id LIMIT %(limit)s FOR UPDATE SKIP LOCKED"
+            "   ORDER BY validated_at, id LIMIT %(limit)s FOR NO KEY UPDATE SKIP LOCKED"
             " ) RETURNING *",
             dict(holder=holder, lease=REFLECTION_LEASE, limit=limit, with_successes=with_successes),
         )

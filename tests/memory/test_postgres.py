@@ -567,3 +567,17 @@ async def test_votes_on_every_replica_at_once_leave_each_validated_episode_filed
     assert shared == {episode.id for n, episode in enumerate(asked) if n % 5}, (
         "a channel success is filed in its channel's partition too, a failure is not"
     )
+
+
+async def test_a_transaction_referring_to_an_episode_does_not_hide_it_from_reflection(
+    store: MemoryStore, url: str
+) -> None:
+    """A vote or a filing in flight holds the episode's row by its foreign key only: the
+    reflection queue still hands it out (hidden, its back-off would be dropped as done)."""
+    failed = await Memory(store).answered("Why does the build hang?", vote=Vote.DOWN)
+    await store.settle()
+    async with await psycopg.AsyncConnection.connect(url) as conn:
+        await conn.execute("SELECT 1 FROM episodes WHERE id = %s FOR KEY SHARE", [failed.id])
+        awaiting = await store.episodes_awaiting_reflection(limit=5)
+        await conn.rollback()
+    assert [episode.id for episode in awaiting] == [failed.id]
