@@ -8,14 +8,14 @@ group is being applied is applied at once: grouping adds no wait. A group that f
 applied again vote by vote, so a vote that fails fails alone.
 
 A vote leaves its episode to be filed in recall's index later (the ``index_queue`` of
-:mod:`memory.sqlite.fts` and :mod:`memory.postgres.fts`), :data:`FILING_BATCH` at a time:
-once that many votes were applied since the last filing, or no vote came for
-:data:`FILING_PAUSE_SECONDS`. So a vote's transaction writes only the vote and its status:
-on SQLite a filing writes a full-text segment that every search reads until the upkeep
-merges it (filed vote by vote, a burst left hundreds of tiny segments); on PostgreSQL the
-episode's words and vector, made on a worker thread, held the vote's locks a third longer.
-Recall files its own conversation's waiting episodes first, so what a vote validated is
-recalled at once all the same.
+:mod:`memory.sqlite.fts` and :mod:`memory.postgres.fts`), :data:`FILING_BATCH` at a time, in
+a task of its own beside the votes' groups: once that many votes were applied since the
+last filing began, or no vote came for :data:`FILING_PAUSE_SECONDS`. So a vote's
+transaction writes only the vote and its status. On SQLite a filing writes a full-text
+segment that every search reads until the upkeep merges it (filed vote by vote, a burst
+left hundreds of tiny segments); on PostgreSQL the episode's words and vector, made on a
+worker thread, held the vote's locks a third longer. Recall files its own conversation's
+waiting episodes first, so what a vote validated is recalled at once all the same.
 """
 
 from __future__ import annotations
@@ -50,8 +50,10 @@ class VoteQueue:
     filing: Filing | None = None
     _waiting: list[_Waiting] = field(default_factory=list)
     _draining: asyncio.Task[None] | None = None
+    _filing: asyncio.Task[None] | None = None
+    """The filing under way, if any: one at a time, beside the votes' groups."""
     _unfiled: int = 0
-    """Votes applied since the last filing: at most this many episodes wait for it."""
+    """Votes applied since the last filing began: at most this many episodes wait for one."""
     _arrived: asyncio.Event = field(default_factory=asyncio.Event)
     """Set when a vote arrives (or :meth:`settle` asks to file at once)."""
     _settling: int = 0
@@ -81,8 +83,8 @@ class VoteQueue:
         self._settling += 1
         self._arrived.set()
         try:
-            while self._draining is not None and not self._draining.done():
-                await asyncio.shield(self._draining)
+            while busy := [t for t in (self._draining, self._filing) if t and not t.done()]:
+                await asyncio.shield(busy[0])
         finally:
             self._settling -= 1
 
@@ -90,7 +92,9 @@ class VoteQueue:
         while self._waiting or self._unfiled:
             if self._waiting:
                 await self._apply_waiting()
-            elif self._unfiled >= FILING_BATCH or self._settling or not await self._more_votes():
+                if self._unfiled >= FILING_BATCH:
+                    self._file()  # while the next group is applied: the backlog stays short
+            elif self._settling or not await self._more_votes():
                 await self._file()
 
     async def _more_votes(self) -> bool:
@@ -127,13 +131,19 @@ class VoteQueue:
             return [result for event in events for result in await self._outcomes([event])]
         return list(outcomes)
 
-    async def _file(self) -> None:
-        """File one batch of the index queue; stop filing when it was the last one, or on
-        an error (the queue stays, and the next vote or recall files it)."""
+    def _file(self) -> asyncio.Task[None]:
+        """The filing under way, or a new one, which covers every vote applied so far."""
+        if self._filing is None or self._filing.done():
+            self._unfiled = 0
+            self._filing = asyncio.create_task(self._file_all())
+        return self._filing
+
+    async def _file_all(self) -> None:
+        """File the index queue a batch at a time until less than a batch was waiting; stop
+        on an error (the queue stays, and the next vote, recall or opening files it)."""
         assert self.filing is not None, "only votes that leave filing to later are filed"
         try:
-            waiting = await self.filing(FILING_BATCH)
+            while await self.filing(FILING_BATCH) == FILING_BATCH:
+                pass
         except Exception as error:  # the store is closed, or the database failed
             logger.warning("the index queue could not be filed (%s)", type(error).__name__)
-            waiting = 0
-        self._unfiled = FILING_BATCH if waiting == FILING_BATCH else 0

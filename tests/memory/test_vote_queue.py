@@ -17,7 +17,7 @@ from memory import EpisodeStatus, MemoryConfig, VoteEvent, VoteOutcome
 from memory.models import StoreError
 from memory.sql import episodes as shared_episodes
 from memory.sql import votes
-from memory.sql.vote_queue import VoteQueue
+from memory.sql.vote_queue import FILING_BATCH, VoteQueue
 from memory.sqlite.store import SQLiteMemoryStore, engine
 from tests.support.sqlite_verbs import on_connection
 
@@ -118,3 +118,36 @@ async def test_a_vote_that_fails_fails_alone(
     assert isinstance(results[1], StoreError)
     assert [type(results[0]), type(results[2])] == [VoteOutcome, VoteOutcome]
     assert [_committed(db_path, e) for e in events] == [True, False, True]
+
+
+async def test_a_steady_stream_of_votes_is_filed_as_it_goes_not_only_once_it_pauses() -> None:
+    """With votes always waiting, the filing runs beside their groups once a batch's worth
+    was applied: what waits to be filed (and each recall's look at it) stays short."""
+    applied = filed = 0
+    behind: list[int] = []
+
+    async def apply_votes(events: list[VoteEvent]) -> list[VoteOutcome]:
+        nonlocal applied
+        await asyncio.sleep(0.001)
+        applied += len(events)
+        return [VoteOutcome(applied=True, reason="counted") for _ in events]
+
+    async def filing(limit: int) -> int:
+        nonlocal filed
+        await asyncio.sleep(0.002)
+        taken = min(limit, applied - filed)
+        filed += taken
+        return taken
+
+    queue = VoteQueue(apply_votes, filing)
+    casting = []
+    for index in range(400):  # votes keep arriving while each group is applied
+        casting.append(asyncio.create_task(queue.apply(_vote(index, "U1"))))
+        if index % 4 == 3:
+            await asyncio.sleep(0.0005)
+            behind.append(applied - filed)
+    await asyncio.gather(*casting)
+
+    assert max(behind) <= 2 * FILING_BATCH + 20, behind
+    await queue.settle()
+    assert filed == applied == 400
