@@ -1,21 +1,14 @@
 """PostgreSQL's :class:`memory.sql.session.Session`: one transaction on one pooled
 connection. Several processes share the database, so it takes the erasure fence's advisory
-locks, and leases what one process works on.
-
-It keeps the recall index: a validated episode's row of ``episode_recall`` (migration 10)
-holds the keys of the partitions it is recalled from (:mod:`memory.privacy`), its words as a
-``tsvector`` (stemmed by ``memory_stem``, PostgreSQL's Snowball English stemmer) and its
-vector (null without a model); pending episodes have none. A recall reads its partitions'
-rows through the GIN index of ``partitions``, so it costs what the partitions hold, not
-what the store holds. Unlike SQLite's FTS5 index, the words carry no partition key: a GIN
-index of one entry per partition and word took half the store's size.
+locks, and leases what one process works on. It keeps the recall index, a validated
+episode's row of ``episode_recall`` (what the row holds, and why its words carry no
+partition key: README.md's *Storage*).
 
 A vote files its episode later, as SQLite's does: its transaction takes the episode out of
 recall and queues its id in ``index_queue`` (:meth:`Session.commit`), and the store files
 the queue in batches (:meth:`Session.file_waiting`), so the vote's transaction neither reads
 the episode back nor waits for its words and vector. Recall files its conversation's
-waiting episodes before it searches, so the question right after a vote sees it, on any
-replica.
+waiting episodes before it searches, so the question right after a vote sees it.
 """
 
 from __future__ import annotations
@@ -48,9 +41,7 @@ T = TypeVar("T")
 
 _PERSON_LOCKS = 0x6D656D6F  # the first key of a person's advisory lock ("memo")
 _WORKSPACE_LOCKS = 0x7465616D  # and of a workspace's ("team")
-REFLECTION_LEASE = timedelta(minutes=10)
-"""How long an episode handed to one process for reflection is not handed to another; if
-that process dies meanwhile, another takes the episode over when the lease runs out."""
+REFLECTION_LEASE = timedelta(minutes=10)  # then another process may take the episode over
 SHARDS = 16  # rows of counter_shards a counter is spread over (Session.increment)
 
 
@@ -375,10 +366,9 @@ class Session(sql.Session):
         return asyncio.get_running_loop().run_in_executor(None, function, *args)
 
     async def increment(self, name: str, by: int = 1) -> None:
-        """Added to the shard of the connection's server process (with one row, every
-        recall of every replica waited for the one before it to commit), committed without
-        waiting for the disk: a crash may lose the last few counts, never anything else, as
-        a counter is its transaction's last write and only one."""
+        """Added to the shard of the connection's server process, committed without waiting
+        for the disk (README.md's *Storage*): a crash may lose the last few counts, never
+        anything else, as a counter is its transaction's last write and only one."""
         await self.send(
             "INSERT INTO counter_shards (name, shard, value)"
             " SELECT %s, pg_backend_pid() %% %s, %s"

@@ -50,9 +50,8 @@ CONNECTION_WAIT = 5
 """Seconds a transaction waits for a pooled connection before failing: while the server is
 unreachable the pool has none to give, and the bot's callers retry or answer 503."""
 TURN_SHARE = 0.9
-"""A turn at a periodic job lasts this share of its interval, so the process whose timer
-fires next after it, whichever it is, takes the next turn: about one run per interval,
-never one per process."""
+"""A turn at a periodic job lasts this share of its interval, so whichever process's timer
+fires next after it takes the next turn: about one run per interval, never one per process."""
 _RETRYABLE = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure)
 _Pool = AsyncConnectionPool[AsyncConnection[DictRow]]
 
