@@ -104,15 +104,13 @@ CHUNK = 1_000
 """Votes written by one statement at most (well under either database's parameters)."""
 
 _Waiting = dict[_Episode, tuple[int, VoteEvent, Ballot]]
-"""The reactions added and votes removed waiting to be written, by episode (one each): each
-one's place in the group, event and ballot."""
+"""Votes waiting to be written, by episode (one each): place in the group, event, ballot."""
 
 
 def _writes(waiting: _Waiting) -> list[tuple[str, Params]]:
-    """The statements writing the waiting votes: the reactions added (per :data:`CHUNK`),
-    then the votes removed, each returning the episode of every row it wrote, so a vote that
-    changed nothing (a reaction already counted, a vote no longer there) is one whose
-    episode is missing."""
+    """The statements writing the waiting votes, added then removed, :data:`CHUNK` at most
+    each, returning the episode of each row written: a vote that changed nothing (a reaction
+    already counted, a vote no longer there) is one whose episode is missing."""
     rows: dict[bool, list[tuple[Any, ...]]] = {True: [], False: []}
     for episode, (_, event, ballot) in waiting.items():
         row = (episode.id, event.voter_id, ballot.slot)
@@ -132,11 +130,7 @@ async def _click(db: Session, episode_id: int, event: VoteEvent, ballot: Ballot)
     key, at = [episode_id, event.voter_id, BUTTON], utc(event.at)
     where = "WHERE episode_id = %s AND voter_id = %s AND reaction = %s"
     previous = await db.row(f"SELECT vote, at FROM votes {where}", key)
-    if (
-        previous is not None
-        and previous["vote"] == ballot.vote.value
-        and db.read_time(previous["at"]) == at
-    ):
+    if previous and (previous["vote"], db.read_time(previous["at"])) == (ballot.vote.value, at):
         return "this click was already counted"
     await db.execute(f"DELETE FROM votes {where}", key)
     inserted = await db.execute(
@@ -148,12 +142,11 @@ async def _click(db: Session, episode_id: int, event: VoteEvent, ballot: Ballot)
 async def _read(
     db: Session, events: Sequence[VoteEvent], voters: set[str], config: MemoryConfig
 ) -> tuple[dict[str, datetime], dict[tuple[str, str], tuple[_Episode, datetime]]]:
-    """When each voter was last forgotten, and the episode of each message voted on, by
-    (channel, ts), with when its feedback window closes. Three reads sent together (on
-    PostgreSQL, one round trip) after the voters' fence locks: the forgetting; the episodes,
-    their rows locked until this work ends (in one statement, in the order of their ids, so
-    two groups voting on some of the same episodes wait for each other rather than
-    deadlock); and the latest counting vote of each."""
+    """When each voter was last forgotten, and the episode of each message voted on (by
+    channel and ts) with when its feedback window closes, in three reads sent together (one
+    round trip on PostgreSQL); the second locks the episodes' rows until this work ends, in
+    the order of their ids (two groups voting on some of the same episodes wait for each
+    other rather than deadlock), the third reads their latest counting votes."""
     messages = sorted({(event.channel_id, event.message_ts) for event in events})
     if not messages:
         return {}, {}
@@ -176,9 +169,6 @@ async def _read(
             config,
         ),
     )
-    forgotten = forgotten_from(db, voters, forgotten_found)
-    if not found:
-        return forgotten, {}
     latest = _latest_of(db, latest_found)
     moved = sorted({row["id"] for row in found} - latest.keys())
     if moved:  # a message's ledger row was pointed at another episode between the reads
@@ -189,7 +179,7 @@ async def _read(
         )
         for row in found
     }
-    return forgotten, {
+    return forgotten_from(db, voters, forgotten_found), {
         (row["channel_id"], row["message_ts"]): (
             episodes[row["id"]],
             db.read_time(row["expires_at"]),
