@@ -120,11 +120,7 @@ async def extend_exchange(
         if row is None:
             return False
         expires_at = db.read_time(row["created_at"]) + config.ledger_ttl
-        statement, params = LedgerParts(row["channel_id"], message_ts, expires_at).insert(
-            episode_id
-        )
-        if statement:
-            await db.send(statement, params)
+        await LedgerParts(row["channel_id"], message_ts, expires_at).send(db, episode_id)
     return True
 
 

@@ -33,18 +33,16 @@ class LedgerParts:
     message_ts: Sequence[str]
     expires_at: datetime
 
-    def insert(self, episode_id: int) -> tuple[str, list[Any]]:
-        """The statement writing them for the episode, and its parameters ("" for none)."""
-        parts = list(dict.fromkeys(self.message_ts))
-        if not parts:
-            return "", []
-        return (
-            "INSERT INTO ledger (channel_id, message_ts, episode_id, expires_at) VALUES "
-            + ", ".join(["(%s, %s, %s, %s)"] * len(parts))
-            + " ON CONFLICT (channel_id, message_ts)"
-            " DO UPDATE SET episode_id = excluded.episode_id, expires_at = excluded.expires_at",
-            [value for ts in parts for value in (self.channel_id, ts, episode_id, self.expires_at)],
-        )
+    async def send(self, db: Session, episode_id: int) -> None:
+        """Send the statement writing them for the episode, if there are any."""
+        if parts := list(dict.fromkeys(self.message_ts)):
+            await db.send(
+                "INSERT INTO ledger (channel_id, message_ts, episode_id, expires_at) VALUES "
+                + ", ".join(["(%s, %s, %s, %s)"] * len(parts))
+                + " ON CONFLICT (channel_id, message_ts)"
+                " DO UPDATE SET episode_id = excluded.episode_id, expires_at = excluded.expires_at",
+                [v for ts in parts for v in (self.channel_id, ts, episode_id, self.expires_at)],
+            )
 
 
 async def _done(value: T) -> T:
@@ -156,9 +154,7 @@ class Session(ABC):
         (PostgreSQL sends both in one, with the ``COMMIT``, waiting for the server once)."""
         episode_id = await self.insert_episode(values, where)
         if episode_id is not None:
-            statement, params = ledger.insert(episode_id)
-            if statement:
-                await self.send(statement, params)
+            await ledger.send(self, episode_id)
         return episode_id
 
     @abstractmethod
