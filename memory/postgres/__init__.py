@@ -1,8 +1,5 @@
-"""The PostgreSQL backend: one database shared by any number of bot processes.
-
-Selected by a ``postgresql://`` URL (``BOT_DB_URL``); full-text recall with ``tsvector``
-and a GIN index; a connection pool (psycopg 3) instead of SQLite's single thread.
-"""
+"""The PostgreSQL backend (``BOT_DB_URL``): one database any number of bot processes share,
+through a connection pool (psycopg 3), with full-text recall by ``tsvector``."""
 
 from memory.postgres.store import PostgresMemoryStore
 

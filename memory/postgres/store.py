@@ -256,7 +256,7 @@ async def _copied(db: Session, episodes: Sequence[models.ImportedEpisode]) -> li
 
 class PostgresMemoryStore(MemoryStore):
     def __init__(self, pool: _Pool, secret: bytes, config: MemoryConfig) -> None:
-        super().__init__(config, filing=self._file_waiting)
+        super().__init__(config, filing=lambda limit: self.run(lambda db: db.file_waiting(limit)))
         self._pool = pool
         self._secret = secret
         self._closed = False
@@ -340,18 +340,12 @@ class PostgresMemoryStore(MemoryStore):
                 attempt += 1
 
     async def import_episodes(self, episodes: Sequence[models.ImportedEpisode]) -> list[int | None]:
-        """What :func:`memory.sql.episodes.import_episodes` does, in one transaction, with a
-        few statements a batch instead of two an episode. The recall rows are made first, on
-        a worker thread, before any lock is taken; then come the askers' locks and when each
-        was last forgotten (the erasure fence), sent together; the ids, drawn from the
-        episodes' identity sequence in their order; the rows, by ``COPY``; and the recall
-        rows, copied into a temporary table and made ``tsvector`` by the same ``memory_doc``
-        as they are inserted. ``COPY`` cannot run in pipeline mode, so the transaction runs
-        outside it, in pipeline mode only for the locks and the fence's reads."""
+        """What :func:`memory.sql.episodes.import_episodes` does, in one transaction of a few
+        statements a batch instead of two an episode: the rows and then their recall rows
+        (made on a worker thread before any lock is taken) by ``COPY``, which cannot run in
+        pipeline mode, so the transaction runs outside it, in pipeline mode only for the
+        locks and the fence's reads (:func:`_fenced`)."""
         return await self.run(partial(_copied, episodes=episodes), pipelined=False)
-
-    async def _file_waiting(self, limit: int) -> int:
-        return await self.run(lambda session: session.file_waiting(limit))
 
     async def close(self) -> None:
         """Settle the votes, then close every connection. Safe to call twice."""
