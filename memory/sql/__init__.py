@@ -1,8 +1,7 @@
 """Memory's verbs written once for both databases, as async functions of a :class:`Session`.
 
-Each module here holds one concern's SQL (written with PostgreSQL's ``%s`` markers) and
-runs unchanged on both backends: PostgreSQL's session awaits psycopg on the event loop,
-SQLite's (:mod:`memory.sqlite.session`) runs the same coroutine to its end on the
-database thread, since nothing in it ever waits. What truly differs per database (a
-marker, how a time is stored, the erasure fence's locks) is a method of the session.
+Their SQL is PostgreSQL's (``%s`` markers) and runs unchanged on both: PostgreSQL's session
+awaits psycopg on the event loop; SQLite's (:mod:`memory.sqlite.session`) runs the same
+coroutine to its end on the database thread, since nothing in it ever waits. What differs
+per database (a marker, how a time is stored, the fence's locks) is a method of the session.
 """

@@ -115,7 +115,6 @@ async def forgotten_since(
 
 
 def _subjects(db: Session, people: set[str], team_id: str | None) -> dict[str, str]:
-    """Each subject of the fence for these people, by digest."""
     return {
         db.digest(subject): subject
         for user_id in people

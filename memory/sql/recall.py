@@ -3,11 +3,10 @@ ranked within a budget.
 
 Both searches read only the partitions the asker may see (:func:`partition_keys`), and every
 candidate is checked again against the episode's own columns (:data:`IN_SCOPE`) and
-:class:`memory.Visibility` before it is ranked. Each database runs its own full-text query
-and reads the vectors its own way (:meth:`Session.recall_search`); each candidate's
-neighbours in its conversation are read with its row, so a recall is three reads at most:
-the search, the episodes found by meaning alone, and the neighbours related to the question
-that neither search found.
+:class:`memory.Visibility` before it is ranked. Each database searches its own way
+(:meth:`Session.recall_search`); each candidate's neighbours in its conversation are read
+with its row, so a recall is three reads at most: the search, the episodes found by meaning
+alone, and the neighbours related to the question that neither search found.
 """
 
 from __future__ import annotations
@@ -87,7 +86,6 @@ def _found(db: Session, rows: list[dict[str, Any]], around: _Around) -> _Found:
 async def _by_id(
     db: Session, episode_ids: list[int], params: dict[str, Any]
 ) -> list[dict[str, Any]]:
-    """The rows of the episodes of these ids that are in the request's scope."""
     return await db.rows(
         f"SELECT episodes.*, {_around(db)} FROM {db.episodes_by_id} WHERE {IN_SCOPE}",
         {**params, "ids": episode_ids},
