@@ -1,21 +1,17 @@
-"""Votes committed in groups: one unit of work for every vote waiting when the last group
-has committed, each caller answered once its own vote is committed.
+"""Votes committed in groups: each unit of work applies every vote that arrived while the
+last one ran, and each caller is answered once its own vote is committed. One commit serves
+a burst (a vote alone costs a transaction: a thread hop, a commit and a full-text segment on
+SQLite, a pooled connection and its round trips on PostgreSQL); a vote arriving while none
+is applied is applied at once, so grouping adds no wait. A group that fails is applied again
+vote by vote: a vote that fails fails alone.
 
-A vote alone costs a transaction (a thread hop, a commit and, on SQLite, a new full-text
-segment; on PostgreSQL, a pooled connection and its round trips); under a burst votes wait
-for each other anyway, and one commit serves the whole group. A vote arriving while no
-group is being applied is applied at once: grouping adds no wait. A group that fails is
-applied again vote by vote, so a vote that fails fails alone.
-
-A vote leaves its episode to be filed in recall's index later (the ``index_queue`` of
-:mod:`memory.sqlite.fts` and :mod:`memory.postgres.fts`), :data:`FILING_BATCH` at a time, in
-a task of its own beside the votes' groups: once that many votes were applied since the
-last filing began, or no vote came for :data:`FILING_PAUSE_SECONDS`. So a vote's
-transaction writes only the vote and its status. On SQLite a filing writes a full-text
-segment that every search reads until the upkeep merges it (filed vote by vote, a burst
-left hundreds of tiny segments); on PostgreSQL the episode's words and vector, made on a
-worker thread, held the vote's locks a third longer. Recall files its own conversation's
-waiting episodes first, so what a vote validated is recalled at once all the same.
+A vote's transaction writes only the vote and its status; its episode waits in the
+``index_queue`` to be filed in recall's index :data:`FILING_BATCH` at a time, by a task of
+its own beside the groups, once that many votes were applied since the last filing began
+or none came for :data:`FILING_PAUSE_SECONDS`. Filed vote by vote, a burst left hundreds of
+tiny full-text segments on SQLite, which every search reads until merged; on PostgreSQL the
+filing held the vote's locks a third longer. Recall files its own conversation's waiting
+episodes first, so it finds what a vote validated at once.
 """
 
 from __future__ import annotations
@@ -35,9 +31,6 @@ batch (a few tens of milliseconds)."""
 FILING_PAUSE_SECONDS = 0.05
 """How long without a vote before fewer than a batch are filed."""
 
-_Waiting = tuple[VoteEvent, "asyncio.Future[VoteOutcome]"]
-
-
 Filing = Callable[[int], Awaitable[int]]
 """Files up to so many waiting episodes in one unit of work; how many were waiting."""
 
@@ -48,7 +41,7 @@ class VoteQueue:
 
     apply_votes: Callable[[list[VoteEvent]], Awaitable[list[VoteOutcome]]]
     filing: Filing | None = None
-    _waiting: list[_Waiting] = field(default_factory=list)
+    _waiting: list[tuple[VoteEvent, asyncio.Future[VoteOutcome]]] = field(default_factory=list)
     _draining: asyncio.Task[None] | None = None
     _filing: asyncio.Task[None] | None = None
     """The filing under way, if any: one at a time, beside the votes' groups."""
@@ -121,8 +114,7 @@ class VoteQueue:
                 outcome.set_result(result)
 
     async def _outcomes(self, events: list[VoteEvent]) -> list[VoteOutcome | Exception]:
-        """Each vote's outcome, all applied in one unit of work; when that fails, each
-        vote applied again alone, so a vote that fails fails alone."""
+        """Each vote's outcome: all applied in one unit of work, or each alone if that fails."""
         try:
             outcomes = await self.apply_votes(events)
         except Exception as error:  # a vote failed, the commit did, or the store is closed
