@@ -145,7 +145,7 @@ class Session(sql.Session):
     ending: AsyncExitStack
     """Ends pipeline mode (:meth:`commit`), awaiting every statement's answer at once."""
     restated: set[int] = field(default_factory=set)
-    """Episodes whose status changed in this transaction, queued for filing at its end."""
+    """Episodes whose rows changed in this transaction, queued for filing at its end."""
     committed: bool = False
     """Whether the ``COMMIT`` was sent (or, outside pipeline mode, the work is done): a
     connection that breaks since may have committed, so the work does not run again."""
@@ -186,8 +186,8 @@ class Session(sql.Session):
         if self.restated:
             restated = sorted(self.restated)
             await self.send(
-                "INSERT INTO index_queue (episode_id) SELECT unnest(%s::bigint[])"
-                " ON CONFLICT DO NOTHING",
+                "INSERT INTO index_queue (episode_id) SELECT id FROM episodes"
+                " WHERE id = ANY(%s) ON CONFLICT DO NOTHING",
                 [restated],
             )
             await self.send("DELETE FROM episode_recall WHERE episode_id = ANY(%s)", [restated])
@@ -233,8 +233,10 @@ class Session(sql.Session):
 
     @asynccontextmanager
     async def refiling(self, episode_ids: Sequence[int]) -> AsyncIterator[None]:
+        """Queued as a change of status is: filed at once, it could be overwritten by a
+        filing under way that read the rows before this change."""
         yield
-        await self._reindex(episode_ids)
+        self.restated.update(episode_ids)
 
     @asynccontextmanager
     async def restating(

@@ -8,9 +8,11 @@ fixture; these are about sharing, migrations, erasure's rows and the URL.
 from __future__ import annotations
 
 import asyncio
+import threading
 import uuid
 from collections.abc import AsyncIterator, Awaitable
 from datetime import timedelta
+from typing import Any
 
 import psycopg
 import pytest
@@ -28,31 +30,18 @@ from memory import (
 )
 from memory.models import StoreError, StoreUnavailable
 from memory.postgres import PostgresMemoryStore
+from memory.postgres import session as postgres_session
 from memory.postgres.migrations import MIGRATIONS
 from memory.postgres.session import Session
 from memory.privacy import channel_key, personal_key
 from memory.sql import votes
 from memory.vectors import default_embedder, episode_text, to_bytes
 from tests.stored import all_rows_as_text
-from tests.support.postgres_scratch import end_connections, named_connections, scratch_schema
+from tests.support.postgres_scratch import end_connections, named_connections
 
 pytestmark = pytest.mark.postgres_only
 
 SECRET = "zanzibarite ossifrage marmalade"
-
-
-@pytest.fixture
-async def url() -> AsyncIterator[str]:
-    async with scratch_schema() as scratch:
-        yield scratch
-
-
-@pytest.fixture
-async def store(url: str, config: MemoryConfig) -> AsyncIterator[MemoryStore]:
-    """The store on this test's schema (so the test can look at the schema itself)."""
-    opened = await open_store(url, config)
-    yield opened
-    await opened.close()
 
 
 @pytest.fixture
@@ -471,11 +460,15 @@ async def test_forget_leaves_no_row_holding_the_person_or_their_words(
     assert "U0KEPT" in rows
 
 
-async def _voted_unfiled(memory: Memory, question: str, *, scope: Scope, user: str = "U1") -> int:
+async def _voted_unfiled(
+    memory: Memory, question: str, *, scope: Scope, user: str = "U1", reaction: str = "+1"
+) -> int:
     """An exchange and its asker's 👍, committed as the vote queue commits votes, by a
     process that stopped before filing it."""
     episode = await memory.ask(question, "Loosen the Quasimodo bracket.", user=user, scope=scope)
-    vote = thumbs_up(scope, memory.sent[episode.id][0], user)
+    vote = thumbs_up(scope, memory.sent[episode.id][0], user).model_copy(
+        update={"reaction": reaction}
+    )
     [outcome] = await memory.store._run(votes.apply_votes, [vote], MemoryConfig())
     assert outcome.applied
     return episode.id
@@ -581,3 +574,34 @@ async def test_a_transaction_referring_to_an_episode_does_not_hide_it_from_refle
         awaiting = await store.episodes_awaiting_reflection(limit=5)
         await conn.rollback()
     assert [episode.id for episode in awaiting] == [failed.id]
+
+
+async def test_a_change_made_while_a_filing_is_under_way_is_filed_after_it(
+    store: MemoryStore, url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A filing that read an episode before its lesson was set cannot leave what it read
+    filed: the lesson's change is queued behind it and filed after."""
+    assert isinstance(store, PostgresMemoryStore)
+    failed = await _voted_unfiled(
+        Memory(store), "How do I open the walrus vault?", scope=DM, reaction="-1"
+    )
+    read, release = threading.Event(), threading.Event()
+    made_from_rows = postgres_session.recall_rows
+
+    def held(episodes: list[Any]) -> list[dict[str, object]]:
+        made = made_from_rows(episodes)
+        read.set()
+        release.wait(10)
+        return made
+
+    monkeypatch.setattr(postgres_session, "recall_rows", held)
+    filing = asyncio.create_task(store.run(lambda session: session.file_waiting(64)))
+    assert await asyncio.to_thread(read.wait, 10), "the filing read the episode"
+    monkeypatch.setattr(postgres_session, "recall_rows", made_from_rows)
+    lesson = asyncio.create_task(store.set_lesson(failed, "Ask the zanzibarite keeper."))
+    await asyncio.sleep(0.2)  # the lesson is set (and waits on the filing's queue row)
+    release.set()
+    assert await filing == 1 and await lesson
+    await store.run(lambda session: session.file_waiting(64))  # what waits, if anything
+    [doc] = await _rows(url, "SELECT doc::text FROM episode_recall")
+    assert "zanzibarit" in doc, "the lesson's words are filed"
