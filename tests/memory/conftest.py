@@ -51,35 +51,46 @@ def db_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def fresh_store(backend: str, tmp_path: Path) -> Iterator[FreshStore]:
+def schema(backend: str) -> Iterator[str | None]:
+    """This test's PostgreSQL schema (dropped after), or None on SQLite."""
+    made = create_schema() if backend == "postgres" else None
+    try:
+        yield made
+    finally:
+        if made is not None:
+            drop_schema(made)
+
+
+@pytest.fixture
+def url(schema: str | None, tmp_path: Path) -> str:
+    """Where this test's (first) store lives: a SQLite file, or the PostgreSQL schema."""
+    return f"sqlite:///{tmp_path / 'bot.db'}" if schema is None else schema_url(schema)
+
+
+@pytest.fixture
+def fresh_store(schema: str | None, url: str, tmp_path: Path) -> FreshStore:
     """Opens a new, empty store on this test's backend (each call its own database).
 
     On PostgreSQL the test's schema is emptied between calls rather than made anew: the
     property tests open a store per example, and migrating one is the slow part."""
-    schema = create_schema() if backend == "postgres" else None
     made = 0
 
     @asynccontextmanager
     async def fresh(config: MemoryConfig) -> AsyncIterator[MemoryStore]:
         nonlocal made
         made += 1
-        if schema is None:
-            url = f"sqlite:///{tmp_path / ('bot.db' if made == 1 else f'store{made}/bot.db')}"
-        else:
-            if made > 1:
-                await asyncio.to_thread(empty_schema, schema)
-            url = schema_url(schema)
-        store = await open_store(url, config)
+        opened_at = url
+        if made > 1 and schema is None:
+            opened_at = f"sqlite:///{tmp_path / f'store{made}/bot.db'}"
+        elif made > 1:
+            await asyncio.to_thread(empty_schema, schema)
+        store = await open_store(opened_at, config)
         try:
             yield store
         finally:
             await store.close()
 
-    try:
-        yield fresh
-    finally:
-        if schema is not None:
-            drop_schema(schema)
+    return fresh
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
 
@@ -11,8 +10,7 @@ import psycopg
 import pytest
 from memory_helpers import CHANNEL, DM, T0, Memory
 
-from memory import EpisodeStatus, ImportedEpisode, MemoryConfig, MemoryStore, Vote, open_store
-from tests.support.postgres_scratch import scratch_schema
+from memory import EpisodeStatus, ImportedEpisode, MemoryStore, Vote
 
 pytestmark = pytest.mark.postgres_only
 
@@ -22,19 +20,6 @@ EXCHANGES = [
     ("Why did the VPN drop?", "Blame the adapter.", DM, Vote.DOWN),
 ]
 LESSON = "Check the MTU first."
-
-
-@pytest.fixture
-async def url() -> AsyncIterator[str]:
-    async with scratch_schema() as scratch:
-        yield scratch
-
-
-@pytest.fixture
-async def store(url: str, config: MemoryConfig) -> AsyncIterator[MemoryStore]:
-    opened = await open_store(url, config)
-    yield opened
-    await opened.close()
 
 
 async def _stored(url: str, ids: list[int]) -> list[tuple[Any, ...]]:
