@@ -2,6 +2,8 @@
 
 Several processes may start at once against one database: the first to take the
 migration lock applies what is missing, in one transaction, and the others find it done.
+A migration's SQL, comments included, stays as released: the ``fts.py`` they name is now
+:mod:`memory.postgres.session`.
 """
 
 from __future__ import annotations
