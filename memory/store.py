@@ -1,7 +1,6 @@
-"""The store every backend is: each verb runs one function of :mod:`memory.sql` in one
-unit of work of the backend's database. A backend supplies only how it runs a verb
-(SQLite's database thread, PostgreSQL's pooled transactions), and opening, closing and
-taking turns at background jobs."""
+"""The store every backend is: each verb runs a function of :mod:`memory.sql` in one unit of
+work. A backend supplies how it runs one (SQLite's database thread, PostgreSQL's pooled
+transactions), opening, closing and taking turns at background jobs."""
 
 from __future__ import annotations
 
@@ -50,8 +49,7 @@ class MemoryStore(ABC):
     """Everything the bot keeps about people: exchanges, votes, episodes, lessons, notes. The
     verbs callers use are declared, and documented, in :mod:`memory.callers`."""
 
-    def __init__(self, config: MemoryConfig, filing: Filing | None = None) -> None:
-        """``filing`` files the episodes votes left waiting in the index queue."""
+    def __init__(self, config: MemoryConfig, filing: Filing) -> None:
         self._config = config
         self._votes = VoteQueue(self._apply_votes, filing)
         self._holder = uuid.uuid4().hex
@@ -131,10 +129,8 @@ class MemoryStore(ABC):
     async def episodes_awaiting_reflection(
         self, *, limit: int, with_successes: bool = True
     ) -> list[models.Episode]:
-        with_successes = with_successes and self._config.weights.importance > 0
-        return await self._run(
-            lambda db: db.awaiting_reflection(limit, with_successes, self._holder)
-        )
+        successes = with_successes and self._config.weights.importance > 0
+        return await self._run(lambda db: db.awaiting_reflection(limit, successes, self._holder))
 
     async def forget_user(self, user_id: str, *, at: datetime | None = None) -> models.ForgetReport:
         return await self._run(erasure.forget_user, user_id, at or datetime.now(UTC), self._config)

@@ -107,23 +107,6 @@ _Waiting = dict[_Episode, tuple[int, VoteEvent, Ballot]]
 """Votes waiting to be written, by episode (one each): place in the group, event, ballot."""
 
 
-def _writes(waiting: _Waiting) -> list[tuple[str, Params]]:
-    """The statements writing the waiting votes, added then removed, :data:`CHUNK` at most
-    each, returning the episode of each row written: a vote that changed nothing (a reaction
-    already counted, a vote no longer there) is one whose episode is missing."""
-    rows: dict[bool, list[tuple[Any, ...]]] = {True: [], False: []}
-    for episode, (_, event, ballot) in waiting.items():
-        row = (episode.id, event.voter_id, ballot.slot)
-        rows[event.added].append((*row, ballot.vote.value, utc(event.at)) if event.added else row)
-    statements: list[tuple[str, Params]] = []
-    for added, sql in _WRITES.items():
-        for start in range(0, len(rows[added]), CHUNK):
-            chunk = rows[added][start : start + CHUNK]
-            marks = ", ".join([f"({placeholders(len(chunk[0]))})"] * len(chunk))
-            statements.append((sql.format(rows=marks), [value for row in chunk for value in row]))
-    return statements
-
-
 async def _click(db: Session, episode_id: int, event: VoteEvent, ballot: Ballot) -> str | None:
     """Store a feedback button's click in place of the voter's last one; why it is a no-op,
     or None when it was stored."""
@@ -235,9 +218,21 @@ async def _settled(
 async def _write(
     db: Session, waiting: _Waiting, outcomes: dict[int, VoteOutcome], config: MemoryConfig
 ) -> None:
-    """Write the waiting votes in a statement or two sent together (one round trip), then
-    settle each one's episode in order; none is left waiting."""
-    found = await db.rows_together(*_writes(waiting)) if waiting else []
+    """Write the waiting votes, added then removed, :data:`CHUNK` at most a statement, all
+    sent together (one round trip), each statement returning the episode of each row it
+    wrote: a vote that changed nothing (a reaction already counted, a vote no longer there)
+    is one whose episode is missing. Then settle each one's episode in order."""
+    rows: dict[bool, list[tuple[Any, ...]]] = {True: [], False: []}
+    for episode, (_, event, ballot) in waiting.items():
+        row = (episode.id, event.voter_id, ballot.slot)
+        rows[event.added].append((*row, ballot.vote.value, utc(event.at)) if event.added else row)
+    writes: list[tuple[str, Params]] = []
+    for added, sql in _WRITES.items():
+        for start in range(0, len(rows[added]), CHUNK):
+            chunk = rows[added][start : start + CHUNK]
+            marks = ", ".join([f"({placeholders(len(chunk[0]))})"] * len(chunk))
+            writes.append((sql.format(rows=marks), [value for row in chunk for value in row]))
+    found = await db.rows_together(*writes) if writes else []
     written = {row["episode_id"] for rows in found for row in rows}
     for episode, (index, event, ballot) in waiting.items():
         no_op = None if episode.id in written else _NO_OP[event.added]
