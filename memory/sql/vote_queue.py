@@ -87,7 +87,7 @@ class VoteQueue:
                 await self._apply_waiting()
                 if self._unfiled >= FILING_BATCH:
                     self._file()  # while the next group is applied: the backlog stays short
-            elif self._settling or not await self._more_votes():
+            elif self._unfiled >= FILING_BATCH or self._settling or not await self._more_votes():
                 await self._file()
 
     async def _more_votes(self) -> bool:

@@ -493,6 +493,7 @@ async def test_a_vote_leaves_filing_to_later_and_any_replica_recalls_it_at_once(
 ) -> None:
     """The vote's transaction only queues its episode; a recall on another replica files
     its own conversation's waiting episodes, and no other's, before it searches."""
+    await asyncio.gather(*(replica.settle() for replica in replicas))  # done filing at open
     memory = Memory(replicas[0])
     mine = await _voted_unfiled(
         memory, "How do I recalibrate the flux capacitor?", user="U1", scope=DM
