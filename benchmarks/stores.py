@@ -77,10 +77,10 @@ UPKEEP_EVERY = timedelta(hours=1)
 LAYOUT_VERSION = 3
 """Bump when the population changes, so cached stores of the old layout are not reused."""
 WRITE_PATH = (
-    "embedding.py",
     "embedding_model/tokens.npy",
-    "partitions.py",
+    "privacy.py",
     "recall_query.py",
+    "rows.py",
     "sql/episodes.py",
     "sql/votes.py",
     "sqlite/codec.py",
