@@ -606,3 +606,31 @@ async def test_a_change_made_while_a_filing_is_under_way_is_filed_after_it(
     await store.run(lambda session: session.file_waiting(64))  # what waits, if anything
     [doc] = await _rows(url, "SELECT doc::text FROM episode_recall")
     assert "zanzibarit" in doc, "the lesson's words are filed"
+
+
+async def test_forget_racing_a_filing_under_way_leaves_nothing_and_the_filing_succeeds(
+    store: MemoryStore, url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The erasure waits for the filing (it would take along the queue row the filing took),
+    then takes the recall row the filing wrote along too."""
+    assert isinstance(store, PostgresMemoryStore)
+    await _voted_unfiled(Memory(store), "How do I open the walrus vault?", scope=DM, user="U0GONE")
+    read, release = threading.Event(), threading.Event()
+    made_from_rows = postgres_session.recall_rows
+
+    def held(episodes: list[Any]) -> list[dict[str, object]]:
+        made = made_from_rows(episodes)
+        read.set()
+        release.wait(10)
+        return made
+
+    monkeypatch.setattr(postgres_session, "recall_rows", held)
+    filing = asyncio.create_task(store.run(lambda session: session.file_waiting(64)))
+    assert await asyncio.to_thread(read.wait, 10), "the filing read the episode"
+    forgetting = asyncio.create_task(store.forget_user("U0GONE"))
+    await asyncio.sleep(0.2)
+    release.set()
+    assert await filing == 1
+    assert (await forgetting).counts["episodes"] == 1
+    assert await _waiting(url) == set()
+    assert await _filed(url) == set()
