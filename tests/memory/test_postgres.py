@@ -577,6 +577,27 @@ async def test_a_transaction_referring_to_an_episode_does_not_hide_it_from_refle
     assert [episode.id for episode in awaiting] == [failed.id]
 
 
+async def _filing_held_after_its_read(
+    store: PostgresMemoryStore, release: threading.Event, monkeypatch: pytest.MonkeyPatch
+) -> asyncio.Task[int]:
+    """A filing of the index queue, under way: it has read its episodes and waits, before
+    it writes their recall rows, until ``release`` is set (later filings are not held)."""
+    read = threading.Event()
+    made_from_rows = postgres_session.recall_rows
+
+    def held(episodes: list[Any]) -> list[dict[str, object]]:
+        monkeypatch.setattr(postgres_session, "recall_rows", made_from_rows)
+        made = made_from_rows(episodes)
+        read.set()
+        release.wait(10)
+        return made
+
+    monkeypatch.setattr(postgres_session, "recall_rows", held)
+    filing = asyncio.create_task(store.run(lambda session: session.file_waiting(64)))
+    assert await asyncio.to_thread(read.wait, 10), "the filing read its episodes"
+    return filing
+
+
 async def test_a_change_made_while_a_filing_is_under_way_is_filed_after_it(
     store: MemoryStore, url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -586,19 +607,8 @@ async def test_a_change_made_while_a_filing_is_under_way_is_filed_after_it(
     failed = await _voted_unfiled(
         Memory(store), "How do I open the walrus vault?", scope=DM, reaction="-1"
     )
-    read, release = threading.Event(), threading.Event()
-    made_from_rows = postgres_session.recall_rows
-
-    def held(episodes: list[Any]) -> list[dict[str, object]]:
-        made = made_from_rows(episodes)
-        read.set()
-        release.wait(10)
-        return made
-
-    monkeypatch.setattr(postgres_session, "recall_rows", held)
-    filing = asyncio.create_task(store.run(lambda session: session.file_waiting(64)))
-    assert await asyncio.to_thread(read.wait, 10), "the filing read the episode"
-    monkeypatch.setattr(postgres_session, "recall_rows", made_from_rows)
+    release = threading.Event()
+    filing = await _filing_held_after_its_read(store, release, monkeypatch)
     lesson = asyncio.create_task(store.set_lesson(failed, "Ask the zanzibarite keeper."))
     await asyncio.sleep(0.2)  # the lesson is set (and waits on the filing's queue row)
     release.set()
@@ -615,18 +625,8 @@ async def test_forget_racing_a_filing_under_way_leaves_nothing_and_the_filing_su
     then takes the recall row the filing wrote along too."""
     assert isinstance(store, PostgresMemoryStore)
     await _voted_unfiled(Memory(store), "How do I open the walrus vault?", scope=DM, user="U0GONE")
-    read, release = threading.Event(), threading.Event()
-    made_from_rows = postgres_session.recall_rows
-
-    def held(episodes: list[Any]) -> list[dict[str, object]]:
-        made = made_from_rows(episodes)
-        read.set()
-        release.wait(10)
-        return made
-
-    monkeypatch.setattr(postgres_session, "recall_rows", held)
-    filing = asyncio.create_task(store.run(lambda session: session.file_waiting(64)))
-    assert await asyncio.to_thread(read.wait, 10), "the filing read the episode"
+    release = threading.Event()
+    filing = await _filing_held_after_its_read(store, release, monkeypatch)
     forgetting = asyncio.create_task(store.forget_user("U0GONE"))
     await asyncio.sleep(0.2)
     release.set()
