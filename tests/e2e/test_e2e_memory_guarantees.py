@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from datetime import datetime
 from pathlib import Path
 
 import httpx
@@ -18,6 +17,7 @@ from bot.simulator import FakeLLMServer
 from bot.simulator.slack_web_api import FakeSlackWebAPI
 from memory import EpisodeStatus, ForgetReport
 from tests.support.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel, start_bot
+from tests.support.held import held_back
 
 SECRET_QUESTION = "How do I reach the payroll vault from the quokka jumpbox?"
 RELATED = "remind me how to get into the payroll vault"
@@ -119,14 +119,8 @@ async def test_a_slow_forget_is_acknowledged_at_once_then_confirmed_with_counts(
 ) -> None:
     await taught_in_dm(slack, SECRET_QUESTION)
     services = slack.services
-    release = asyncio.Event()
-    erase = services.memory.forget_user
-
-    async def slow_forget(user_id: str, *, at: datetime | None = None) -> ForgetReport:
-        await release.wait()  # a large store rewrites its whole full-text index
-        return await erase(user_id, at=at)
-
-    monkeypatch.setattr(services.memory, "forget_user", slow_forget)
+    # A large store rewrites its whole full-text index.
+    release = held_back(monkeypatch, services.memory, "forget_user")
     monkeypatch.setattr(forget_command, "STORE_WITHIN_SECONDS", 0.05)
 
     response = await slack.command("/forget", user=ALICE, channel=dm_channel(ALICE))

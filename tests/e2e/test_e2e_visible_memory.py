@@ -37,7 +37,6 @@ from bot.views import (
 )
 from memory import (
     ConversationKind,
-    Episode,
     EpisodeStatus,
     MemoryConfig,
     Scope,
@@ -47,6 +46,7 @@ from memory.learning import ReflectionWorker
 from tests.support.answers import record_answer
 from tests.support.block_kit import block_kit_problems
 from tests.support.harness import ALICE, BOB, GENERAL, SignedSlack, StartBot, dm_channel
+from tests.support.held import held_back
 
 LESSON = "Staging deploys use make deploy-staging, never deploy-prod."
 FIRST = "How do I deploy the billing service to staging?"
@@ -372,14 +372,7 @@ async def test_a_memory_list_the_store_is_slow_to_read_is_acknowledged_at_once_t
     answer = await slack.ask_in_dm(FIRST)
     await slack.vote(answer, user=ALICE, reaction="+1")
     [episode] = await services.memory.list_episodes(ALICE)
-    release = asyncio.Event()
-    list_episodes = services.memory.list_episodes
-
-    async def slowly(*args: Any, **kwargs: Any) -> list[Episode]:
-        await release.wait()  # a failover, a lock
-        return await list_episodes(*args, **kwargs)
-
-    monkeypatch.setattr(services.memory, "list_episodes", slowly)
+    release = held_back(monkeypatch, services.memory, "list_episodes")  # a failover, a lock
     monkeypatch.setattr(memory_command, "STORE_WITHIN_SECONDS", 0.05)
 
     response = await slack.command("/memory", user=ALICE, channel=dm_channel(ALICE))
