@@ -328,6 +328,18 @@ async def rotating_slack() -> AsyncIterator[FakeSlackWebAPI]:
         yield fake
 
 
+@pytest.fixture
+async def rotating(
+    rotating_slack: FakeSlackWebAPI,
+    fake_llm: FakeLLMServer,
+    tmp_path: Path,
+    http: httpx.AsyncClient,
+) -> AsyncIterator[SignedSlack]:
+    """The bot installed by OAuth in the workspace of :func:`rotating_slack`."""
+    async with installed(rotating_slack, fake_llm, tmp_path, http) as slack:
+        yield slack
+
+
 async def stored_bot_token(slack: SignedSlack) -> str | None:
     """The bot token the store holds for the workspace of ``slack``."""
     found = await slack.services.memory.find_installation(
@@ -337,41 +349,33 @@ async def stored_bot_token(slack: SignedSlack) -> str | None:
 
 
 async def test_a_token_refresh_slower_than_the_acknowledgement_finishes_after_it(
-    rotating_slack: FakeSlackWebAPI,
-    fake_llm: FakeLLMServer,
-    tmp_path: Path,
-    http: httpx.AsyncClient,
+    rotating_slack: FakeSlackWebAPI, rotating: SignedSlack
 ) -> None:
-    async with installed(rotating_slack, fake_llm, tmp_path, http) as slack:
-        first = slack.fake.token
-        rotating_slack.latency_seconds = SLOW_SECONDS
+    first = rotating.fake.token
+    rotating_slack.latency_seconds = SLOW_SECONDS
 
-        response = await in_time(slack.command("/memory"))
+    response = await in_time(rotating.command("/memory"))
 
-        assert response.status_code == 200, response.text
-        assert slack.fake.token == first  # the refresh still waits for Slack
-        rotating_slack.latency_seconds = 0.0
-        deadline = time.perf_counter() + 5.0
-        while await stored_bot_token(slack) == first:
-            assert time.perf_counter() < deadline, "the refreshed token was never stored"
-            await asyncio.sleep(0.02)
-        assert await stored_bot_token(slack) == slack.fake.token != first
+    assert response.status_code == 200, response.text
+    assert rotating.fake.token == first  # the refresh still waits for Slack
+    rotating_slack.latency_seconds = 0.0
+    deadline = time.perf_counter() + 5.0
+    while await stored_bot_token(rotating) == first:
+        assert time.perf_counter() < deadline, "the refreshed token was never stored"
+        await asyncio.sleep(0.02)
+    assert await stored_bot_token(rotating) == rotating.fake.token != first
 
 
 async def test_a_token_refresh_slack_refuses_leaves_the_vote_stored_and_acknowledged(
-    rotating_slack: FakeSlackWebAPI,
-    fake_llm: FakeLLMServer,
-    tmp_path: Path,
-    http: httpx.AsyncClient,
+    rotating_slack: FakeSlackWebAPI, rotating: SignedSlack
 ) -> None:
-    async with installed(rotating_slack, fake_llm, tmp_path, http) as slack:
-        answer = await slack.ask_in_dm("where is the runbook?")
-        rotating_slack.fail("oauth.v2.access", "internal_error", times=None)
+    answer = await rotating.ask_in_dm("where is the runbook?")
+    rotating_slack.fail("oauth.v2.access", "internal_error", times=None)
 
-        await slack.vote(answer, reaction="+1")  # asserts the 200
+    await rotating.vote(answer, reaction="+1")  # asserts the 200
 
-        [episode] = await slack.services.memory.list_episodes(ALICE)
-        assert episode.status is EpisodeStatus.SUCCESS
+    [episode] = await rotating.services.memory.list_episodes(ALICE)
+    assert episode.status is EpisodeStatus.SUCCESS
 
 
 async def test_a_store_too_slow_to_find_the_workspace_leaves_the_request_unacknowledged(
