@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import NamedTuple
 
 from pydantic import BaseModel
 
@@ -60,17 +59,6 @@ def min_max(values: Sequence[float | None]) -> list[float]:
     ]
 
 
-def _ranks(values: Sequence[float | None]) -> list[int | None]:
-    order = sorted(
-        (index for index, value in enumerate(values) if value is not None),
-        key=lambda index: -(values[index] or 0.0),
-    )
-    ranks: list[int | None] = [None] * len(values)
-    for rank, index in enumerate(order, start=1):
-        ranks[index] = rank
-    return ranks
-
-
 def fused_relevance(
     lexical: Sequence[float | None], semantic: Sequence[float | None], settings: HybridRecall
 ) -> list[float]:
@@ -78,10 +66,12 @@ def fused_relevance(
     higher is better) and its cosine, either None when that search did not score it."""
     if settings.fusion is Fusion.RRF:
         fused = [0.0] * len(lexical)
-        for ranks in (_ranks(lexical), _ranks(semantic)):
-            for index, rank in enumerate(ranks):
-                if rank is not None:
-                    fused[index] += 1 / (RRF_K + rank)
+        for values in (lexical, semantic):
+            best_first = sorted(
+                (-value, index) for index, value in enumerate(values) if value is not None
+            )
+            for rank, (_, index) in enumerate(best_first, start=1):
+                fused[index] += 1 / (RRF_K + rank)
         best = max(fused, default=0.0)
         return [value / best if best else 0.0 for value in fused]
     share = settings.semantic
@@ -103,17 +93,9 @@ def importance_score(importance: int | None) -> float:
     return (importance if importance is not None else UNSCORED_IMPORTANCE) / 10
 
 
-class _Scored(NamedTuple):
-    candidate: Candidate
-    relevance: float
-    recency: float
-    importance: float
-    score: float
-
-
 def _scored(
     candidates: Sequence[Candidate], now: datetime, weights: RecallWeights, hybrid: HybridRecall
-) -> list[_Scored]:
+) -> list[RecalledEpisode]:
     relevances = fused_relevance(
         [None if candidate.bm25 is None else -candidate.bm25 for candidate in candidates],
         [candidate.cosine for candidate in candidates],
@@ -131,8 +113,20 @@ def _scored(
             + weights.recency * recency
             + weights.importance * importance
         )
-        scored.append(_Scored(candidate, relevance, recency, importance, score))
+        scored.append(
+            RecalledEpisode(
+                episode=episode,
+                score=score,
+                relevance=relevance,
+                recency=recency,
+                importance=importance,
+            )
+        )
     return scored
+
+
+def _best_first(scored: list[RecalledEpisode]) -> list[RecalledEpisode]:
+    return sorted(scored, key=lambda item: (-item.score, -item.relevance, -item.episode.id))
 
 
 def reads_context(config: MemoryConfig) -> bool:
@@ -149,10 +143,8 @@ def context_sources(
     (``1 / (60 + rank)``): half a neighbour's would outweigh any difference between them."""
     if not reads_context(config):
         return []
-    scored = _scored(candidates, request.now, config.weights, config.hybrid)
-    scored.sort(key=lambda item: (-item.score, -item.relevance, -item.candidate.episode.id))
-    count = CONTEXT_SOURCES_PER_RESULT * request.limit
-    return [item.candidate.episode.id for item in scored[:count]]
+    scored = _best_first(_scored(candidates, request.now, config.weights, config.hybrid))
+    return [item.episode.id for item in scored[: CONTEXT_SOURCES_PER_RESULT * request.limit]]
 
 
 def rank(
@@ -168,25 +160,11 @@ def rank(
     among its neighbours: their own sums only, never what they gained from theirs."""
     hybrid = hybrid or HybridRecall()
     scored = _scored(candidates, now, weights, hybrid)
-    sums = {item.candidate.episode.id: item.score for item in scored}
-    recalled = []
+    sums = {item.episode.id: item.score for item in scored}
     for item in scored:
-        episode = item.candidate.episode
-        context = max(
-            (sums.get(other, 0.0) for other in (adjacent or {}).get(episode.id, ())),
-            default=0.0,
-        )
-        recalled.append(
-            RecalledEpisode(
-                episode=episode,
-                score=item.score + hybrid.context * context,
-                relevance=item.relevance,
-                recency=item.recency,
-                importance=item.importance,
-            )
-        )
-    recalled.sort(key=lambda item: (-item.score, -item.relevance, -item.episode.id))
-    return recalled
+        others = (adjacent or {}).get(item.episode.id, ())
+        item.score += hybrid.context * max((sums.get(other, 0.0) for other in others), default=0.0)
+    return _best_first(scored)
 
 
 def neighbours(rows: Iterable[tuple[int, int | None, int | None]]) -> dict[int, set[int]]:
