@@ -30,7 +30,6 @@ class FailureReflector(Protocol):
     async def reflect(self, question: str, answer: str, *, reason: str | None = None) -> str:
         """Two or three sentences: what went wrong, and what to do instead next time;
         ``reason`` is what the person said went wrong, when they said."""
-        ...
 
 
 class ImportanceScorer(Protocol):
@@ -38,7 +37,6 @@ class ImportanceScorer(Protocol):
 
     async def score(self, question: str, answer: str, status: EpisodeStatus) -> int:
         """An integer from 1 (routine) to 10 (novel, critical, reusable)."""
-        ...
 
 
 class EpisodeSummarizer(Protocol):
@@ -46,7 +44,6 @@ class EpisodeSummarizer(Protocol):
 
     async def summarize(self, episodes: list[Episode]) -> list[str]:
         """A few short, general notes; the caller bounds their number and length."""
-        ...
 
 
 class ReflectionReport(BaseModel):
@@ -104,8 +101,7 @@ class ReflectionWorker:
         )
         # Back-off entries of episodes no longer awaiting (done elsewhere, or forgotten) go.
         awaiting = {episode.id for episode in episodes}
-        for episode_id in [known for known in self._backoff if known not in awaiting]:
-            del self._backoff[episode_id]
+        self._backoff = {key: entry for key, entry in self._backoff.items() if key in awaiting}
         due = [episode for episode in episodes if episode.id not in waiting][: self.batch]
         for episode in due:
             handle = self._draw_lesson if episode.status is EpisodeStatus.FAILURE else self._score
@@ -115,7 +111,10 @@ class ReflectionWorker:
                 self._defer(episode, error)
                 report.deferred += 1
                 break
-            self._recovered(episode.id)
+            self._backoff.pop(episode.id, None)
+            if self._outage_logged:
+                self._outage_logged = False
+                logger.info("model answers reflection requests again")
         return report
 
     async def _draw_lesson(self, episode: Episode, report: ReflectionReport) -> None:
@@ -152,12 +151,6 @@ class ReflectionWorker:
         else:
             logger.debug("model failed again on episode %d (%s)", episode.id, type(error).__name__)
 
-    def _recovered(self, episode_id: int) -> None:
-        self._backoff.pop(episode_id, None)
-        if self._outage_logged:
-            self._outage_logged = False
-            logger.info("model answers reflection requests again")
-
 
 class ConsolidationReport(BaseModel):
     scopes: int = 0
@@ -175,8 +168,7 @@ class Consolidator:
     Bounded, so a busy person costs no more than a quiet one: only pairs with an episode
     validated within ``lookback``, each from its ``max_episodes_per_scope`` most recent
     validated episodes of any age (the new notes replace the old ones and must not forget
-    what they held). When the summarizer fails or returns nothing usable, the previous
-    notes are kept.
+    what they held).
     """
 
     store: ConsolidationSource
@@ -216,13 +208,8 @@ class Consolidator:
                 "summarizer failed (%s); keeping the previous notes", type(error).__name__
             )
             return 0
-        notes: list[str] = []
-        for text in raw_notes:
-            note = shorten(text, self.max_note_chars)
-            if note and note not in notes:
-                notes.append(note)
-            if len(notes) == self.max_notes:
-                break
+        shortened = (shorten(text, self.max_note_chars) for text in raw_notes)
+        notes = list(dict.fromkeys(note for note in shortened if note))[: self.max_notes]
         if not notes:
             return 0
         written = await self.store.replace_wisdom(
@@ -240,20 +227,20 @@ class Advice(BaseModel):
     wisdom: list[WisdomNote] = Field(default_factory=list)
 
 
+@dataclass(eq=False, repr=False)
 class PlanAdvisor:
     """Builds :class:`Advice` for a new question from recalled episodes and the scope's
     wisdom notes. Recall already keeps to what the person may see; the advisor applies
     :mod:`memory.privacy` again, so a backend bug cannot turn a pending exchange, someone
     else's failure or note, into advice."""
 
-    def __init__(self, store: Recall) -> None:
-        self._store = store
+    store: Recall
 
     async def advice_from(
         self, scope: Scope, user_id: str, recalled: Sequence[RecalledEpisode]
     ) -> Advice | None:
         """None when nothing is left."""
-        visibility = self._store.visibility
+        visibility = self.store.visibility
         episodes = [
             item.episode
             for item in recalled
@@ -261,7 +248,7 @@ class PlanAdvisor:
         ]
         wisdom = [
             note
-            for note in await self._store.wisdom(scope, user_id)
+            for note in await self.store.wisdom(scope, user_id)
             if visibility.may_see_note(note, viewer_id=user_id, scope=scope)
         ]
         advice = Advice(
@@ -269,6 +256,4 @@ class PlanAdvisor:
             successes=[episode for episode in episodes if episode.status is EpisodeStatus.SUCCESS],
             wisdom=wisdom,
         )
-        if not (advice.failures or advice.successes or advice.wisdom):
-            return None
-        return advice
+        return advice if advice.failures or advice.successes or advice.wisdom else None
