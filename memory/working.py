@@ -78,15 +78,17 @@ class WorkingMemory:
         was forgotten since the turn writing it began (``started_at``)."""
         self._expire()
         forgotten = self._forgotten.get(user_id)
-        if forgotten is not None and started_at <= forgotten:
-            return False
-        if any(
+        if (forgotten is not None and started_at <= forgotten) or any(
             thread.startswith(prefix) and started_at <= at
             for prefix, at in self._forgotten_threads.items()
         ):
             return False
         owner = (thread, user_id)
-        notes = self._use(owner) or self._new(owner)
+        notes = self._use(owner)
+        if notes is None:
+            notes = self._notes[owner] = _Notes(last_used=self.clock())
+            while len(self._notes) > self.max_threads:
+                self._notes.popitem(last=False)
         key = shorten(key, self.max_key_chars)
         notes.facts[key] = _Fact(
             shorten(value, self.max_value_chars, keep_lines=True), turn_started_at=started_at
@@ -139,12 +141,6 @@ class WorkingMemory:
             return None
         self._notes.move_to_end(owner)
         notes.last_used = self.clock()
-        return notes
-
-    def _new(self, owner: _Owner) -> _Notes:
-        notes = self._notes[owner] = _Notes(last_used=self.clock())
-        while len(self._notes) > self.max_threads:
-            self._notes.popitem(last=False)
         return notes
 
     def _expire(self) -> None:
