@@ -1,8 +1,7 @@
 """What each caller needs of the store, as small protocols sized to its use.
 
-:class:`memory.MemoryStore` offers each of them (each verb is declared once, here, with the
-caller that uses it; ``tests/memory/test_callers.py`` holds the store to them): a caller
-depends on one, so it says exactly what it touches, and a test double implements only that.
+:class:`memory.MemoryStore` offers each (``tests/memory/test_callers.py`` holds it to them):
+a caller depends on one, so it says what it touches, and a test double implements only that.
 """
 
 from __future__ import annotations
@@ -40,53 +39,49 @@ class ExchangeLedger(Protocol):
     """Answering a message: exactly once, recorded part by part, fenced by erasures."""
 
     async def claim(self, *keys: str, at: datetime, team_id: str | None = None) -> bool:
-        """Record that the message these keys name (an event id, ``channel:ts``) of
-        workspace ``team_id`` is being handled; False when any key was claimed before (a
-        re-delivery), across restarts and ``/forget``: a claim keeps a keyed hash only."""
+        """Claim the message these keys name (an event id, ``channel:ts``); False when any
+        was claimed before (a re-delivery), across restarts and ``/forget``: a claim keeps a
+        keyed hash only."""
 
     async def record_exchange(self, exchange: models.NewExchange) -> models.Episode | None:
-        """Store a pending episode and a ledger entry for each message part sent. None when
-        the asker was forgotten after the exchange began (``created_at``)."""
+        """A pending episode, and a ledger entry per part sent; None when the asker was
+        forgotten since ``created_at``."""
 
     async def extend_exchange(self, episode_id: int, *, message_ts: list[str], answer: str) -> bool:
-        """Record more parts of an answer as Slack shows them (each votable at once), and
-        its text so far; False when the exchange is gone (erased, withdrawn)."""
+        """More parts, each votable as Slack shows it, and the text so far; False when the
+        exchange is gone (erased, withdrawn)."""
 
     async def withdraw_exchange(self, episode_id: int) -> bool:
         """Delete an exchange that turned out to be a notice, not an answer."""
 
     async def erase_replies(self, channel_id: str, message_ts: list[str]) -> None:
-        """Record, as keyed hashes, that these messages of the bot answered someone since
-        forgotten (an answer in flight at ``/forget``)."""
+        """Record, as keyed hashes, these answers to someone since forgotten (in flight at
+        ``/forget``)."""
 
     async def erased_replies(self, channel_id: str, message_ts: Iterable[str]) -> set[str]: ...
 
     async def forgotten_at(
         self, user_ids: Iterable[str], *, team_id: str | None = None
     ) -> dict[str, datetime]:
-        """When each person was last forgotten, or their workspace ``team_id`` erased,
-        whichever is later (absent when never)."""
+        """When each person, or their workspace ``team_id``, was last forgotten (absent: never)."""
 
     async def first_parts(self, episode_ids: Iterable[int]) -> dict[int, str]:
         """The ``ts`` of the first message of each answer still in the ledger."""
 
 
 class Questions(Protocol):
-    """Questions kept until they are answered, leased to the process answering them (see
-    :mod:`memory.sql.questions`)."""
+    """Questions kept until answered, leased to the process answering them."""
 
     async def receive_question(
         self, question: models.NewQuestion, *keys: str, lease: timedelta
     ) -> models.PendingQuestion | None:
-        """:meth:`ExchangeLedger.claim` the message and keep the question, leased to this
-        process, in one write; None, and nothing kept, for a re-delivery or an asker
-        forgotten since it arrived."""
+        """:meth:`ExchangeLedger.claim` and keep the question, leased here, in one write;
+        None, and nothing kept, for a re-delivery or an asker forgotten since."""
 
     async def take_questions(
         self, *, now: datetime, lease: timedelta, limit: int
     ) -> list[models.PendingQuestion]:
-        """Lease to this process the oldest questions whose lease ran out by ``now``; each
-        take counts an attempt."""
+        """Lease the oldest questions whose lease ran out by ``now``, counting an attempt."""
 
     async def renew_questions(
         self, question_ids: Iterable[int], *, now: datetime, lease: timedelta
@@ -94,15 +89,15 @@ class Questions(Protocol):
         """Extend this process's leases of these questions; how many it still held."""
 
     async def question_shown(self, question_id: int, episode_id: int) -> bool:
-        """Note the exchange a question's answer was recorded as, as it showed, for a later
-        attempt to take back; False when the question is gone."""
+        """Note the exchange the answer was recorded as, for a later attempt to take back;
+        False when the question is gone."""
 
     async def finish_question(self, question_id: int) -> bool:
         """Delete a question once its asker has the answer, or was told why there is none."""
 
     async def release_questions(self, *, retry_at: datetime, question_id: int | None = None) -> int:
-        """Let go of one question this process holds (every one, without ``question_id``),
-        for any process to take from ``retry_at``."""
+        """Let go of one question held here (every one, without ``question_id``), for any
+        process to take from ``retry_at``."""
 
 
 class VoteRecorder(Protocol):
@@ -111,20 +106,20 @@ class VoteRecorder(Protocol):
 
 
 class Reasons(Protocol):
-    """Why a person 👎'd an answer of theirs, in their words, asked once an answer. Only the
-    asker's reason is kept, on their episode: seen where it is seen, erased with it."""
+    """Why a person 👎'd their own answer, asked once; kept on their episode, seen and erased
+    with it."""
 
     async def ask_reason_once(
         self, episode_id: int, user_id: str, *, at: datetime
     ) -> models.Episode | None:
-        """The episode the first time ``user_id`` is asked about their failure with no
-        reason yet; None ever after (across processes too), and for anyone else's answer."""
+        """The episode the first time its asker is asked about their 👎 with no reason yet;
+        None ever after (across processes too), and for anyone else's answer."""
 
     async def awaiting_reason(
         self, channel_id: str, thread_ts: str, user_id: str, *, since: datetime
     ) -> models.Episode | None:
-        """The answer in this thread that ``user_id`` asked for and 👎'd most recently, at
-        ``since`` or later, with no reason yet."""
+        """The answer ``user_id`` asked for in this thread and 👎'd last, since ``since``,
+        with no reason yet."""
 
     async def give_reason(
         self, episode_id: int, user_id: str, reason: str, *, at: datetime
@@ -140,8 +135,8 @@ class Erasure(Protocol):
         """Everything kept about the person (in workspace ``team_id``, when given)."""
 
     async def forget_user(self, user_id: str, *, at: datetime | None = None) -> models.ForgetReport:
-        """Erase every row holding this person's data, leaving no trace on disk, and fence
-        them off: nothing that started before ``at`` (default: now) writes about them after."""
+        """Erase the person's every row, leaving no trace on disk, and fence them off:
+        nothing that started before ``at`` (default: now) writes about them after."""
 
     async def forget_workspace(
         self, team_id: str, *, at: datetime | None = None
@@ -157,8 +152,7 @@ class ReflectionQueue(Protocol):
     ) -> list[models.Episode]: ...
 
     async def set_lesson(self, episode_id: int, lesson: str, *, reason: str | None = None) -> bool:
-        """Attach a lesson if the episode is still a failure with the ``reason`` it was
-        drafted from; False when a vote or a new reason came meanwhile."""
+        """False when a vote or a new reason came since the lesson was drafted."""
 
     async def set_importance(self, episode_id: int, importance: int) -> bool:
         """Store a 1-10 score if the episode is still a success."""
@@ -195,22 +189,20 @@ class ConsolidationSource(Protocol):
 
 
 class Installations(Protocol):
-    """The app's installations and the OAuth flow's one-time states, kept in the store so
-    that every replica sharing it authorizes the same workspaces."""
+    """Installations and OAuth states, in the store: every replica authorizes the same
+    workspaces."""
 
     async def save_installation(self, record: models.InstallationRecord) -> None: ...
 
     async def find_installation(
         self, *, enterprise_id: str, team_id: str, user_id: str | None
     ) -> models.InstallationRecord | None:
-        """The record of that user (``""``: the workspace's bot); with ``user_id`` None,
-        the latest installer's."""
+        """That user's record (``""``: the bot's); with ``user_id`` None, the last installer's."""
 
     async def delete_installations(
         self, *, enterprise_id: str, team_id: str, user_id: str | None = None
     ) -> int:
-        """Delete that user's record (every record of the workspace with ``user_id`` None);
-        how many went."""
+        """Delete that user's record (all the workspace's, ``user_id`` None); how many went."""
 
     async def issue_oauth_state(self, state: str, *, expires_at: datetime, now: datetime) -> None:
         """Remember a state handed to a browser (and drop those expired by ``now``)."""
