@@ -85,7 +85,7 @@ WRITE_PATH = (
     "sql/votes.py",
     "sqlite/codec.py",
     "sqlite/fts.py",
-    "sqlite/migrations.py",
+    "sqlite/migrations/__init__.py",
     "sqlite/session.py",
     "vectors.py",
 )

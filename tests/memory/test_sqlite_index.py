@@ -17,7 +17,7 @@ from memory.privacy import personal_key
 from memory.sql import episodes as shared_episodes
 from memory.sql import votes
 from memory.sqlite import fts
-from memory.sqlite.migrations import CREATE_INDEX_QUEUE, CREATE_VECTORS
+from memory.sqlite.migrations import CREATE_VECTORS, SQL
 from memory.sqlite.store import SQLiteMemoryStore
 from tests.support.sqlite_verbs import on_connection
 
@@ -100,7 +100,7 @@ def _build_before_contentless_index(path: Path, config: MemoryConfig) -> None:
     db = older_sqlite_store(path, "m007_contentless_index")
     db.executescript(CREATE_VECTORS)  # today's write path below also files vectors
     db.executescript(INDEX_STATE)
-    db.execute(CREATE_INDEX_QUEUE)  # ... and queues a voted episode for filing
+    db.execute(SQL["m012_index_queue"])  # ... and queues a voted episode for filing
     db.execute("ALTER TABLE episodes ADD COLUMN enterprise_id TEXT NOT NULL DEFAULT ''")
     db.execute("ALTER TABLE episodes ADD COLUMN reason TEXT")
     for index, (user, scope) in enumerate([("UOLD", DM), ("UOLD", CHANNEL), ("UKEEP", DM)]):
@@ -154,7 +154,7 @@ def _build_with_every_word_indexed(path: Path, config: MemoryConfig) -> None:
     and single characters included, and vectors keyed by the partition's text."""
     db = older_sqlite_store(path, "m010_lean_index")
     db.executescript(INDEX_STATE)
-    db.execute(CREATE_INDEX_QUEUE)  # today's write path below queues a voted episode
+    db.execute(SQL["m012_index_queue"])  # today's write path below queues a voted episode
     db.execute("ALTER TABLE episodes ADD COLUMN enterprise_id TEXT NOT NULL DEFAULT ''")
     db.execute("ALTER TABLE episodes ADD COLUMN reason TEXT")
     for index, user in enumerate(["UOLD", "UKEEP"]):

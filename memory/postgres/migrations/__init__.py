@@ -1,0 +1,41 @@
+"""The schema, as numbered migrations applied in order when a store opens.
+
+Each migration is the SQL of its file here (``m001_initial.sql`` …), frozen as released: a
+database records the names it applied, so the text behind a name never changes, comments
+included (the ``fts.py`` they name is now :mod:`memory.postgres.session`). Several processes
+may start at once against one database: the first to take the migration lock applies what is
+missing, in one transaction, and the others find it done.
+"""
+
+from __future__ import annotations
+
+from importlib.resources import files
+
+from psycopg import AsyncConnection
+from psycopg.rows import DictRow
+
+_MIGRATION_LOCK = 0x6D69_6772  # the advisory lock key held while migrating ("migr")
+
+MIGRATIONS: list[tuple[str, str]] = [
+    (file.name.removesuffix(".sql"), file.read_text(encoding="utf-8"))
+    for file in sorted(files(__name__).iterdir(), key=lambda file: file.name)
+    if file.name.endswith(".sql")
+]
+"""(name, SQL) in the order they apply, their names' order; a name, once released, never
+changes."""
+
+
+async def apply_migrations(conn: AsyncConnection[DictRow]) -> None:
+    """Apply the migrations this database lacks, in one transaction, under the lock."""
+    async with conn.transaction():
+        await conn.execute("SELECT pg_advisory_xact_lock(%s)", [_MIGRATION_LOCK])
+        await conn.execute(
+            "CREATE TABLE IF NOT EXISTS memory_migrations"
+            " (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        cursor = await conn.execute("SELECT name FROM memory_migrations")
+        applied = {row["name"] for row in await cursor.fetchall()}
+        for name, sql in MIGRATIONS:
+            if name not in applied:
+                await conn.execute(sql)  # type: ignore[arg-type]
+                await conn.execute("INSERT INTO memory_migrations (name) VALUES (%s)", [name])

@@ -1,0 +1,1 @@
+INSERT INTO episodes_fts (episodes_fts, rank) VALUES ('usermerge', 2)
