@@ -35,6 +35,7 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
+import memory
 from benchmarks.corpus import Corpus
 from benchmarks.harness import BENCH_DIR
 from memory import ConversationKind, MemoryConfig, NewExchange, Scope, VoteEvent, open_store
@@ -85,12 +86,13 @@ WRITE_PATH = (
     "sql/votes.py",
     "sqlite/codec.py",
     "sqlite/fts.py",
-    "sqlite/migrations/__init__.py",
+    "sqlite/migrations/*",
     "sqlite/session.py",
     "vectors.py",
 )
-"""The modules of :mod:`memory` that decide what a store holds (the index's words
-included): a cached store is reused only while they are unchanged."""
+"""The files of :mod:`memory` that decide what a store holds (the index's words and the
+migrations' SQL included), as patterns: a cached store is reused only while they are
+unchanged."""
 
 _EPISODES = on_connection(episodes)
 _VOTES = on_connection(votes)
@@ -236,11 +238,11 @@ def load(path: Path, total: int, config: MemoryConfig) -> None:
         db.close()
 
 
-def _write_path_digest() -> str:
-    package = Path(episodes.__file__).parent.parent
+def _write_path_digest(package: Path = Path(memory.__file__).parent) -> str:
     digest = hashlib.sha256()
-    for name in WRITE_PATH:
-        digest.update((package / name).read_bytes())
+    for path in sorted(path for pattern in WRITE_PATH for path in package.glob(pattern)):
+        if path.is_file():
+            digest.update(path.read_bytes())
     return digest.hexdigest()[:12]
 
 

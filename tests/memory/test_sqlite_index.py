@@ -23,12 +23,9 @@ from tests.support.sqlite_verbs import on_connection
 
 episodes = on_connection(shared_episodes)
 
-INDEX_STATE = """
-CREATE TABLE index_state (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
-INSERT INTO index_state (name, value) VALUES ('channel_partitions', 1);
-"""
-"""What today's write path reads (migration 15), for the stores built as older versions
-did: channel successes filed in their channel's partition, as all were then."""
+INDEX_STATE = SQL["m015_channel_partitions_state"]
+"""What today's write path reads, for the stores built as older versions did: channel
+successes filed in their channel's partition, as all were then."""
 
 OLD_QUESTION = "Which flugelhorn valve oil does the quartermaster recommend?"
 
