@@ -93,42 +93,6 @@ def importance_score(importance: int | None) -> float:
     return (importance if importance is not None else UNSCORED_IMPORTANCE) / 10
 
 
-def _scored(
-    candidates: Sequence[Candidate], now: datetime, weights: RecallWeights, hybrid: HybridRecall
-) -> list[RecalledEpisode]:
-    relevances = fused_relevance(
-        [None if candidate.bm25 is None else -candidate.bm25 for candidate in candidates],
-        [candidate.cosine for candidate in candidates],
-        hybrid,
-    )
-    scored = []
-    for candidate, relevance in zip(candidates, relevances, strict=True):
-        episode = candidate.episode
-        recency = recency_score(
-            episode.validated_at or episode.created_at, now, weights.recency_half_life
-        )
-        importance = importance_score(episode.importance)
-        score = (
-            weights.relevance * relevance
-            + weights.recency * recency
-            + weights.importance * importance
-        )
-        scored.append(
-            RecalledEpisode(
-                episode=episode,
-                score=score,
-                relevance=relevance,
-                recency=recency,
-                importance=importance,
-            )
-        )
-    return scored
-
-
-def _best_first(scored: list[RecalledEpisode]) -> list[RecalledEpisode]:
-    return sorted(scored, key=lambda item: (-item.score, -item.relevance, -item.episode.id))
-
-
 def reads_context(config: MemoryConfig) -> bool:
     """Whether recall reads the candidates' neighbours (:func:`context_sources`)."""
     return config.hybrid.context != 0 and config.hybrid.fusion is not Fusion.RRF
@@ -143,8 +107,8 @@ def context_sources(
     (``1 / (60 + rank)``): half a neighbour's would outweigh any difference between them."""
     if not reads_context(config):
         return []
-    scored = _best_first(_scored(candidates, request.now, config.weights, config.hybrid))
-    return [item.episode.id for item in scored[: CONTEXT_SOURCES_PER_RESULT * request.limit]]
+    ranked = rank(candidates, now=request.now, weights=config.weights, hybrid=config.hybrid)
+    return [item.episode.id for item in ranked[: CONTEXT_SOURCES_PER_RESULT * request.limit]]
 
 
 def rank(
@@ -159,12 +123,37 @@ def rank(
     :func:`neighbours`), each score also gains ``hybrid.context`` times the best weighted sum
     among its neighbours: their own sums only, never what they gained from theirs."""
     hybrid = hybrid or HybridRecall()
-    scored = _scored(candidates, now, weights, hybrid)
-    sums = {item.episode.id: item.score for item in scored}
-    for item in scored:
+    relevances = fused_relevance(
+        [None if candidate.bm25 is None else -candidate.bm25 for candidate in candidates],
+        [candidate.cosine for candidate in candidates],
+        hybrid,
+    )
+    ranked = []
+    for candidate, relevance in zip(candidates, relevances, strict=True):
+        episode = candidate.episode
+        recency = recency_score(
+            episode.validated_at or episode.created_at, now, weights.recency_half_life
+        )
+        importance = importance_score(episode.importance)
+        score = (
+            weights.relevance * relevance
+            + weights.recency * recency
+            + weights.importance * importance
+        )
+        ranked.append(
+            RecalledEpisode(
+                episode=episode,
+                score=score,
+                relevance=relevance,
+                recency=recency,
+                importance=importance,
+            )
+        )
+    sums = {item.episode.id: item.score for item in ranked}
+    for item in ranked:
         others = (adjacent or {}).get(item.episode.id, ())
         item.score += hybrid.context * max((sums.get(other, 0.0) for other in others), default=0.0)
-    return _best_first(scored)
+    return sorted(ranked, key=lambda item: (-item.score, -item.relevance, -item.episode.id))
 
 
 def neighbours(rows: Iterable[tuple[int, int | None, int | None]]) -> dict[int, set[int]]:
