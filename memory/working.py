@@ -146,10 +146,7 @@ class WorkingMemory:
     def _expire(self) -> None:
         """Drop notes unused for ``ttl`` (they sit at the front) and old fences."""
         deadline = self.clock() - self.ttl
-        while self._notes:
-            oldest = next(iter(self._notes.values()))
-            if oldest.last_used > deadline:
-                break
+        while self._notes and next(iter(self._notes.values())).last_used <= deadline:
             self._notes.popitem(last=False)
         for fences in (self._forgotten, self._forgotten_threads):
             for name in [name for name, at in fences.items() if at <= deadline]:
