@@ -1,5 +1,4 @@
-"""Values that cross the boundary of the memory package: what the bot hands to, or gets
-back from, a :class:`memory.MemoryStore` (whichever database stores it), and its errors."""
+"""What the bot and a :class:`memory.MemoryStore` hand each other, and the store's errors."""
 
 from __future__ import annotations
 
@@ -139,9 +138,8 @@ class WisdomNote(BaseModel):
 
 
 class NewQuestion(BaseModel):
-    """A question the bot has not answered yet. ``payload`` is the message as the bot reads
-    it, opaque to memory; the asker and workspace beside it let ``/forget`` and an uninstall
-    erase it."""
+    """A question not answered yet; ``payload`` is the message as the bot reads it, opaque
+    here: the asker and workspace beside it let ``/forget`` and an uninstall erase it."""
 
     team_id: str
     user_id: str
@@ -158,8 +156,7 @@ class PendingQuestion(NewQuestion):
     episode_id: int | None = None
     """The exchange an earlier attempt recorded as it showed its answer, if any."""
     shown: list[str] = Field(default_factory=list)
-    """The ``ts`` of that answer's parts Slack showed, left for the next attempt to take
-    back."""
+    """The ``ts`` of its parts Slack showed, for the next attempt to take back."""
 
 
 class _ErasureReport(BaseModel):
@@ -202,9 +199,8 @@ class StoreStats(BaseModel):
 
 
 class InstallationRecord(BaseModel):
-    """An installation of the app in a workspace (or org-wide) as the OAuth flow saved it:
-    the workspace's bot (``user_id`` empty) or one installer's grant. ``data`` is the
-    platform's own record (tokens, scopes, expiry), kept as it is and never read."""
+    """An installation (a workspace's, or org-wide) as OAuth saved it: the bot's (``user_id``
+    empty) or an installer's grant, its ``data`` (tokens, scopes, expiry) kept as is, unread."""
 
     enterprise_id: str = ""
     team_id: str = ""

@@ -26,12 +26,10 @@ _ENTERABLE = os.W_OK | os.X_OK
 
 
 async def open_store(url: str, config: MemoryConfig, *, existing: bool = False) -> MemoryStore:
-    """Open the store at ``url``, creating and migrating its database if needed (with
-    ``existing``, a SQLite file must be there already).
-
-    ``postgresql://...`` (libpq's URL) opens the PostgreSQL backend; ``sqlite:///relative.db``,
-    ``sqlite:////absolute.db`` or a plain path, the SQLite one. The embedding model is
-    loaded first, so the first recall does not wait for it."""
+    """Open the store at ``url`` (``postgresql://...``, libpq's; ``sqlite:///relative.db``,
+    ``sqlite:////absolute.db`` or a plain path), creating and migrating its database unless
+    ``existing`` (a SQLite file must be there). The embedding model is loaded first, so the
+    first recall does not wait for it."""
     if url.startswith(("postgresql://", "postgres://")):
         await asyncio.to_thread(default_embedder)
         return await PostgresMemoryStore.open(url, config)

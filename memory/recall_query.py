@@ -48,8 +48,7 @@ _IDENTIFIER_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 def identifier_parts(word: str) -> list[str]:
     """The parts of a camelCase or PascalCase identifier, lowercased (``parseHTTPResponse2``
-    -> ``parse``, ``http``, ``response``, ``2``); any other word is its own single part.
-    (Underscores and dots already separate words.)"""
+    -> ``parse``, ``http``, ``response``, ``2``); any other word (``_`` and ``.`` split) is one."""
     parts = _IDENTIFIER_PART.findall(word)
     if not _CASE_CHANGE.search(word) or "".join(parts) != word:
         return [word.lower()]

@@ -1,8 +1,6 @@
-"""Rows of the backends' ``episodes`` and ``wisdom`` tables as memory models.
-
-The two backends lay those tables out alike and differ only in how a time is stored
-(ISO-8601 text in SQLite, ``timestamptz`` in PostgreSQL): each passes its reader.
-"""
+"""Rows of the backends' ``episodes`` and ``wisdom`` tables, laid out alike, as models; a
+time is stored its own way (ISO-8601 text in SQLite, ``timestamptz`` in PostgreSQL), so each
+backend passes its reader."""
 
 from __future__ import annotations
 

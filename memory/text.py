@@ -8,12 +8,9 @@ CHARS_PER_TOKEN = 4
 
 
 def shorten(text: str, max_chars: int, *, keep_lines: bool = False) -> str:
-    """``text`` cut to at most ``max_chars``, ending in "…" (counted) when cut.
-
-    By default it is put on one line, whitespace collapsed, and cut at a word (a single
-    word longer than the limit is cut inside the word). With ``keep_lines`` it is kept as
-    written (a note, a Block Kit section) and cut exactly at the limit.
-    """
+    """``text`` cut to at most ``max_chars``, ending in "…" (counted) when cut: on one line,
+    whitespace collapsed, cut at a word (inside a single word longer than the limit); with
+    ``keep_lines``, as written (a note, a Block Kit section), cut exactly at the limit."""
     if max_chars < len(ELLIPSIS) + 1:
         raise ValueError("max_chars leaves no room for text")
     line = text if keep_lines else " ".join(text.split())

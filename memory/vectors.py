@@ -126,9 +126,8 @@ def from_bytes(vectors: bytes, dimensions: int) -> np.ndarray:
 
 
 def nearest(text: str, ids: Sequence[int], vectors: bytes) -> dict[int, float]:
-    """The cosine of the text's vector with each stored vector (``vectors``, one after the
-    other), by episode id (an episode stored in two partitions counts at its best); nothing
-    without a model."""
+    """The cosine of the text's vector with each of ``vectors`` (stored one after the other)
+    by episode id, one stored in two partitions at its best; nothing without a model."""
     embedder = default_embedder()
     if embedder is None:
         return {}
