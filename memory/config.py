@@ -33,10 +33,9 @@ class Fusion(StrEnum):
 
 
 class HybridRecall(BaseModel):
-    """How recall combines full-text (BM25) and semantic (embedding) search, and how much
-    an episode gains from its neighbours in its conversation (README.md, *How recall ranks
-    memories*): the exchange that answers a question often shares no word with it while the
-    one before or after it does."""
+    """How recall combines full-text (BM25) and semantic (embedding) search, and how much an
+    episode gains from its neighbours (README.md, *How recall ranks memories*): the exchange
+    answering a question often shares no word with it while the one before or after does."""
 
     semantic: float = Field(default=0.3, ge=0, le=1)
     fusion: Fusion = Fusion.SCORE
@@ -53,8 +52,7 @@ class MemoryConfig(BaseModel):
     anyone_may_vote: bool = False
     """When False (the default) only the person who asked can validate an answer."""
     share_channel_successes: bool = False
-    """When True, a channel's successes are recalled for its other members too (see
-    :mod:`memory.privacy`)."""
+    """When True, a channel's successes are recalled for its members (:mod:`memory.privacy`)."""
     weights: RecallWeights = RecallWeights()
     hybrid: HybridRecall = HybridRecall()
 

@@ -81,13 +81,11 @@ def database_file_problem(path: Path, *, existing: bool) -> str | None:
         )
     with path.open("rb") as file:
         header = file.read(len(_SQLITE_HEADER))
-    if not header:
-        if existing:
-            return (
-                "is empty (0 bytes), not a database: check the path (an empty file is never "
-                "made into one here; the bot creates its database at its first start)"
-            )
-        return None
-    if header != _SQLITE_HEADER:
+    if not header and existing:
+        return (
+            "is empty (0 bytes), not a database: check the path (an empty file is never "
+            "made into one here; the bot creates its database at its first start)"
+        )
+    if header and header != _SQLITE_HEADER:
         return "is not a SQLite database (or is corrupt): check the path, or restore a backup"
     return None
