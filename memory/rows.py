@@ -1,6 +1,6 @@
 """Rows of the backends' ``episodes`` and ``wisdom`` tables, laid out alike, as models; a
-time is stored its own way (ISO-8601 text in SQLite, ``timestamptz`` in PostgreSQL), so each
-backend passes its reader."""
+time is stored its own way (:mod:`memory.sqlite.codec`'s text in SQLite, ``timestamptz`` in
+PostgreSQL), so each backend passes its reader."""
 
 from __future__ import annotations
 
