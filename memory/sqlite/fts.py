@@ -3,13 +3,12 @@ and the write transactions that change them.
 
 A validated episode has an entry in each partition it is recalled from (:func:`partitions`);
 a pending one has none. The index is *contentless* (a copy of the text was two thirds of
-the file), and forgets an entry only given the exact text it indexed: so the entries are a
-function of the row (:func:`_entry`), taken out with the text *before* a change to the row
-and filed again after (the session's ``restating`` and ``refiling``), and a change to how
-words are indexed needs a migration that rebuilds the index. FTS5's ``secure-delete``
-takes an entry's postings out of their segments at once, leaving none of the words in the
-file (``contentless_delete=1`` would leave them until a merge). The vectors, in a table
-clustered by partition, follow the same changes.
+the file) and forgets an entry only given the exact text it indexed, so entries are a
+function of the row (:func:`_entry`): taken out with the text *before* a change to the row,
+filed again after (the session's ``restating`` and ``refiling``); a change to how words are
+indexed needs a migration that rebuilds the index. FTS5's ``secure-delete`` takes an
+entry's words out of the file at once (``contentless_delete=1`` leaves them until a merge).
+The vectors, clustered by partition, follow the same changes.
 
 A vote's episode is filed later: its id goes into ``index_queue`` in the vote's
 transaction, and :func:`file_waiting` files the queue in batches. So at every commit an
@@ -55,32 +54,27 @@ _DELETE = (
     " VALUES ('delete', ?, ?, ?, ?)"
 )
 
+Filing = list[tuple[Episode, list[tuple[int, str]]]]
+
 
 @contextmanager
 def transaction(db: Database) -> Iterator[None]:
-    """A write transaction, or a savepoint inside the caller's; undone on error. The
-    outermost begins IMMEDIATE, taking the write lock before its first read: a deferred one
-    (sqlite-utils' ``atomic()``) that reads, then writes after another connection (the admin
-    CLI) committed, fails at once with "database is locked". The savepoint's fixed name
-    (``atomic()`` names each anew) lets a hot path (a vote) reuse its compiled statements."""
-    if not db.conn.in_transaction:
-        db.conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-            db.conn.execute("COMMIT")
-        except BaseException:
-            db.conn.rollback()  # a no-op when the error already ended the transaction
-            raise
-        return
-    db.conn.execute("SAVEPOINT nested")
+    """A write transaction, or a savepoint inside the caller's; undone on error. The outermost
+    begins IMMEDIATE, locking before its first read: a deferred one (sqlite-utils' ``atomic()``)
+    that reads, then writes after another connection (the admin CLI) committed, fails at once
+    with "database is locked". A fixed savepoint name lets a vote reuse compiled statements."""
+    outer = not db.conn.in_transaction
+    db.conn.execute("BEGIN IMMEDIATE" if outer else "SAVEPOINT nested")
     try:
         yield
+        db.conn.execute("COMMIT" if outer else "RELEASE nested")
     except BaseException:
-        if db.conn.in_transaction:  # some errors end the whole transaction
+        if outer:
+            db.conn.rollback()  # a no-op when the error already ended the transaction
+        elif db.conn.in_transaction:  # some errors end the whole transaction
             db.conn.execute("ROLLBACK TO nested")
             db.conn.execute("RELEASE nested")
         raise
-    db.conn.execute("RELEASE nested")
 
 
 def partitioned(key: str, text: str) -> str:
@@ -114,9 +108,7 @@ def tidy_index(db: Database, pages: int = MERGE_PAGES) -> bool:
         return True
     sql = "SELECT count(*) FROM episodes_fts_idx GROUP BY segid"
     sizes = sorted((size for (size,) in db.execute(sql)), reverse=True)
-    if len(sizes) > 1 and sum(sizes[1:]) * FULL_MERGE_SHARE >= sizes[0]:
-        return _merge(db, -pages)
-    return False
+    return len(sizes) > 1 and sum(sizes[1:]) * FULL_MERGE_SHARE >= sizes[0] and _merge(db, -pages)
 
 
 def partitions(episode: Episode, *, channel: bool) -> list[tuple[int, str]]:
@@ -140,36 +132,26 @@ def align_channel_partitions(db: Database, *, share: bool) -> int:
     if _channel_partitions_filed(db) == share:
         return 0
     file_waiting(db)  # what waits is filed as the store filed until now, then realigned
-    changed = 0
+    changed = last = 0
     with transaction(db):
         if _channel_partitions_filed(db) == share:  # another connection aligned it meanwhile
             return 0
-        for successes in _channel_successes(db):
-            entries = [_entry(-e.id, channel_key(e.scope), e) for e in successes]
+        sql = "SELECT * FROM episodes WHERE id > ? AND kind = ? AND status = ? ORDER BY id LIMIT ?"
+        kind, status = ConversationKind.CHANNEL.value, EpisodeStatus.SUCCESS.value
+        while rows := list(db.query(sql, [last, kind, status, ALIGN_CHUNK])):
+            last = rows[-1]["id"]
+            successes = [episode_from_row(row) for row in rows]
+            filing = [(e, [(-e.id, channel_key(e.scope))]) for e in successes]
             if share:
-                db.conn.executemany(_FILE, entries)
-                file_vectors(db, [(e, [channel_key(e.scope)]) for e in successes])
+                _file(db, filing)
             else:
                 _unfile_vectors(db, [(e.id, channel_key(e.scope)) for e in successes])
-                db.conn.executemany(_DELETE, entries)
+                db.conn.executemany(_DELETE, [_entry(*part, e) for e, [part] in filing])
             changed += len(successes)
         db.execute(
             "UPDATE index_state SET value = ? WHERE name = 'channel_partitions'", [int(share)]
         )
     return changed
-
-
-def _channel_successes(db: Database) -> Iterator[list[Episode]]:
-    """The store's channel successes, :data:`ALIGN_CHUNK` at a time, by id."""
-    last = 0
-    while rows := list(
-        db.query(
-            "SELECT * FROM episodes WHERE id > ? AND kind = ? AND status = ? ORDER BY id LIMIT ?",
-            [last, ConversationKind.CHANNEL.value, EpisodeStatus.SUCCESS.value, ALIGN_CHUNK],
-        )
-    ):
-        last = rows[-1]["id"]
-        yield [episode_from_row(row) for row in rows]
 
 
 def _entry(rowid: int, key: str, episode: Episode) -> tuple[int, str, str, str]:
@@ -182,82 +164,20 @@ def _entry(rowid: int, key: str, episode: Episode) -> tuple[int, str, str, str]:
     )
 
 
-def _file(db: Database, episodes: list[Episode], *, channel: bool, vectors: bool = True) -> None:
-    """File the validated episodes' entries, and vectors, in each of their partitions."""
-    filing = [(episode, partitions(episode, channel=channel)) for episode in episodes]
+def _file(db: Database, filing: Filing, *, vectors: bool = True) -> None:
+    """File the validated episodes' entries in the (rowid, key) partitions each is given, and
+    (embedded together, and only with a model: else recall is full-text only) their vectors."""
     db.conn.executemany(_FILE, [_entry(*part, e) for e, parts in filing for part in parts])
-    if vectors:
-        file_vectors(db, [(e, [key for _, key in parts]) for e, parts in filing])
-
-
-def index_validated(db: Database, *, vectors: bool) -> None:
-    """File every validated episode in every partition of a new, empty index (and
-    ``vectors``), for the migrations that rebuild it."""
-    validated = db.query("SELECT id FROM episodes WHERE status IN ('success', 'failure')")
-    for row in list(validated):
-        _file(db, _validated(db, [row["id"]]), channel=True, vectors=vectors)
-
-
-def unindex_episodes(db: Database, episode_ids: Iterable[int]) -> None:
-    """Take the episodes' entries out with the text their rows hold now (before the rows
-    change or go), and their vectors from every partition they may be filed in. Only
-    entries the index holds are named: a 'delete' of one it does not hold corrupts it."""
-    deleted = False
-    for episode in _validated(db, list(episode_ids)):  # gone or pending: no entries
-        keys = [personal_key(episode.scope, episode.requester_id)]
-        if episode.scope.kind is ConversationKind.CHANNEL:
-            keys.append(channel_key(episode.scope))
-        _unfile_vectors(db, [(episode.id, key) for key in keys])
-        sql = "SELECT rowid FROM episodes_fts WHERE rowid IN (?, ?)"
-        held = {rowid for (rowid,) in db.execute(sql, [episode.id, -episode.id])}
-        parts = [part for part in partitions(episode, channel=True) if part[0] in held]
-        db.conn.executemany(_DELETE, [_entry(*part, episode) for part in parts])
-        deleted = deleted or bool(parts)
-    if deleted:
-        _flush(db)
-
-
-def _validated(db: Database, episode_ids: Sequence[int]) -> list[Episode]:
-    """The episodes of these ids that exist and are not pending: those the index may hold."""
-    rows = db.conn.execute(
-        "SELECT * FROM episodes WHERE id IN (SELECT value FROM json_each(?))"
-        " AND status != 'pending'",
-        [json.dumps(list(episode_ids))],
-    )
-    columns = [column[0] for column in rows.description]
-    return [episode_from_row(dict(zip(columns, row, strict=True))) for row in rows]
-
-
-def _flush(db: Database) -> None:
-    """Write FTS5's pending changes now (a savepoint flushes them): with ``secure-delete``, a
-    'delete' flushed together with a new entry of the same rowid leaves the old entry's
-    longer position lists behind (SQLite 3.51: a term repeated a few hundred times stays)."""
-    db.conn.execute("SAVEPOINT fts_flush")
-    db.conn.execute("RELEASE fts_flush")
-
-
-def file_episodes(db: Database, episode_ids: Sequence[int]) -> int:
-    """File these episodes (none may have entries yet) as their rows are now, and take them
-    off the queue; how many were filed (a pending or erased one is not)."""
-    episodes = _validated(db, episode_ids)
-    _file(db, episodes, channel=_channel_partitions_filed(db))
-    db.conn.executemany(
-        "DELETE FROM index_queue WHERE episode_id = ?", [(id_,) for id_ in episode_ids]
-    )
-    return len(episodes)
-
-
-def file_vectors(db: Database, filing: Sequence[tuple[Episode, Sequence[str]]]) -> None:
-    """Store each episode's vector in each of its partitions, the episodes embedded together
-    (nothing without a model: recall is then full-text only)."""
-    vectors = episode_vectors([episode for episode, _ in filing])
+    if not vectors:
+        return
+    embedded = episode_vectors([episode for episode, _ in filing])
     db.conn.executemany(
         "INSERT OR REPLACE INTO episode_vectors (partition, episode_id, vector) VALUES (?, ?, ?)",
         [
             (partition_number(key), episode.id, vector)
-            for (episode, keys), vector in zip(filing, vectors, strict=True)
+            for (episode, parts), vector in zip(filing, embedded, strict=True)
             if vector is not None
-            for key in keys
+            for _, key in parts
         ],
     )
 
@@ -267,6 +187,61 @@ def _unfile_vectors(db: Database, filed: Sequence[tuple[int, str]]) -> None:
         "DELETE FROM episode_vectors WHERE partition = ? AND episode_id = ?",
         [(partition_number(key), episode_id) for episode_id, key in filed],
     )
+
+
+def _validated(db: Database, episode_ids: Sequence[int], *, channel: bool) -> Filing:
+    """The episodes of these ids that exist and are not pending (those the index may hold),
+    each with its :func:`partitions`."""
+    rows = db.conn.execute(
+        "SELECT * FROM episodes WHERE id IN (SELECT value FROM json_each(?))"
+        " AND status != 'pending'",
+        [json.dumps(list(episode_ids))],
+    )
+    columns = [column[0] for column in rows.description]
+    episodes = [episode_from_row(dict(zip(columns, row, strict=True))) for row in rows]
+    return [(episode, partitions(episode, channel=channel)) for episode in episodes]
+
+
+def index_validated(db: Database, *, vectors: bool) -> None:
+    """File every validated episode in every partition of a new, empty index (and
+    ``vectors``), for the migrations that rebuild it."""
+    validated = db.query("SELECT id FROM episodes WHERE status IN ('success', 'failure')")
+    for row in list(validated):
+        _file(db, _validated(db, [row["id"]], channel=True), vectors=vectors)
+
+
+def file_episodes(db: Database, episode_ids: Sequence[int]) -> int:
+    """File these episodes (none may have entries yet) as their rows are now, and take them
+    off the queue; how many were filed (a pending or erased one is not)."""
+    filing = _validated(db, episode_ids, channel=_channel_partitions_filed(db))
+    _file(db, filing)
+    db.conn.executemany(
+        "DELETE FROM index_queue WHERE episode_id = ?", [(id_,) for id_ in episode_ids]
+    )
+    return len(filing)
+
+
+def unindex_episodes(db: Database, episode_ids: Iterable[int]) -> None:
+    """Take the episodes' entries out with the text their rows hold now (before the rows
+    change or go), and their vectors from every partition they may be filed in. Only
+    entries the index holds are named: a 'delete' of one it does not hold corrupts it."""
+    deleted = False
+    for episode, parts in _validated(db, list(episode_ids), channel=True):
+        keys = [personal_key(episode.scope, episode.requester_id)]
+        if episode.scope.kind is ConversationKind.CHANNEL:
+            keys.append(channel_key(episode.scope))
+        _unfile_vectors(db, [(episode.id, key) for key in keys])
+        sql = "SELECT rowid FROM episodes_fts WHERE rowid IN (?, ?)"
+        held = {rowid for (rowid,) in db.execute(sql, [episode.id, -episode.id])}
+        parts = [part for part in parts if part[0] in held]
+        db.conn.executemany(_DELETE, [_entry(*part, episode) for part in parts])
+        deleted = deleted or bool(parts)
+    # Write FTS5's pending changes now (a savepoint flushes them): with secure-delete, a
+    # 'delete' flushed with a new entry of the same rowid leaves the old entry's longer
+    # position lists behind (SQLite 3.51: a term repeated a few hundred times stays).
+    if deleted:
+        db.conn.execute("SAVEPOINT fts_flush")
+        db.conn.execute("RELEASE fts_flush")
 
 
 def partition_vectors(db: Database, partitions: Sequence[str]) -> tuple[list[int], bytes]:
@@ -279,23 +254,20 @@ def partition_vectors(db: Database, partitions: Sequence[str]) -> tuple[list[int
     return [row[0] for row in rows], b"".join(row[1] for row in rows)
 
 
-def _waiting(db: Database, scope: Scope | None, limit: int) -> list[int]:
-    sql, params = "SELECT episode_id FROM index_queue", []
-    if scope is not None:  # CROSS JOIN: the short queue drives the join, not the episodes
-        sql += " CROSS JOIN episodes ON episodes.id = episode_id"
-        sql += " WHERE team_id = ? AND channel_id = ?"
-        params = [scope.team_id, scope.channel_id]
-    return [row[0] for row in db.execute(f"{sql} ORDER BY episode_id LIMIT ?", [*params, limit])]
-
-
 def file_waiting(db: Database, *, scope: Scope | None = None, limit: int = -1) -> int:
     """File up to ``limit`` waiting episodes (all by default; only ``scope``'s conversation's,
     given one), oldest first, in one transaction; how many were waiting. The queue is read
     again under the write lock: another connection (the admin CLI) may have filed them
     meanwhile, and an entry filed twice would outlive its episode's erasure."""
-    if not _waiting(db, scope, limit):
+    sql, params = "SELECT episode_id FROM index_queue", []
+    if scope is not None:  # CROSS JOIN: the short queue drives the join, not the episodes
+        sql += " CROSS JOIN episodes ON episodes.id = episode_id"
+        sql += " WHERE team_id = ? AND channel_id = ?"
+        params = [scope.team_id, scope.channel_id]
+    sql, params = f"{sql} ORDER BY episode_id LIMIT ?", [*params, limit]
+    if not db.execute(sql, params).fetchall():
         return 0
     with transaction(db):
-        waiting = _waiting(db, scope, limit)
+        waiting = [episode_id for (episode_id,) in db.execute(sql, params)]
         file_episodes(db, waiting)
     return len(waiting)
