@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from itertools import chain
 from typing import Any
 
 from memory import rows
@@ -33,7 +34,6 @@ _THEIR_FAILURE = "id = %s AND requester_id = %s AND status = 'failure'"
 
 
 def _scoped(scope: Scope) -> list[str]:
-    """The parameters of :data:`_IN_SCOPE`."""
     return [scope.enterprise_id, scope.team_id, scope.channel_id, scope.kind.value]
 
 
@@ -42,8 +42,7 @@ async def read_episodes(db: Session, sql: str, params: Params) -> list[Episode]:
 
 
 async def _episode(db: Session, sql: str, params: Params) -> Episode | None:
-    row = await db.row(sql, params)
-    return None if row is None else rows.episode_from_row(row, db.read_time)
+    return next(iter(await read_episodes(db, sql, params)), None)
 
 
 def _unnumbered(item: NewExchange | ImportedEpisode, **fields: Any) -> Episode:
@@ -59,22 +58,16 @@ def imported(item: ImportedEpisode) -> Episode:
     )
 
 
-async def _insert(
-    db: Session, episode: Episode, ledger: LedgerParts | None = None
-) -> Episode | None:
-    """``episode`` stored under a new id (with its ``ledger`` rows, the work's last
-    statement); None when the erasure fence, checked by the insert itself, refuses it."""
+def _stored(db: Session, episode: Episode) -> tuple[dict[str, Any], tuple[str, list[Any]]]:
+    """The columns storing ``episode``, and the erasure fence's condition, which the insert
+    checks itself."""
     values = {
         **dict(zip(_SCOPE, _scoped(episode.scope), strict=True)),
         **episode.model_dump(include={*_ASKED, "lesson", "created_at", "validated_at"}),
         "status": episode.status.value,
     }
-    where = not_forgotten_since(db, episode.requester_id, episode.created_at, episode.scope.team_id)
-    if ledger is None:
-        episode_id = await db.insert_episode(values, where)
-    else:
-        episode_id = await db.insert_exchange(values, where, ledger)
-    return None if episode_id is None else episode.model_copy(update={"id": episode_id})
+    fence = not_forgotten_since(db, episode.requester_id, episode.created_at, episode.scope.team_id)
+    return values, fence
 
 
 async def record_exchange(
@@ -86,7 +79,8 @@ async def record_exchange(
     )
     async with db.transaction():
         await db.lock_person(exchange.requester_id, exchange.scope.team_id)
-        return await _insert(db, episode, ledger)
+        episode_id = await db.insert_exchange(*_stored(db, episode), ledger)
+    return None if episode_id is None else episode.model_copy(update={"id": episode_id})
 
 
 async def import_episodes(db: Session, episodes: Sequence[ImportedEpisode]) -> list[int | None]:
@@ -97,10 +91,11 @@ async def import_episodes(db: Session, episodes: Sequence[ImportedEpisode]) -> l
         for person, team in sorted({(item.requester_id, item.scope.team_id) for item in episodes}):
             await db.lock_person(person, team)
         for item in episodes:
-            episode = await _insert(db, imported(item))
-            if episode is not None:
-                await db.file_new(episode)
-            ids.append(None if episode is None else episode.id)
+            episode = imported(item)
+            episode_id = await db.insert_episode(*_stored(db, episode))
+            if episode_id is not None:
+                await db.file_new(episode.model_copy(update={"id": episode_id}))
+            ids.append(episode_id)
     return ids
 
 
@@ -126,13 +121,12 @@ async def extend_exchange(
 
 async def answered_in_thread(db: Session, channel_id: str, thread_ts: str) -> bool:
     """Whether the bot has answered in this thread (so follow-ups need no mention)."""
-    row = await db.row(
+    [row] = await db.rows(
         "SELECT EXISTS (SELECT 1 FROM episodes WHERE channel_id = %s AND thread_ts = %s)"
         " OR EXISTS (SELECT 1 FROM ledger WHERE channel_id = %s AND message_ts = %s)"
         " AS answered",
         [channel_id, thread_ts, channel_id, thread_ts],
     )
-    assert row is not None
     return bool(row["answered"])
 
 
@@ -163,8 +157,7 @@ async def set_importance(db: Session, episode_id: int, importance: int) -> bool:
 
 async def purge_expired(db: Session, now: datetime, config: MemoryConfig) -> int:
     """Delete expired ledger rows, then what they leave useless (a pending episode without
-    ledger rows can never be validated; a claim older than the ledger, never meet a
-    retry); how many rows went."""
+    ledger rows can never be validated; a claim older than them, never meet a retry)."""
     async with db.transaction():
         ledger = await db.execute("DELETE FROM ledger WHERE expires_at <= %s", [now])
         episodes = await db.execute(
@@ -194,33 +187,27 @@ async def list_episodes(
         "created_at >= %s": [] if since is None else [since],
     }
     where = " AND ".join(condition for condition, params in filters.items() if params)
-    return await read_episodes(
-        db,
-        f"SELECT * FROM episodes WHERE {where} ORDER BY created_at DESC, id DESC LIMIT %s",
-        [*(param for params in filters.values() for param in params), limit],
-    )
+    sql = f"SELECT * FROM episodes WHERE {where} ORDER BY created_at DESC, id DESC LIMIT %s"
+    return await read_episodes(db, sql, [*chain.from_iterable(filters.values()), limit])
 
 
 async def scopes_with_recent_episodes(db: Session, since: datetime) -> list[tuple[Scope, str]]:
-    validated = [EpisodeStatus.SUCCESS.value, EpisodeStatus.FAILURE.value]
     found = await db.rows(
         "SELECT DISTINCT enterprise_id, team_id, channel_id, kind, requester_id FROM episodes"
-        f" WHERE status IN ({placeholders(len(validated))}) AND validated_at >= %s"
+        " WHERE status IN (%s, %s) AND validated_at >= %s"
         " ORDER BY enterprise_id, team_id, channel_id, kind, requester_id",
-        [*validated, since],
+        [EpisodeStatus.SUCCESS.value, EpisodeStatus.FAILURE.value, since],
     )
     return [(rows.scope_from_row(row), row["requester_id"]) for row in found]
 
 
 async def stats(db: Session) -> StoreStats:
-    by_status = {status.value: 0 for status in EpisodeStatus}
-    for row in await db.rows("SELECT status, count(*) AS n FROM episodes GROUP BY status"):
-        by_status[row["status"]] = row["n"]
+    found = await db.rows("SELECT status, count(*) AS n FROM episodes GROUP BY status")
     counters = await db.counts()
-    votes = await db.row("SELECT count(*) AS n FROM votes")
-    assert votes is not None
+    [votes] = await db.rows("SELECT count(*) AS n FROM votes")
     return StoreStats(
-        episodes_by_status=by_status,
+        episodes_by_status={status.value: 0 for status in EpisodeStatus}
+        | {row["status"]: row["n"] for row in found},
         votes=votes["n"],
         recalls=counters.get("recalls", 0),
         tool_errors={
@@ -235,11 +222,8 @@ async def ask_reason_once(
     db: Session, episode_id: int, user_id: str, *, at: datetime
 ) -> Episode | None:
     async with db.transaction():
-        episode = await _episode(
-            db,
-            f"SELECT * FROM episodes WHERE {_THEIR_FAILURE} AND reason IS NULL",
-            [episode_id, user_id],
-        )
+        unasked = f"SELECT * FROM episodes WHERE {_THEIR_FAILURE} AND reason IS NULL"
+        episode = await _episode(db, unasked, [episode_id, user_id])
         if episode is None:
             return None
         first = await claim(db, f"ask-why:{episode_id}", at=at, team_id=episode.scope.team_id)
