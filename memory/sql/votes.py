@@ -1,11 +1,9 @@
-"""Votes on the bot's messages, and the episode status derived from them.
-
-An episode's status is never set directly: it is whatever the latest still-present
-counting vote says (PENDING when none is left), so adding, repeating and removing
-reactions in any order always leaves the status the votes imply. Votes on one episode may
-arrive at different processes at once (PostgreSQL), so applying one locks the episode's
-row first (:attr:`Session.for_update`): they apply one after the other, each settling the
-status from every vote committed before it.
+"""Votes on the bot's messages, and the episode status derived from them: never set
+directly, it is whatever the latest still-present counting vote says (PENDING when none is
+left), so reactions added, repeated and removed in any order leave the status the votes
+imply. Votes on one episode may arrive at different processes at once, so applying one
+locks the episode's row first (:attr:`Session.for_update`): each settles the status from
+every vote committed before it.
 """
 
 from __future__ import annotations
@@ -27,8 +25,8 @@ _Latest = tuple[Vote, datetime] | None
 
 @dataclass(eq=False)
 class _Episode:
-    """A voted episode as a group of votes knows it, kept current as they apply: one object
-    for all its messages, which keys the votes waiting on it."""
+    """A voted episode as its group knows it, kept current as the votes apply; one object for
+    all its messages keys the votes waiting on it."""
 
     id: int
     requester_id: str
@@ -63,20 +61,19 @@ async def _latest_votes(
     return _latest_of(db, await db.rows(*_latest_read(f"id {member}", [ids], config)))
 
 
-async def settle_status(db: Session, episode_id: int, config: MemoryConfig) -> EpisodeStatus:
-    """Derive the episode's status from its votes and store it if it changed, dropping the
-    lesson, importance and reason, which described the old verdict."""
+async def settle_status(db: Session, episode_id: int, config: MemoryConfig) -> None:
+    """:func:`_settle` the episode, if it is still there, after locking its row."""
     row = await db.row(f"SELECT status FROM episodes WHERE id = %s{db.for_update}", [episode_id])
-    if row is None:
-        return EpisodeStatus.PENDING
-    latest = (await _latest_votes(db, [episode_id], config))[episode_id]
-    return await _settle(db, episode_id, EpisodeStatus(row["status"]), latest, config)
+    if row is not None:
+        latest = (await _latest_votes(db, [episode_id], config))[episode_id]
+        await _settle(db, episode_id, EpisodeStatus(row["status"]), latest, config)
 
 
 async def _settle(
     db: Session, episode_id: int, was: EpisodeStatus, latest: _Latest, config: MemoryConfig
 ) -> EpisodeStatus:
-    """:func:`settle_status` of an episode whose row is locked, given its latest vote."""
+    """Store the status the latest vote implies if it changed, dropping the lesson,
+    importance and reason, which described the old verdict (the episode's row is locked)."""
     status = status_for(latest[0] if latest else None)
     if status != was:
         async with db.restating(episode_id, was, status, config):
@@ -97,19 +94,16 @@ _WRITES = {
     False: "DELETE FROM votes WHERE (episode_id, voter_id, reaction) IN (VALUES {rows})"
     " RETURNING episode_id",
 }
-"""The statement writing reactions added, and the one removing votes, by ``added``."""
 _NO_OP = {True: "this reaction was already counted", False: "there was no such vote to remove"}
-"""Why a reaction's vote that changed no row is a no-op, by whether it was added."""
-CHUNK = 1_000
-"""Votes written by one statement at most (well under either database's parameters)."""
+"""By whether a vote is added: its statement, and why it is a no-op when it changed no row."""
+CHUNK = 1_000  # votes one statement writes at most (well under either database's parameters)
 
 _Waiting = dict[_Episode, tuple[int, VoteEvent, Ballot]]
 """Votes waiting to be written, by episode (one each): place in the group, event, ballot."""
 
 
 async def _click(db: Session, episode_id: int, event: VoteEvent, ballot: Ballot) -> str | None:
-    """Store a feedback button's click in place of the voter's last one; why it is a no-op,
-    or None when it was stored."""
+    """Store a button's click in place of the voter's last one; why it is a no-op, or None."""
     key, at = [episode_id, event.voter_id, BUTTON], utc(event.at)
     where = "WHERE episode_id = %s AND voter_id = %s AND reaction = %s"
     previous = await db.row(f"SELECT vote, at FROM votes {where}", key)
@@ -125,32 +119,27 @@ async def _click(db: Session, episode_id: int, event: VoteEvent, ballot: Ballot)
 async def _read(
     db: Session, events: Sequence[VoteEvent], voters: set[str], config: MemoryConfig
 ) -> tuple[dict[str, datetime], dict[tuple[str, str], tuple[_Episode, datetime]]]:
-    """When each voter was last forgotten, and the episode of each message voted on (by
-    channel and ts) with when its feedback window closes, in three reads sent together (one
-    round trip on PostgreSQL); the second locks the episodes' rows until this work ends, in
-    the order of their ids (two groups voting on some of the same episodes wait for each
-    other rather than deadlock), the third reads their latest counting votes."""
+    """When each voter was last forgotten, and each message's episode (by channel and ts)
+    with when its feedback window closes, in three reads sent together (one round trip on
+    PostgreSQL): the second locks the episodes' rows in the order of their ids (two groups
+    voting on some of the same episodes wait rather than deadlock), the third reads their
+    latest votes."""
     messages = sorted({(event.channel_id, event.message_ts) for event in events})
     if not messages:
         return {}, {}
-    voted = f"(VALUES {', '.join('(%s, %s)' for _ in messages)})"
+    pairs = ", ".join("(%s, %s)" for _ in messages)
+    voted = f"(ledger.channel_id, ledger.message_ts) IN (VALUES {pairs})"
     keys = [value for message in messages for value in message]
     forgotten_found, found, latest_found = await db.rows_together(
         forgotten_read(db, voters),
         (
             "SELECT ledger.channel_id, ledger.message_ts, ledger.expires_at, episodes.id,"
-            " episodes.requester_id, episodes.status"
-            " FROM ledger JOIN episodes ON episodes.id = ledger.episode_id"
-            f" WHERE (ledger.channel_id, ledger.message_ts) IN {voted}"
+            " episodes.requester_id, episodes.status FROM ledger"
+            f" JOIN episodes ON episodes.id = ledger.episode_id WHERE {voted}"
             f" ORDER BY episodes.id{db.for_update}",
             keys,
         ),
-        _latest_read(
-            "id IN (SELECT episode_id FROM ledger"
-            f" WHERE (ledger.channel_id, ledger.message_ts) IN {voted})",
-            keys,
-            config,
-        ),
+        _latest_read(f"id IN (SELECT episode_id FROM ledger WHERE {voted})", keys, config),
     )
     latest = _latest_of(db, latest_found)
     moved = sorted({row["id"] for row in found} - latest.keys())
@@ -175,8 +164,7 @@ def _refusal(
     event: VoteEvent, episode: _Episode, closes: datetime, forgotten: datetime | None, anyone: bool
 ) -> VoteOutcome | None:
     """Why a vote on a tracked answer cannot count (None when it may), from what its group
-    read: its episode as kept current, when the feedback window closes, when its voter was
-    last forgotten, and whether anyone may vote."""
+    read."""
     at, status = utc(event.at), None
     if closes <= at:
         reason = "the feedback window has closed"
@@ -197,8 +185,7 @@ async def _settled(
     no_op: str | None,
     config: MemoryConfig,
 ) -> VoteOutcome:
-    """The outcome of a vote whose row was written (``no_op`` None) or left as it was, with
-    its episode's status settled after it."""
+    """The outcome of a vote written (``no_op`` None) or not, its episode settled after it."""
     if no_op is not None:
         return VoteOutcome(
             applied=False, reason=no_op, episode_id=episode.id, status=episode.status
@@ -218,10 +205,9 @@ async def _settled(
 async def _write(
     db: Session, waiting: _Waiting, outcomes: dict[int, VoteOutcome], config: MemoryConfig
 ) -> None:
-    """Write the waiting votes, added then removed, :data:`CHUNK` at most a statement, all
-    sent together (one round trip), each statement returning the episode of each row it
-    wrote: a vote that changed nothing (a reaction already counted, a vote no longer there)
-    is one whose episode is missing. Then settle each one's episode in order."""
+    """Write the waiting votes, added then removed, in one round trip, each statement
+    returning the episode of each row it wrote (a vote that changed nothing is one whose
+    episode is missing), then settle each one's episode in order."""
     rows: dict[bool, list[tuple[Any, ...]]] = {True: [], False: []}
     for episode, (_, event, ballot) in waiting.items():
         row = (episode.id, event.voter_id, ballot.slot)
@@ -243,12 +229,10 @@ async def _write(
 async def apply_votes(
     db: Session, events: Sequence[VoteEvent], config: MemoryConfig
 ) -> list[VoteOutcome]:
-    """Apply the events in order, in one unit of work (from :mod:`memory.sql.vote_queue`):
-    all of them commit, or none; every vote that cannot count is a no-op. The group's
-    voters are locked (the erasure fence) and what it reads is read for all at once.
-    The votes are written together, one round trip for all of them, up to the next vote on
-    an episode one of them is on, or the next button click (which reads before it writes):
-    each vote still finds its episode as the votes before it left it."""
+    """Apply the events in order, in one unit of work (:mod:`memory.sql.vote_queue`): all
+    commit, or none; a vote that cannot count is a no-op. Votes are written together up to
+    the next vote on an episode one of them is on, or the next button click (which reads
+    before it writes): each finds its episode as the votes before it left it."""
     ballots = [ballot_for(event, config) for event in events]
     cast = [event for event, ballot in zip(events, ballots, strict=True) if ballot is not None]
     voters = {event.voter_id for event in cast}
@@ -258,14 +242,11 @@ async def apply_votes(
         forgotten, voted = await _read(db, cast, voters, config)
         waiting: _Waiting = {}
         for index, (event, ballot) in enumerate(zip(events, ballots, strict=True)):
-            if ballot is None:
-                outcomes[index] = VoteOutcome(applied=False, reason="not a feedback reaction")
-                continue
             message = voted.get((event.channel_id, event.message_ts))
-            if message is None:
-                outcomes[index] = VoteOutcome(
-                    applied=False, reason="not a message the bot is tracking"
-                )
+            if ballot is None or message is None:
+                untracked = "not a message the bot is tracking"
+                reason = "not a feedback reaction" if ballot is None else untracked
+                outcomes[index] = VoteOutcome(applied=False, reason=reason)
                 continue
             episode, closes = message
             click = ballot.slot == BUTTON and event.added
