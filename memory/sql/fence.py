@@ -1,16 +1,15 @@
 """The erasure fence, and the keyed hashes that let records outlive ``/forget``.
 
-Forgetting a person deletes everything about them, but three facts outlive it: *that* they
-were forgotten, and when, so work that began before (an answer being written, a
-consolidation) writes nothing about them after, and history read back from Slack leaves out
-what they said before; which of the bot's messages answered them, so that history leaves
-those out too; and which messages were handled (:func:`claim`). Each is an HMAC-SHA256
-digest under the database's secret (:meth:`Session.digest`): no id in the clear, and no
-matching one against a list of ids without the secret.
+Three facts outlive forgetting a person: *that* they were forgotten, and when, so work that
+began before (an answer being written, a consolidation) writes nothing about them after, and
+history read back from Slack leaves out what they said before; which of the bot's messages
+answered them, so that history leaves those out too; and which messages were handled
+(:func:`claim`). Each is an HMAC-SHA256 digest under the database's secret: no id in the
+clear, and none matched against a list of ids without the secret.
 
-Where processes share the database (PostgreSQL), a transaction that writes about a person
-and one that forgets them take the same lock first (:meth:`Session.lock_person`): the
-writer commits before the erasure starts (and is erased with the rest) or sees it.
+A transaction writing about a person and one forgetting them take the same lock first
+(:meth:`Session.lock_person`): the writer commits before the erasure starts (and is erased
+with the rest) or sees it.
 """
 
 from __future__ import annotations
@@ -25,14 +24,14 @@ _BATCH = 1_000  # messages one statement records (either database takes many mor
 
 
 def workspace_subject(team_id: str) -> str:
-    """The fence's subject for a workspace (a person's is their user id, which never holds
-    the separator)."""
+    """The fence's subject for a workspace (a person's, their user id, never has the separator)."""
     return f"workspace\x1f{team_id}"
 
 
-def fence_subjects(user_id: str, team_id: str | None) -> list[str]:
-    """The subjects whose erasure fences off work about ``user_id`` in ``team_id``."""
-    return [user_id] if not team_id else [user_id, workspace_subject(team_id)]
+def _digests(db: Session, user_id: str, team_id: str | None) -> list[str]:
+    """Digests of the subjects whose erasure fences off work about ``user_id`` in ``team_id``."""
+    subjects = [user_id] if not team_id else [user_id, workspace_subject(team_id)]
+    return [db.digest(subject) for subject in subjects]
 
 
 async def claim(db: Session, *keys: str, at: datetime, team_id: str | None = None) -> bool:
@@ -97,7 +96,7 @@ def not_forgotten_since(
     """The condition that neither the person nor their workspace ``team_id`` was forgotten
     since ``started_at``, and its parameters. A write guarded by it is its own check: after
     :meth:`Session.lock_person`, it sees an erasure that committed while the lock waited."""
-    digests = [db.digest(subject) for subject in fence_subjects(user_id, team_id)]
+    digests = _digests(db, user_id, team_id)
     marks = ", ".join("%s" for _ in digests)  # one or two: no list parameter needed
     return (
         f"NOT EXISTS (SELECT 1 FROM forgotten WHERE person IN ({marks}) AND at >= %s)",
@@ -109,38 +108,27 @@ async def forgotten_since(
     db: Session, user_id: str, started_at: datetime, team_id: str | None = None
 ) -> bool:
     condition, params = not_forgotten_since(db, user_id, started_at, team_id)
-    row = await db.row(f"SELECT {condition} AS unforgotten", params)
-    assert row is not None
+    [row] = await db.rows(f"SELECT {condition} AS unforgotten", params)
     return not row["unforgotten"]
-
-
-def _subjects(db: Session, people: set[str], team_id: str | None) -> dict[str, str]:
-    return {
-        db.digest(subject): subject
-        for user_id in people
-        for subject in fence_subjects(user_id, team_id)
-    }
 
 
 def forgotten_read(
     db: Session, user_ids: Iterable[str], team_id: str | None = None
 ) -> tuple[str, list[Any]]:
-    """The read of :func:`forgotten_at`, for a unit of work sending it with others; its rows
-    go to :func:`forgotten_from`."""
-    member, digests = db.one_of(list(_subjects(db, set(user_ids), team_id)))
-    return f"SELECT person, at FROM forgotten WHERE person {member}", [digests]
+    """The read of :func:`forgotten_at`, sent with others; its rows go to :func:`forgotten_from`."""
+    digests = {digest for user_id in user_ids for digest in _digests(db, user_id, team_id)}
+    member, param = db.one_of(list(digests))
+    return f"SELECT person, at FROM forgotten WHERE person {member}", [param]
 
 
 def forgotten_from(
     db: Session, user_ids: Iterable[str], found: list[dict[str, Any]], team_id: str | None = None
 ) -> dict[str, datetime]:
-    people = set(user_ids)
-    by_digest = _subjects(db, people, team_id)
-    erased = {by_digest[row["person"]]: db.read_time(row["at"]) for row in found}
+    erased = {row["person"]: db.read_time(row["at"]) for row in found}
     return {
         user_id: max(times)
-        for user_id in people
-        if (times := [erased[s] for s in fence_subjects(user_id, team_id) if s in erased])
+        for user_id in set(user_ids)
+        if (times := [erased[d] for d in _digests(db, user_id, team_id) if d in erased])
     }
 
 
@@ -148,6 +136,5 @@ async def forgotten_at(
     db: Session, user_ids: Iterable[str], team_id: str | None = None
 ) -> dict[str, datetime]:
     people = set(user_ids)
-    if not people:
-        return {}
-    return forgotten_from(db, people, await db.rows(*forgotten_read(db, people, team_id)), team_id)
+    found = await db.rows(*forgotten_read(db, people, team_id)) if people else []
+    return forgotten_from(db, people, found, team_id)
