@@ -1,13 +1,11 @@
 """Showing a person everything kept about them, and erasing it.
 
-Erasure deletes every row holding the person's data in one transaction, takes their
-episodes out of the indexes (:meth:`Session.unindex`: SQLite's full-text index keeps no copy
-it could find them by afterwards), fences them off (:mod:`memory.sql.fence`), and ends with
-:meth:`Session.scrub`. SQLite's ``secure_delete`` zeroes what a delete frees, FTS5's
-``secure-delete`` removes a row's postings in place, and the scrub empties the write-ahead
-log into the zeroed file. PostgreSQL cannot overwrite what it deleted: old row versions stay
-in their pages until ``VACUUM`` frees the space and a write reuses it, and in the write-ahead
-log until it is recycled. The README says exactly what that does and does not promise.
+Erasure deletes every row holding the person's data in one transaction, takes their episodes
+out of the indexes (:meth:`Session.unindex`), fences them off (:mod:`memory.sql.fence`), and
+ends with :meth:`Session.scrub`. On SQLite nothing deleted stays in the file (``secure_delete``
+zeroes what a delete frees, FTS5's ``secure-delete`` removes postings in place, the scrub
+empties the write-ahead log); PostgreSQL's old row versions stay until ``VACUUM`` frees their
+space and a write reuses it, and in its write-ahead log until recycled (see the README).
 """
 
 from __future__ import annotations
@@ -24,8 +22,7 @@ from memory.sql.votes import settle_status
 
 
 async def _count(db: Session, sql: str, params: list[Any]) -> int:
-    row = await db.row(f"SELECT count(*) AS n FROM ({sql}) AS counted", params)
-    assert row is not None
+    [row] = await db.rows(f"SELECT count(*) AS n FROM ({sql}) AS counted", params)
     return int(row["n"])
 
 

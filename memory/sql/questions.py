@@ -1,13 +1,11 @@
-"""Questions the bot acknowledged and has not answered yet, kept until it has.
+"""Questions the bot acknowledged and has not answered yet: Slack sends an acknowledged event
+once, so one that lived only in a process killed while answering it would never be answered.
 
-Slack sends an acknowledged event once, so a question that lived only in a process killed
-while answering it would never be answered. Each is written down with its message's claim
-(:func:`memory.sql.fence.claim`) before Slack gets its 200, leased to the process answering
-it, which renews the lease while it works and deletes the question once its asker has the
-answer or was told why there is none. A question whose lease ran out (its process died) is
-taken by the next process that looks (``SKIP LOCKED`` on PostgreSQL: replicas looking at
-once take different ones), and each take counts an attempt, so the bot can give up on one
-that keeps failing. A lease is a time of the caller's clock, not a duration.
+Each is kept with its message's claim before Slack gets its 200, leased to the process
+answering it, which renews the lease as it works and deletes the question once its asker has
+the answer or was told why not. One whose lease ran out (its process died) is taken by the
+next process that looks, counting an attempt, so the bot can give up on one that keeps
+failing. A lease is a time of the caller's clock, not a duration.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
-"""Recall: full-text and semantic candidates from the asker's own partitions, fused and
-ranked within a budget.
-
-Both searches read only the partitions the asker may see (:func:`partition_keys`), and every
-candidate is checked again against the episode's own columns (:data:`IN_SCOPE`) and
-:class:`memory.Visibility` before it is ranked. Each database searches its own way
-(:meth:`Session.recall_search`); each candidate's neighbours in its conversation are read
-with its row, so a recall is three reads at most: the search, the episodes found by meaning
-alone, and the neighbours related to the question that neither search found.
+"""Recall: full-text and semantic candidates from the partitions the asker may see, each
+checked again against its episode's own columns (:data:`IN_SCOPE`) and
+:class:`memory.Visibility`, fused and ranked within a budget. With each candidate's
+neighbours read with its row, a recall is three reads at most: the search
+(:meth:`Session.recall_search`), the episodes found by meaning alone, and the neighbours
+related to the question that neither search found.
 """
 
 from __future__ import annotations
@@ -105,23 +102,17 @@ async def recall(
         "context": ranking.reads_context(config) and db.neighbours_with_rows,
         "window": hybrid.context_window,
     }
+    keys = partition_keys(request, config)
     rows, vector_ids, vectors = await db.recall_search(
-        request,
-        partition_keys(request, config),
-        params,
-        lexical=hybrid.semantic < 1,
-        semantic=hybrid.semantic > 0,
+        request, keys, params, lexical=hybrid.semantic < 1, semantic=hybrid.semantic > 0
     )
     comparing = db.computed(nearest, request.text, vector_ids, vectors) if vector_ids else None
     around: _Around = {}
     found = _found(db, rows, around)  # while the vectors are compared
     cosines = await comparing if comparing else {}
     lexical = {episode.id for episode, _ in found}
-    semantic_only = [
-        episode_id
-        for episode_id in most_similar(cosines, pool, floor=hybrid.min_similarity)
-        if episode_id not in lexical
-    ]
+    similar = most_similar(cosines, pool, floor=hybrid.min_similarity)
+    semantic_only = [episode_id for episode_id in similar if episode_id not in lexical]
     if semantic_only:
         found += _found(db, await _by_id(db, semantic_only, params), around)
     candidates = ranking.visible_candidates(found, cosines, request, config)

@@ -1,6 +1,5 @@
-"""What a verb of :mod:`memory.sql` asks of the database it runs on: one unit of work,
-whose methods run SQL, hash under the database's secret, and hold the SQL that differs
-per database (Prefect's ``BaseQueryComponents`` plays this part for its two databases)."""
+"""What a verb of :mod:`memory.sql` asks of the database it runs on: one unit of work whose
+methods run SQL, hash under the database's secret, and hold the SQL that differs per database."""
 
 from __future__ import annotations
 
@@ -26,8 +25,7 @@ def placeholders(count: int) -> str:
 
 @dataclass(frozen=True)
 class LedgerParts:
-    """The ledger rows of an exchange: each of its messages (once), naming its episode until
-    ``expires_at``."""
+    """The ledger rows of an exchange: each of its messages names its episode until then."""
 
     channel_id: str
     message_ts: Sequence[str]
@@ -57,22 +55,18 @@ class Session(ABC):
     lease_cleared = ""
     """Added to an episode's ``UPDATE ... SET`` to end its reflection lease (PostgreSQL's)."""
     locked_skipped = ""
-    """Ends a ``SELECT`` of rows to lease, so that units of work leasing at once take
-    different rows (PostgreSQL's ``FOR UPDATE SKIP LOCKED``)."""
+    """Ends a ``SELECT`` of rows to lease: units of work leasing at once take different rows."""
     for_update = ""
     """Ends a ``SELECT`` of episodes to lock their rows until this work ends."""
     time_shifted: str
-    """``{time} {sign} %(window)s``: a time moved by the recall's window, in this database's
-    SQL (SQLite's times are text: :mod:`memory.sqlite.codec`)."""
+    """``{time} {sign} %(window)s``: a time moved by recall's window, in this database's SQL."""
     episodes_by_id: str
     """The ``episodes`` whose ids are the list ``%(ids)s``, as a ``FROM`` clause."""
     one_process = False
-    """Whether one process at most uses this database (a SQLite file): a lease another
-    process holds is then one whose process died."""
+    """Whether one process at most uses the database (SQLite): another holder's lease is dead."""
     neighbours_with_rows = False
-    """Whether recall reads every candidate's neighbours with its row, sparing a server a
-    round trip (PostgreSQL), or only the few it weighs, after (SQLite: each costs two index
-    searches, a statement more nothing)."""
+    """Whether recall reads every candidate's neighbours with its row, sparing a round trip
+    (PostgreSQL), or only the few it weighs, after (SQLite: each costs two index searches)."""
 
     @abstractmethod
     async def rows(self, sql: str, params: Params = ()) -> list[dict[str, Any]]: ...
@@ -99,7 +93,6 @@ class Session(ABC):
         """The keyed hash of ``text`` under this database's secret, in hex."""
 
     def read_time(self, value: Any) -> datetime:
-        """A time as this database returns it, as a datetime."""
         return value  # type: ignore[no-any-return]
 
     @asynccontextmanager
@@ -125,8 +118,7 @@ class Session(ABC):
         self, episode_id: int, was: EpisodeStatus, now: EpisodeStatus, config: MemoryConfig
     ) -> AbstractAsyncContextManager[None]:
         """Keep what follows an episode's status (its place in the indexes, the work queued
-        on it) agreeing with its change from ``was`` to ``now`` inside the ``with``; filing
-        it is left to the index queue (:mod:`memory.sql.vote_queue`)."""
+        on it) agreeing with its change inside the ``with``, filing left to the index queue."""
 
     async def unindex(self, episode_ids: Sequence[int]) -> None:  # noqa: B027
         """Unindex these episodes before their rows go (PostgreSQL's index rows go with them)."""
@@ -143,9 +135,8 @@ class Session(ABC):
     async def insert_episode(
         self, values: Mapping[str, Any], where: tuple[str, Sequence[Any]]
     ) -> int | None:
-        """Insert an episode of these column values, if ``where`` (a condition and its
-        parameters) holds, under an id no episode ever had (so a lesson or score drafted for
-        an erased episode never lands on a newer one); the id, or None."""
+        """Insert an episode if ``where`` (a condition and its parameters) holds, under an id
+        no episode ever had (a lesson drafted for an erased one never lands on a newer one)."""
 
     async def insert_exchange(
         self, values: Mapping[str, Any], where: tuple[str, Sequence[Any]], ledger: LedgerParts
@@ -172,9 +163,9 @@ class Session(ABC):
         """Take a success just scored off the queue of those awaiting a score (SQLite's)."""
 
     recall_search: Callable[..., Coroutine[Any, Any, tuple[list[dict[str, Any]], list[int], bytes]]]
-    """``(request, keys, params, *, lexical, semantic)``: the partitions' ``matched`` rows of
-    :func:`memory.sql.recall.matches` for the question's words (``lexical``), and the
-    episode id and vector of every vector they hold, the vectors end to end (``semantic``)."""
+    """``(request, keys, params, *, lexical, semantic)``: the partitions' rows of
+    :func:`memory.sql.recall.matches` (``lexical``), and the id and vector of every vector
+    they hold, the vectors end to end (``semantic``)."""
 
     def computed(self, function: Callable[..., T], *args: Any) -> Awaitable[T]:
         """``function(*args)``, started now off the event loop (SQLite's work is already

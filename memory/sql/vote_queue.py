@@ -5,13 +5,11 @@ SQLite, a pooled connection and its round trips on PostgreSQL); a vote arriving 
 is applied is applied at once, so grouping adds no wait. A group that fails is applied again
 vote by vote: a vote that fails fails alone.
 
-A vote's transaction writes only the vote and its status; its episode waits in the
-``index_queue`` to be filed in recall's index :data:`FILING_BATCH` at a time, by a task of
-its own beside the groups, once that many votes were applied since the last filing began
-or none came for :data:`FILING_PAUSE_SECONDS`. Filed vote by vote, a burst left hundreds of
-tiny full-text segments on SQLite, which every search reads until merged; on PostgreSQL the
-filing held the vote's locks a third longer. Recall files its own conversation's waiting
-episodes first, so it finds what a vote validated at once.
+A vote's episode waits in the ``index_queue`` to be filed in recall's index a batch at a
+time, by a task beside the groups: filed vote by vote, a burst left hundreds of tiny
+full-text segments on SQLite, which every search reads until merged, and held the vote's
+locks a third longer on PostgreSQL. Recall files its own conversation's waiting episodes
+first, so it finds what a vote validated at once.
 """
 
 from __future__ import annotations
@@ -44,7 +42,6 @@ class VoteQueue:
     _waiting: list[tuple[VoteEvent, asyncio.Future[VoteOutcome]]] = field(default_factory=list)
     _draining: asyncio.Task[None] | None = None
     _filing: asyncio.Task[None] | None = None
-    """The filing under way, if any: one at a time, beside the votes' groups."""
     _unfiled: int = 0
     """Votes applied since the last filing began: at most this many episodes wait for one."""
     _arrived: asyncio.Event = field(default_factory=asyncio.Event)
@@ -116,12 +113,11 @@ class VoteQueue:
     async def _outcomes(self, events: list[VoteEvent]) -> list[VoteOutcome | Exception]:
         """Each vote's outcome: all applied in one unit of work, or each alone if that fails."""
         try:
-            outcomes = await self.apply_votes(events)
+            return list(await self.apply_votes(events))
         except Exception as error:  # a vote failed, the commit did, or the store is closed
             if len(events) == 1:
                 return [error]
-            return [result for event in events for result in await self._outcomes([event])]
-        return list(outcomes)
+        return [result for event in events for result in await self._outcomes([event])]
 
     def _file(self) -> asyncio.Task[None]:
         """The filing under way, or a new one, which covers every vote applied so far."""
