@@ -9,7 +9,7 @@ same text at every store size, so a size changes only how much *other* people's 
 the store holds.
 
 Building goes through memory's own SQL (:func:`memory.sql.episodes.record_exchange`
-and :func:`memory.sql.votes.apply_vote`, the functions behind the public verbs, then
+and :func:`memory.sql.votes.apply_votes`, the functions behind the public verbs, then
 :func:`memory.sqlite.fts.file_waiting` as the vote queue does) on
 the connection :func:`memory.sqlite.store.connect` opens. The last
 :data:`GROWN_ONE_BY_ONE` exchanges (all of a smaller store) are written the way the bot
@@ -220,7 +220,7 @@ def load(path: Path, total: int, config: MemoryConfig) -> None:
             with transaction(db):
                 for exchange, vote in islice(pending, min(BATCH, bulk - start)):
                     _EPISODES.record_exchange(db, exchange, config)
-                    _VOTES.apply_vote(db, vote, config)
+                    _VOTES.apply_votes(db, [vote], config)
                 fts.file_waiting(db)
             upkeep(db, exchange.created_at, config)
         next_upkeep: datetime | None = None
@@ -231,7 +231,7 @@ def load(path: Path, total: int, config: MemoryConfig) -> None:
                 upkeep(db, exchange.created_at, config)
                 next_upkeep += UPKEEP_EVERY
             _EPISODES.record_exchange(db, exchange, config)
-            _VOTES.apply_vote(db, vote, config)
+            _VOTES.apply_votes(db, [vote], config)
             fts.file_waiting(db)  # as the vote queue does once no other vote waits
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:

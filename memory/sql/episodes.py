@@ -59,8 +59,7 @@ def imported(item: ImportedEpisode) -> Episode:
 
 
 def _stored(db: Session, episode: Episode) -> tuple[dict[str, Any], tuple[str, list[Any]]]:
-    """The columns storing ``episode``, and the erasure fence's condition, which the insert
-    checks itself."""
+    """The columns storing ``episode``, and the fence's condition the insert checks itself."""
     values = {
         **dict(zip(_SCOPE, _scoped(episode.scope), strict=True)),
         **episode.model_dump(include={*_ASKED, "lesson", "created_at", "validated_at"}),

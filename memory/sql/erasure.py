@@ -75,9 +75,8 @@ async def forget_user(
 
 
 async def forget_workspace(db: Session, team_id: str, at: datetime) -> WorkspaceReport:
-    """Its episodes (with their ledger rows, votes, index entries and vectors), notes,
-    claims, installations and questions. The workspace's lock waits for every write about
-    one of its people that began before."""
+    """Its episodes (their ledger rows, votes and index entries too), notes, claims,
+    installations and questions; its lock waits for every write about its people begun before."""
     workspace = db.digest(workspace_subject(team_id))
     async with db.transaction():
         await db.lock_workspace(team_id)

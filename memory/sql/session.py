@@ -156,16 +156,14 @@ class Session(ABC):
     async def awaiting_reflection(
         self, limit: int, with_successes: bool, holder: str
     ) -> list[Episode]:
-        """Failures without a lesson and (``with_successes``) successes without a score,
-        oldest vote first."""
+        """Failures without a lesson, and successes without a score if asked, oldest vote first."""
 
     async def scored(self, episode_id: int) -> None:  # noqa: B027
         """Take a success just scored off the queue of those awaiting a score (SQLite's)."""
 
     recall_search: Callable[..., Coroutine[Any, Any, tuple[list[dict[str, Any]], list[int], bytes]]]
     """``(request, keys, params, *, lexical, semantic)``: the partitions' rows of
-    :func:`memory.sql.recall.matches` (``lexical``), and the id and vector of every vector
-    they hold, the vectors end to end (``semantic``)."""
+    :func:`memory.sql.recall.matches` (``lexical``), their vectors' ids and bytes (``semantic``)."""
 
     def computed(self, function: Callable[..., T], *args: Any) -> Awaitable[T]:
         """``function(*args)``, started now off the event loop (SQLite's work is already

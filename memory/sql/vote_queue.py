@@ -68,8 +68,7 @@ class VoteQueue:
             self._draining = asyncio.create_task(self._drain())
 
     async def settle(self) -> None:
-        """Wait until every vote queued so far is applied (or has failed), and their
-        episodes filed (at once, without the pause)."""
+        """Wait until every vote queued so far is applied (or failed) and its episode filed."""
         self._settling += 1
         self._arrived.set()
         try:

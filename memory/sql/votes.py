@@ -119,11 +119,10 @@ async def _click(db: Session, episode_id: int, event: VoteEvent, ballot: Ballot)
 async def _read(
     db: Session, events: Sequence[VoteEvent], voters: set[str], config: MemoryConfig
 ) -> tuple[dict[str, datetime], dict[tuple[str, str], tuple[_Episode, datetime]]]:
-    """When each voter was last forgotten, and each message's episode (by channel and ts)
-    with when its feedback window closes, in three reads sent together (one round trip on
-    PostgreSQL): the second locks the episodes' rows in the order of their ids (two groups
-    voting on some of the same episodes wait rather than deadlock), the third reads their
-    latest votes."""
+    """When each voter was last forgotten, and each message's episode and the end of its
+    feedback window, in three reads sent together (one round trip): the second locks the
+    episodes' rows in the order of their ids (two groups voting on some of the same episodes
+    wait rather than deadlock), the third reads their latest votes."""
     messages = sorted({(event.channel_id, event.message_ts) for event in events})
     if not messages:
         return {}, {}
@@ -163,8 +162,7 @@ async def _read(
 def _refusal(
     event: VoteEvent, episode: _Episode, closes: datetime, forgotten: datetime | None, anyone: bool
 ) -> VoteOutcome | None:
-    """Why a vote on a tracked answer cannot count (None when it may), from what its group
-    read."""
+    """Why a vote on a tracked answer cannot count, from what its group read (None: it may)."""
     at, status = utc(event.at), None
     if closes <= at:
         reason = "the feedback window has closed"
@@ -263,8 +261,3 @@ async def apply_votes(
                 waiting[episode] = (index, event, ballot)
         await _write(db, waiting, outcomes, config)
     return [outcomes[index] for index in range(len(events))]
-
-
-async def apply_vote(db: Session, event: VoteEvent, config: MemoryConfig) -> VoteOutcome:
-    [outcome] = await apply_votes(db, [event], config)
-    return outcome

@@ -114,7 +114,8 @@ def _build_before_contentless_index(path: Path, config: MemoryConfig) -> None:
             config,
         )
         event = thumbs_up(scope, ts, user)
-        assert on_connection(votes).apply_vote(db, event, config).applied
+        [outcome] = on_connection(votes).apply_votes(db, [event], config)
+        assert outcome.applied
     db.execute("DROP TABLE episode_vectors")  # not there yet: migration 8 creates it
     db.execute("DROP TABLE index_state")
     db.execute("DROP TABLE index_queue")  # nor this: migration 12
@@ -165,7 +166,8 @@ def _build_with_every_word_indexed(path: Path, config: MemoryConfig) -> None:
         event = VoteEvent(
             channel_id=DM.channel_id, message_ts=ts, voter_id=user, reaction="+1", added=True, at=T0
         )
-        assert on_connection(votes).apply_vote(db, event, config).applied
+        [outcome] = on_connection(votes).apply_votes(db, [event], config)
+        assert outcome.applied
     # Refile the index the old way: every word, as it was written before migration 10.
     db.execute("INSERT INTO episodes_fts (episodes_fts) VALUES ('delete-all')")
     for row in list(db.query("SELECT * FROM episodes")):

@@ -72,7 +72,7 @@ def _voted_exchange(db: Database, scope: Scope, config: MemoryConfig) -> None:
         scope=scope,
     )
     episodes.record_exchange(db, asked, config)
-    on_connection(votes).apply_vote(db, thumbs_up(scope, "1000.000100", "U1"), config)
+    on_connection(votes).apply_votes(db, [thumbs_up(scope, "1000.000100", "U1")], config)
 
 
 def _meanwhile(monkeypatch: pytest.MonkeyPatch, bot: Database, other: Callable[[], None]) -> None:
