@@ -1,4 +1,4 @@
-"""Conversions between the memory models and SQLite rows (:mod:`memory.rows`).
+"""SQLite's times, as :mod:`memory.rows` reads them.
 
 Times are stored as the count of microseconds since 0001-01-01 UTC (``datetime.min``), in
 18 decimal digits (enough up to the year 9999): fixed-width text, so comparing the text
@@ -9,10 +9,8 @@ copies of a time per episode, with its indexes). A naive datetime is taken to be
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from memory import rows
-from memory.models import Episode
 
 _ORIGIN = datetime.min.replace(tzinfo=UTC)
 
@@ -26,7 +24,3 @@ def from_db_time(text: str) -> datetime:
     if text.isdigit():
         return _ORIGIN + timedelta(microseconds=int(text))
     return datetime.fromisoformat(text)
-
-
-def episode_from_row(row: dict[str, Any]) -> Episode:
-    return rows.episode_from_row(row, from_db_time)

@@ -1,7 +1,7 @@
 """The index of validated episodes: FTS5's full-text index and semantic recall's vectors,
 and the write transactions that change them.
 
-A validated episode has an entry in each partition it is recalled from (:func:`partitions`);
+A validated episode has an entry in each partition it is recalled from (:func:`_validated`);
 a pending one has none. The index is *contentless* (a copy of the text was two thirds of
 the file) and forgets an entry only given the exact text it indexed, so entries are a
 function of the row (:func:`_entry`): taken out with the text *before* a change to the row,
@@ -28,7 +28,8 @@ from sqlite_utils import Database
 from memory.models import ConversationKind, Episode, EpisodeStatus, Scope
 from memory.privacy import Visibility, channel_key, personal_key
 from memory.recall_query import date_words, indexed_words
-from memory.sqlite.codec import episode_from_row
+from memory.rows import episode_from_row
+from memory.sqlite.codec import from_db_time
 from memory.vectors import episode_vectors
 
 TOKENIZE = "porter unicode61 remove_diacritics 2 tokenchars '_'"
@@ -98,26 +99,16 @@ def _merge(db: Database, pages: int) -> bool:
 
 
 def tidy_index(db: Database, pages: int = MERGE_PAGES) -> bool:
-    """One step of the index's upkeep, writing about ``pages`` pages at most; True while
-    there is more to do. Each transaction writes a new segment, and a query and every deleted
-    entry look each term up in every segment: the step goes on with a merge under way, else
-    merges two segments of one level, else starts merging all into one once those besides
-    the largest hold 1/:data:`FULL_MERGE_SHARE` of its pages (each page is then rewritten
-    about that many times more, never the whole index hourly)."""
+    """One step of the index's upkeep, writing about ``pages`` pages; True while there is more
+    to do. Each transaction writes a segment, and a query or delete looks each term up in every
+    segment: a step goes on with a merge under way, else merges two segments of one level, else
+    starts merging all into one once those besides the largest hold 1/:data:`FULL_MERGE_SHARE`
+    of its pages (a page rewritten about that many times more, never the whole index hourly)."""
     if _merge(db, pages):
         return True
     sql = "SELECT count(*) FROM episodes_fts_idx GROUP BY segid"
     sizes = sorted((size for (size,) in db.execute(sql)), reverse=True)
     return len(sizes) > 1 and sum(sizes[1:]) * FULL_MERGE_SHARE >= sizes[0] and _merge(db, -pages)
-
-
-def partitions(episode: Episode, *, channel: bool) -> list[tuple[int, str]]:
-    """(rowid, key) of each partition the validated episode is recalled from: its asker's
-    (``id``), and a channel success's channel's (``-id``) while the store files those."""
-    keys = [(episode.id, personal_key(episode.scope, episode.requester_id))]
-    if channel and Visibility.shareable(episode):
-        keys.append((-episode.id, channel_key(episode.scope)))
-    return keys
 
 
 def _channel_partitions_filed(db: Database) -> bool:
@@ -140,7 +131,7 @@ def align_channel_partitions(db: Database, *, share: bool) -> int:
         kind, status = ConversationKind.CHANNEL.value, EpisodeStatus.SUCCESS.value
         while rows := list(db.query(sql, [last, kind, status, ALIGN_CHUNK])):
             last = rows[-1]["id"]
-            successes = [episode_from_row(row) for row in rows]
+            successes = [episode_from_row(row, from_db_time) for row in rows]
             filing = [(e, [(-e.id, channel_key(e.scope))]) for e in successes]
             if share:
                 _file(db, filing)
@@ -191,22 +182,28 @@ def _unfile_vectors(db: Database, filed: Sequence[tuple[int, str]]) -> None:
 
 def _validated(db: Database, episode_ids: Sequence[int], *, channel: bool) -> Filing:
     """The episodes of these ids that exist and are not pending (those the index may hold),
-    each with its :func:`partitions`."""
+    each with the (rowid, key) of each partition it is recalled from: its asker's (``id``),
+    and a channel success's channel's (``-id``) while the store files those."""
     rows = db.conn.execute(
         "SELECT * FROM episodes WHERE id IN (SELECT value FROM json_each(?))"
         " AND status != 'pending'",
         [json.dumps(list(episode_ids))],
     )
     columns = [column[0] for column in rows.description]
-    episodes = [episode_from_row(dict(zip(columns, row, strict=True))) for row in rows]
-    return [(episode, partitions(episode, channel=channel)) for episode in episodes]
+    filing: Filing = []
+    for row in rows:
+        episode = episode_from_row(dict(zip(columns, row, strict=True)), from_db_time)
+        parts = [(episode.id, personal_key(episode.scope, episode.requester_id))]
+        if channel and Visibility.shareable(episode):
+            parts.append((-episode.id, channel_key(episode.scope)))
+        filing.append((episode, parts))
+    return filing
 
 
 def index_validated(db: Database, *, vectors: bool) -> None:
     """File every validated episode in every partition of a new, empty index (and
     ``vectors``), for the migrations that rebuild it."""
-    validated = db.query("SELECT id FROM episodes WHERE status IN ('success', 'failure')")
-    for row in list(validated):
+    for row in list(db.query("SELECT id FROM episodes WHERE status IN ('success', 'failure')")):
         _file(db, _validated(db, [row["id"]], channel=True), vectors=vectors)
 
 

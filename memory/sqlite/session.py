@@ -21,11 +21,11 @@ from sqlite_utils import Database
 from memory.config import MemoryConfig
 from memory.models import Episode, EpisodeStatus, RecallRequest
 from memory.recall_query import question_match
+from memory.rows import episode_from_row
 from memory.sql.recall import matches
 from memory.sql.session import Params, Session, placeholders
 from memory.sqlite import fts
-from memory.sqlite.codec import episode_from_row, from_db_time, to_db_time
-from memory.sqlite.fts import transaction
+from memory.sqlite.codec import from_db_time, to_db_time
 
 T = TypeVar("T")
 
@@ -35,14 +35,12 @@ _LESSONS = (
     "SELECT * FROM episodes INDEXED BY episodes_awaiting_lesson"
     " WHERE status = 'failure' AND lesson IS NULL"
 )
-_SCORES = (
-    "SELECT episodes.* FROM score_queue CROSS JOIN episodes"
-    " ON episodes.id = score_queue.episode_id"
-    " WHERE episodes.status = 'success' AND episodes.importance IS NULL"
-)
 AWAITING_LESSONS_SQL = f"{_LESSONS} ORDER BY validated_at, id LIMIT ?"
 AWAITING_REFLECTION_SQL = (
-    f"SELECT * FROM ({_LESSONS} UNION ALL {_SCORES}) ORDER BY validated_at, id LIMIT ?"
+    f"SELECT * FROM ({_LESSONS} UNION ALL SELECT episodes.* FROM score_queue CROSS JOIN episodes"
+    " ON episodes.id = score_queue.episode_id"
+    " WHERE episodes.status = 'success' AND episodes.importance IS NULL)"
+    " ORDER BY validated_at, id LIMIT ?"
 )
 """The reflection queue, unleased (one process reflects), oldest vote first: failures
 awaiting a lesson, from their own partial index, and (``with_successes``) the successes in
@@ -53,15 +51,12 @@ SECRET_NAME = "digests"
 _secrets: WeakKeyDictionary[Database, bytes] = WeakKeyDictionary()
 """Each connection's digest secret, read once: it never changes once created."""
 _ISSUED = "episode_ids_issued"
-"""The counter of episode ids handed out: an id is never reused, even after an erasure."""
-_NAMED = re.compile(r"%\((\w+)\)s")
 
 
 @lru_cache(maxsize=512)
 def _markers(sql: str) -> str:
-    """SQLite's parameter markers in place of PostgreSQL's (``%(name)s`` as ``:name``, and
-    ``%%`` as ``%``)."""
-    return _NAMED.sub(r":\1", sql.replace("%s", "?")).replace("%%", "%")
+    """PostgreSQL's ``%s``, ``%(name)s`` and ``%%`` as SQLite's ``?``, ``:name`` and ``%``."""
+    return re.sub(r"%\((\w+)\)s", r":\1", sql.replace("%s", "?")).replace("%%", "%")
 
 
 def _value(value: Any) -> Any:
@@ -93,9 +88,8 @@ class SQLiteSession(Session):
         self.db = db
 
     async def rows(self, sql: str, params: Params = ()) -> list[dict[str, Any]]:
-        """On the connection itself: sqlite-utils' ``query`` wraps each statement in a
-        savepoint of its own, two more statements for each one. A write outside a
-        transaction (one with ``RETURNING``) commits at once, as ``execute``'s does."""
+        """On the connection itself (sqlite-utils' ``query`` wraps each statement in a savepoint,
+        two statements more); a lone write (``RETURNING``) commits at once, as ``execute``'s."""
         lone = not self.db.conn.in_transaction
         try:
             cursor = self.db.conn.execute(_markers(sql), _params(params))
@@ -113,12 +107,10 @@ class SQLiteSession(Session):
         return self.db.execute(_markers(sql), _params(params)).rowcount
 
     def digest(self, text: str) -> str:
-        secret = _secrets.get(self.db)
-        if secret is None:
-            [secret] = self.db.conn.execute(
+        if (secret := _secrets.get(self.db)) is None:
+            secret = _secrets[self.db] = self.db.conn.execute(
                 "SELECT value FROM secrets WHERE name = ?", [SECRET_NAME]
-            ).fetchone()
-            _secrets[self.db] = secret
+            ).fetchone()[0]
         return hmac.new(secret, text.encode(), hashlib.sha256).hexdigest()
 
     def read_time(self, value: Any) -> datetime:
@@ -126,7 +118,7 @@ class SQLiteSession(Session):
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[None]:
-        with transaction(self.db):
+        with fts.transaction(self.db):
             yield
 
     @asynccontextmanager
@@ -189,7 +181,7 @@ class SQLiteSession(Session):
         self, limit: int, with_successes: bool, holder: str
     ) -> list[Episode]:
         sql = AWAITING_REFLECTION_SQL if with_successes else AWAITING_LESSONS_SQL
-        return [episode_from_row(row) for row in self.db.query(sql, [limit])]
+        return [episode_from_row(row, from_db_time) for row in self.db.query(sql, [limit])]
 
     async def scored(self, episode_id: int) -> None:
         self.db.execute("DELETE FROM score_queue WHERE episode_id = ?", [episode_id])
@@ -226,9 +218,8 @@ class SQLiteSession(Session):
         return dict(self.db.execute("SELECT name, value FROM counters").fetchall())
 
     async def scrub(self) -> None:
-        """Empty the write-ahead log into the file, whose freed pages ``secure_delete``
-        zeroed. Another connection mid-read (a CLI beside the bot) keeps the old pages in
-        the log until the next full checkpoint."""
+        """Empty the write-ahead log into the file, whose freed pages ``secure_delete`` zeroed;
+        another connection mid-read (a CLI) keeps old pages in the log until a full checkpoint."""
         busy, _, _ = self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
         if busy:
             logger.warning("erased rows; the write-ahead log could not be emptied yet")
