@@ -46,9 +46,8 @@ def connect(path: Path) -> Database:
         )
     path.parent.mkdir(parents=True, exist_ok=True)
     db = Database(path, execute_plugins=False)
-    db.execute("PRAGMA busy_timeout = 5000")
-    db.execute("PRAGMA foreign_keys = ON")
-    db.execute("PRAGMA secure_delete = ON")
+    for pragma in ("busy_timeout = 5000", "foreign_keys = ON", "secure_delete = ON"):
+        db.execute(f"PRAGMA {pragma}")
     db.enable_wal()
     db.execute("PRAGMA synchronous = NORMAL")
     migrations.apply(db)
@@ -57,7 +56,9 @@ def connect(path: Path) -> Database:
 
 class SQLiteMemoryStore(MemoryStore):
     def __init__(self, executor: ThreadPoolExecutor, db: Database, config: MemoryConfig) -> None:
-        super().__init__(config, filing=self._file_waiting)
+        super().__init__(
+            config, filing=lambda limit: self._call(partial(fts.file_waiting, limit=limit))
+        )
         self._executor = executor
         self._db = db
         self._closed = False
@@ -92,9 +93,6 @@ class SQLiteMemoryStore(MemoryStore):
 
     async def _run(self, verb: Verb[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         return await self._call(lambda db: run_to_end(verb(SQLiteSession(db), *args, **kwargs)))
-
-    async def _file_waiting(self, limit: int) -> int:
-        return await self._call(partial(fts.file_waiting, limit=limit))
 
     async def close(self) -> None:
         """Empty the write-ahead log, close the connection and stop the thread; idempotent."""
