@@ -1,10 +1,7 @@
-"""Installations and OAuth states.
-
-Saving the first installation of a workspace of an Enterprise Grid org also moves what the
-bot kept of the workspace before (in single-token mode, without the org) into the org's
-scopes, re-filed under their keys (:mod:`memory.privacy`), so a workspace that starts
-distributing the app keeps its memories.
-"""
+"""Installations and OAuth states. Saving the first installation of an Enterprise Grid org's
+workspace also moves what the bot kept of it before (in single-token mode, without the org)
+into the org's scopes, re-filed under their keys (:mod:`memory.privacy`), so a workspace
+that starts distributing the app keeps its memories."""
 
 from __future__ import annotations
 
@@ -16,6 +13,7 @@ from memory.sql.session import Session
 
 _WORKSPACE = "enterprise_id = %s AND team_id = %s"
 _UNADOPTED = "team_id = %s AND enterprise_id = ''"
+_LATEST_INSTALLER = " AND user_id <> '' ORDER BY installed_at DESC LIMIT 1"
 
 
 async def save_installation(db: Session, record: InstallationRecord) -> None:
@@ -44,10 +42,7 @@ async def save_installation(db: Session, record: InstallationRecord) -> None:
 async def find_installation(
     db: Session, enterprise_id: str, team_id: str, user_id: str | None
 ) -> InstallationRecord | None:
-    if user_id is None:
-        which, user = " AND user_id <> '' ORDER BY installed_at DESC LIMIT 1", []
-    else:
-        which, user = " AND user_id = %s", [user_id]
+    which, user = (_LATEST_INSTALLER, []) if user_id is None else (" AND user_id = %s", [user_id])
     row = await db.row(
         f"SELECT * FROM installations WHERE {_WORKSPACE}{which}", [enterprise_id, team_id, *user]
     )

@@ -64,12 +64,11 @@ async def take_questions(
     shown: dict[int, list[str]] = {}  # the ts of each answer's parts still in the ledger
     if answered := [row["episode_id"] for row in rows if row["episode_id"]]:
         member, ids = db.one_of(answered)
-        parts = await db.rows(
+        for part in await db.rows(
             f"SELECT episode_id, message_ts FROM ledger WHERE episode_id {member}"
             " ORDER BY message_ts",
             [ids],
-        )
-        for part in parts:
+        ):
             shown.setdefault(int(part["episode_id"]), []).append(part["message_ts"])
     taken = (_question(row, db, shown.get(row["episode_id"])) for row in rows)
     return sorted(taken, key=lambda q: (q.received_at, q.id))

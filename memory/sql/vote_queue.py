@@ -1,15 +1,13 @@
 """Votes committed in groups: each unit of work applies every vote that arrived while the
-last one ran, and each caller is answered once its own vote is committed. One commit serves
-a burst (a vote alone costs a transaction: a thread hop, a commit and a full-text segment on
-SQLite, a pooled connection and its round trips on PostgreSQL); a vote arriving while none
-is applied is applied at once, so grouping adds no wait. A group that fails is applied again
-vote by vote: a vote that fails fails alone.
+last one ran, and answers each caller once its vote is committed. One commit serves a burst
+(a transaction each cost a thread hop, a commit and a full-text segment on SQLite, a pooled
+connection and its round trips on PostgreSQL); a vote arriving while none is applied is
+applied at once, so grouping adds no wait. A group that fails is applied again vote by vote.
 
-A vote's episode waits in the ``index_queue`` to be filed in recall's index a batch at a
-time, by a task beside the groups: filed vote by vote, a burst left hundreds of tiny
-full-text segments on SQLite, which every search reads until merged, and held the vote's
-locks a third longer on PostgreSQL. Recall files its own conversation's waiting episodes
-first, so it finds what a vote validated at once.
+A vote's episode waits in the ``index_queue``, filed in recall's index a batch at a time by
+a task beside the groups: vote by vote, a burst left hundreds of tiny full-text segments on
+SQLite, which every search reads until merged, and held the vote's locks a third longer on
+PostgreSQL. Recall files its own conversation's waiting episodes first, finding them at once.
 """
 
 from __future__ import annotations
@@ -24,8 +22,7 @@ from memory.models import VoteEvent, VoteOutcome
 logger = logging.getLogger(__name__)
 
 FILING_BATCH = 64
-"""Episodes filed in one transaction: a vote arriving meanwhile waits for at most one
-batch (a few tens of milliseconds)."""
+"""Episodes filed a transaction: a vote arriving meanwhile waits one batch (tens of ms) at most."""
 FILING_PAUSE_SECONDS = 0.05
 """How long without a vote before fewer than a batch are filed."""
 

@@ -33,6 +33,38 @@ class _Episode:
     status: EpisodeStatus
     latest: _Latest
 
+    def refusal(
+        self, event: VoteEvent, closes: datetime, forgotten: datetime | None, anyone: bool
+    ) -> VoteOutcome | None:
+        """Why a vote on the episode cannot count, from what its group read (None: it may)."""
+        at, status = utc(event.at), None
+        if closes <= at:
+            reason = "the feedback window has closed"
+        elif not anyone and event.voter_id != self.requester_id:
+            reason, status = "only the person who asked can validate this answer", self.status
+        elif forgotten is not None and forgotten >= at:
+            reason = "the voter was forgotten since"
+        else:
+            return None
+        return VoteOutcome(applied=False, reason=reason, episode_id=self.id, status=status)
+
+    async def settled(
+        self, db: Session, event: VoteEvent, ballot: Ballot, no_op: str | None, config: MemoryConfig
+    ) -> VoteOutcome:
+        """The outcome of a vote written (``no_op`` None) or not, the episode settled after it."""
+        if no_op is not None:
+            return VoteOutcome(applied=False, reason=no_op, episode_id=self.id, status=self.status)
+        # A vote only just stored is the latest unless one cast later is there (it has the
+        # highest id, which breaks ties of time); any other change reads the latest again.
+        at = utc(event.at)
+        if event.added and (self.latest is None or at >= self.latest[1]):
+            self.latest = (ballot.vote, at)
+        else:
+            self.latest = (await _latest_votes(db, [self.id], config))[self.id]
+        self.status = await _settle(db, self.id, self.status, self.latest, config)
+        reason = "vote recorded" if event.added else "vote removed"
+        return VoteOutcome(applied=True, reason=reason, episode_id=self.id, status=self.status)
+
 
 def _latest_read(where: str, params: list[Any], config: MemoryConfig) -> tuple[str, list[Any]]:
     """The read of the latest counting vote (the asker's, unless anyone may vote) of each
@@ -159,47 +191,6 @@ async def _read(
     }
 
 
-def _refusal(
-    event: VoteEvent, episode: _Episode, closes: datetime, forgotten: datetime | None, anyone: bool
-) -> VoteOutcome | None:
-    """Why a vote on a tracked answer cannot count, from what its group read (None: it may)."""
-    at, status = utc(event.at), None
-    if closes <= at:
-        reason = "the feedback window has closed"
-    elif not anyone and event.voter_id != episode.requester_id:
-        reason, status = "only the person who asked can validate this answer", episode.status
-    elif forgotten is not None and forgotten >= at:
-        reason = "the voter was forgotten since"
-    else:
-        return None
-    return VoteOutcome(applied=False, reason=reason, episode_id=episode.id, status=status)
-
-
-async def _settled(
-    db: Session,
-    event: VoteEvent,
-    ballot: Ballot,
-    episode: _Episode,
-    no_op: str | None,
-    config: MemoryConfig,
-) -> VoteOutcome:
-    """The outcome of a vote written (``no_op`` None) or not, its episode settled after it."""
-    if no_op is not None:
-        return VoteOutcome(
-            applied=False, reason=no_op, episode_id=episode.id, status=episode.status
-        )
-    # A vote only just stored is the latest unless one cast later is there (it has the
-    # highest id, which breaks ties of time); any other change reads the latest again.
-    at = utc(event.at)
-    if event.added and (episode.latest is None or at >= episode.latest[1]):
-        episode.latest = (ballot.vote, at)
-    else:
-        episode.latest = (await _latest_votes(db, [episode.id], config))[episode.id]
-    episode.status = await _settle(db, episode.id, episode.status, episode.latest, config)
-    reason = "vote recorded" if event.added else "vote removed"
-    return VoteOutcome(applied=True, reason=reason, episode_id=episode.id, status=episode.status)
-
-
 async def _write(
     db: Session, waiting: _Waiting, outcomes: dict[int, VoteOutcome], config: MemoryConfig
 ) -> None:
@@ -220,7 +211,7 @@ async def _write(
     written = {row["episode_id"] for rows in found for row in rows}
     for episode, (index, event, ballot) in waiting.items():
         no_op = None if episode.id in written else _NO_OP[event.added]
-        outcomes[index] = await _settled(db, event, ballot, episode, no_op, config)
+        outcomes[index] = await episode.settled(db, event, ballot, no_op, config)
     waiting.clear()
 
 
@@ -251,12 +242,12 @@ async def apply_votes(
             if click or episode in waiting:
                 await _write(db, waiting, outcomes, config)
             forgot = forgotten.get(event.voter_id)
-            refused = _refusal(event, episode, closes, forgot, config.anyone_may_vote)
+            refused = episode.refusal(event, closes, forgot, config.anyone_may_vote)
             if refused is not None:
                 outcomes[index] = refused
             elif click:
                 no_op = await _click(db, episode.id, event, ballot)
-                outcomes[index] = await _settled(db, event, ballot, episode, no_op, config)
+                outcomes[index] = await episode.settled(db, event, ballot, no_op, config)
             else:
                 waiting[episode] = (index, event, ballot)
         await _write(db, waiting, outcomes, config)
