@@ -26,9 +26,7 @@ async def _count(db: Session, sql: str, params: list[Any]) -> int:
     return int(row["n"])
 
 
-async def _unfile_episodes(
-    db: Session, column: str, owner: str, cast: bool = False
-) -> dict[str, int]:
+async def _unfile(db: Session, column: str, owner: str, cast: bool = False) -> dict[str, int]:
     """Ready the episodes whose ``column`` is ``owner`` to be deleted: out of the indexes,
     the bot's replies in them fenced off. How many there are, their ledger rows, and the
     votes on them (with ``cast``, and the votes ``owner`` cast)."""
@@ -53,7 +51,7 @@ async def forget_user(
     hashes of event ids), neither holding anything they said."""
     async with db.transaction():
         await db.lock_person(user_id)
-        counts = await _unfile_episodes(db, "requester_id", user_id, cast=True)
+        counts = await _unfile(db, "requester_id", user_id, cast=True)
         # Votes they cast on other people's exchanges decided those statuses too (in
         # order: PostgreSQL locks each episode's row).
         others_voted = await db.rows(
@@ -80,7 +78,7 @@ async def forget_workspace(db: Session, team_id: str, at: datetime) -> Workspace
     workspace = db.digest(workspace_subject(team_id))
     async with db.transaction():
         await db.lock_workspace(team_id)
-        counts = await _unfile_episodes(db, "team_id", team_id)
+        counts = await _unfile(db, "team_id", team_id)
         await db.execute("DELETE FROM episodes WHERE team_id = %s", [team_id])
         for kind, column, value in (
             ("wisdom", "team_id", team_id),

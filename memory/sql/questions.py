@@ -37,13 +37,12 @@ async def receive_question(
             return None
         if await forgotten_since(db, question.user_id, question.received_at, team_id):
             return None
-        row = await db.row(
+        [row] = await db.rows(
             "INSERT INTO questions (team_id, user_id, received_at, payload, holder, lease_until,"
             " attempts) VALUES (%(team_id)s, %(user_id)s, %(received_at)s, %(payload)s,"
             " %(holder)s, %(lease_until)s, 1) RETURNING *",
             dict(question.model_dump(), holder=holder, lease_until=question.received_at + lease),
         )
-        assert row is not None
         return _question(row, db)
 
 

@@ -52,10 +52,9 @@ def _around(db: Session) -> str:
 
 
 def matches(db: Session) -> str:
-    """The query of a backend's search that reads its ``hits`` (the ``id`` and ``bm25``,
-    lower is better, of each episode its full-text query found in the partitions): the
-    ``%(candidates)s`` best in the request's scope, best first, with their neighbours. A
-    channel success found in two partitions counts once, at its best."""
+    """The query of a backend's search reading its ``hits`` (``id`` and ``bm25``, lower is
+    better, of each episode its full-text query found): the ``%(candidates)s`` best in scope,
+    best first, with their neighbours; a channel success in two partitions counts once."""
     return f"""
   SELECT episodes.*, min(hits.bm25) AS bm25, {_around(db)}
   FROM hits JOIN episodes ON episodes.id = hits.id
@@ -74,19 +73,14 @@ def _note(around: _Around, rows: list[dict[str, Any]]) -> None:
 
 
 def _found(db: Session, rows: list[dict[str, Any]], around: _Around) -> _Found:
-    """The rows' episodes, each with its ``bm25`` (None for one found by meaning alone),
-    their neighbours noted in ``around``."""
+    """The rows' episodes with their ``bm25`` (None: found by meaning alone), neighbours noted."""
     _note(around, rows)
     return [(episode_from_row(row, db.read_time), row.get("bm25")) for row in rows]
 
 
-async def _by_id(
-    db: Session, episode_ids: list[int], params: dict[str, Any]
-) -> list[dict[str, Any]]:
-    return await db.rows(
-        f"SELECT episodes.*, {_around(db)} FROM {db.episodes_by_id} WHERE {IN_SCOPE}",
-        {**params, "ids": episode_ids},
-    )
+async def _by_id(db: Session, ids: list[int], params: dict[str, Any], around: _Around) -> _Found:
+    sql = f"SELECT episodes.*, {_around(db)} FROM {db.episodes_by_id} WHERE {IN_SCOPE}"
+    return _found(db, await db.rows(sql, {**params, "ids": ids}), around)
 
 
 async def recall(
@@ -114,7 +108,7 @@ async def recall(
     similar = most_similar(cosines, pool, floor=hybrid.min_similarity)
     semantic_only = [episode_id for episode_id in similar if episode_id not in lexical]
     if semantic_only:
-        found += _found(db, await _by_id(db, semantic_only, params), around)
+        found += await _by_id(db, semantic_only, params, around)
     candidates = ranking.visible_candidates(found, cosines, request, config)
     sources = ranking.context_sources(candidates, request, config)
     if sources and not db.neighbours_with_rows:
@@ -123,7 +117,7 @@ async def recall(
     adjacent = ranking.neighbours((source, *around[source]) for source in sources)
     unread = ranking.related_neighbours(adjacent, candidates, cosines, floor=hybrid.min_similarity)
     if unread:
-        pulled = _found(db, await _by_id(db, unread, {**params, "context": False}), around)
+        pulled = await _by_id(db, unread, {**params, "context": False}, around)
         candidates += ranking.visible_candidates(pulled, cosines, request, config)
     ranked = ranking.rank(
         candidates, now=request.now, weights=config.weights, hybrid=hybrid, adjacent=adjacent

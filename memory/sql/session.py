@@ -48,9 +48,8 @@ async def _done(value: T) -> T:
 
 
 class Session(ABC):
-    """One unit of work on one database (PostgreSQL's is one transaction). The defaults (empty
-    where there is nothing to do: ``noqa: B027``) are for a database one process writes, a
-    transaction holding the whole file (SQLite); PostgreSQL's session overrides them."""
+    """One unit of work on one database. The defaults (empty where there is nothing to do) suit
+    SQLite, one process writing, a transaction holding the file; PostgreSQL's overrides them."""
 
     lease_cleared = ""
     """Added to an episode's ``UPDATE ... SET`` to end its reflection lease (PostgreSQL's)."""
