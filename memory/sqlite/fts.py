@@ -55,7 +55,7 @@ _DELETE = (
     " VALUES ('delete', ?, ?, ?, ?)"
 )
 
-Filing = list[tuple[Episode, list[tuple[int, str]]]]
+_Filing = list[tuple[Episode, list[tuple[int, str]]]]
 
 
 @contextmanager
@@ -155,7 +155,7 @@ def _entry(rowid: int, key: str, episode: Episode) -> tuple[int, str, str, str]:
     )
 
 
-def _file(db: Database, filing: Filing, *, vectors: bool = True) -> None:
+def _file(db: Database, filing: _Filing, *, vectors: bool = True) -> None:
     """File the validated episodes' entries in the (rowid, key) partitions each is given, and
     (embedded together, and only with a model: else recall is full-text only) their vectors."""
     db.conn.executemany(_FILE, [_entry(*part, e) for e, parts in filing for part in parts])
@@ -180,7 +180,7 @@ def _unfile_vectors(db: Database, filed: Sequence[tuple[int, str]]) -> None:
     )
 
 
-def _validated(db: Database, episode_ids: Sequence[int], *, channel: bool) -> Filing:
+def _validated(db: Database, episode_ids: Sequence[int], *, channel: bool) -> _Filing:
     """The episodes of these ids that exist and are not pending (those the index may hold),
     each with the (rowid, key) of each partition it is recalled from: its asker's (``id``),
     and a channel success's channel's (``-id``) while the store files those."""
@@ -190,7 +190,7 @@ def _validated(db: Database, episode_ids: Sequence[int], *, channel: bool) -> Fi
         [json.dumps(list(episode_ids))],
     )
     columns = [column[0] for column in rows.description]
-    filing: Filing = []
+    filing: _Filing = []
     for row in rows:
         episode = episode_from_row(dict(zip(columns, row, strict=True)), from_db_time)
         parts = [(episode.id, personal_key(episode.scope, episode.requester_id))]
