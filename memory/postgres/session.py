@@ -143,12 +143,12 @@ class Session(sql.Session):
     """Sends the statements whose results are not read (:meth:`send`): a cursor each cost as
     much as sending the statement."""
     ending: AsyncExitStack
-    """Ends pipeline mode (:meth:`commit`), awaiting every statement's answer at once."""
+    """Ends pipeline mode, if on (:meth:`commit`), awaiting every statement's answer at once."""
     restated: set[int] = field(default_factory=set)
     """Episodes whose rows changed in this transaction, queued for filing at its end."""
     committed: bool = False
-    """Whether the ``COMMIT`` was sent (or, outside pipeline mode, the work is done): a
-    connection that breaks since may have committed, so the work does not run again."""
+    """Whether the ``COMMIT`` was sent: a connection that breaks since may have committed, so
+    the work does not run again."""
     lease_cleared = ", reflection_holder = NULL, reflection_until = NULL"
     locked_skipped = " FOR UPDATE SKIP LOCKED"
     for_update = " FOR UPDATE OF episodes"
@@ -179,8 +179,7 @@ class Session(sql.Session):
     async def commit(self) -> None:
         """End the work: queue what it restated for :meth:`file_waiting` (first, so that a
         filing holding one of them ends before this goes on) and take it out of recall,
-        then send the ``COMMIT`` and end pipeline mode, waiting for the server once (outside
-        pipeline mode, psycopg's transaction commits when it ends)."""
+        then send the ``COMMIT`` and end pipeline mode, waiting for the server once."""
         if self.committed:
             return
         if self.restated:
@@ -192,9 +191,8 @@ class Session(sql.Session):
             )
             await self.send("DELETE FROM episode_recall WHERE episode_id = ANY(%s)", [restated])
         self.committed = True
-        if self.pipeline is not None:
-            await self.sender.execute("COMMIT")
-            await self.ending.aclose()
+        await self.sender.execute("COMMIT")
+        await self.ending.aclose()
 
     def digest(self, text: str) -> str:
         return hmac.new(self.secret, text.encode(), hashlib.sha256).hexdigest()

@@ -62,11 +62,6 @@ async def _configure(conn: AsyncConnection[DictRow]) -> None:
     await conn.execute("SET TIME ZONE 'UTC'")  # as SQLite's times come back
 
 
-def _failed(error: psycopg.Error) -> StoreError:
-    # The class and SQLSTATE only: psycopg's message may quote a row, hence people's text.
-    return StoreError(f"the database failed ({type(error).__name__}, SQLSTATE {error.sqlstate})")
-
-
 _BY_SQLSTATE = {
     "3D000": "database",  # invalid_catalog_name
     "28P01": "password",  # invalid_password
@@ -148,19 +143,12 @@ def connect_problem(error: psycopg.Error) -> str:
 async def _transaction(
     conn: AsyncConnection[DictRow], secret: bytes, pipelined: bool
 ) -> AsyncIterator[Session]:
-    """A transaction in pipeline mode: its ``BEGIN`` goes with its first statement, its
-    ``COMMIT`` with its last (psycopg's own ``transaction()`` waits for each); rolled back
-    when its work fails, as a failed statement leaves the rest of the pipeline undone. Not
-    ``pipelined`` (``COPY`` cannot run in pipeline mode), psycopg's own."""
-    if not pipelined:
-        async with conn.transaction():
-            session = Session(conn, secret, None, conn.cursor(), AsyncExitStack())
-            yield session
-            await session.commit()
-        return
+    """``pipelined`` unless it copies (``COPY`` cannot run in pipeline mode; psycopg's own
+    ``transaction()`` would wait for the ``BEGIN`` and the ``COMMIT``); rolled back when its
+    work fails, as a failed statement leaves the rest of the pipeline undone."""
     try:
         async with AsyncExitStack() as ending:
-            pipeline = await ending.enter_async_context(conn.pipeline())
+            pipeline = await ending.enter_async_context(conn.pipeline()) if pipelined else None
             sender = conn.cursor()
             await sender.execute("BEGIN")
             session = Session(conn, secret, pipeline, sender, ending)
@@ -323,20 +311,18 @@ class PostgresMemoryStore(MemoryStore):
                     used = conn
                     async with _transaction(conn, self._secret, pipelined) as session:
                         return await work(session)
-            except _RETRYABLE as error:
-                if attempt >= ATTEMPTS:
-                    raise _failed(error) from error
-                attempt += 1
             except PoolClosed as error:
                 raise StoreClosed("the memory store is closed") from error
             except PoolTimeout as error:
                 raise StoreError("no database connection became free in time") from error
             except psycopg.Error as error:
-                if used is None or not used.broken:
-                    raise _failed(error) from error
-                await self._pool.drain()
-                if (session is not None and session.committed) or attempt >= ATTEMPTS:
-                    raise _failed(error) from error
+                if broken := used is not None and used.broken:
+                    await self._pool.drain()
+                uncommitted = broken and not (session is not None and session.committed)
+                if attempt >= ATTEMPTS or not (uncommitted or isinstance(error, _RETRYABLE)):
+                    raise StoreError(  # not psycopg's message: it may quote a row, people's text
+                        f"the database failed ({type(error).__name__}, SQLSTATE {error.sqlstate})"
+                    ) from error
                 attempt += 1
 
     async def import_episodes(self, episodes: Sequence[models.ImportedEpisode]) -> list[int | None]:
