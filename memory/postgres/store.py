@@ -62,26 +62,19 @@ async def _configure(conn: AsyncConnection[DictRow]) -> None:
     await conn.execute("SET TIME ZONE 'UTC'")  # as SQLite's times come back
 
 
-_BY_SQLSTATE = {
-    "3D000": "database",  # invalid_catalog_name
-    "28P01": "password",  # invalid_password
-    "28000": "role",  # invalid_authorization_specification
-    "42501": "privilege",  # insufficient_privilege
-    "53300": "crowded",  # too_many_connections
-    "57P03": "starting",  # cannot_connect_now
-}
-_BY_TEXT = (
-    ("database", ('database "', '" does not exist')),
-    ("password", ("password authentication failed",)),
-    ("no_password", ("no password supplied",)),
-    ("hba", ("no pg_hba.conf entry",)),
-    ("role", ('role "', '" does not exist')),
-    ("refused", ("Connection refused",)),
-    ("host", ("failed to resolve host",)),
-    ("host", ("could not translate host name",)),
-    ("timeout", ("timeout expired",)),
-    ("crowded", ("too many clients",)),
-    ("starting", ("the database system is starting up",)),
+_SIGNS = (  # (problem, its SQLSTATE, words of libpq's or the server's that tell it)
+    ("database", "3D000", ('database "', '" does not exist')),  # invalid_catalog_name
+    ("password", "28P01", ("password authentication failed",)),  # invalid_password
+    ("no_password", None, ("no password supplied",)),
+    ("hba", None, ("no pg_hba.conf entry",)),
+    ("role", "28000", ('role "', '" does not exist')),  # invalid_authorization_specification
+    ("privilege", "42501", None),  # insufficient_privilege
+    ("refused", None, ("Connection refused",)),
+    ("host", None, ("failed to resolve host",)),
+    ("host", None, ("could not translate host name",)),
+    ("timeout", None, ("timeout expired",)),
+    ("crowded", "53300", ("too many clients",)),  # too_many_connections
+    ("starting", "57P03", ("the database system is starting up",)),  # cannot_connect_now
 )
 _PROBLEMS = {
     "refused": (
@@ -127,12 +120,11 @@ def connect_problem(error: psycopg.Error) -> str:
     that fails carries no SQLSTATE in psycopg (libpq reports it as text only), so the common
     cases are told apart by libpq's and the server's words. The error's text is only
     matched, never repeated: it names hosts, databases and roles, and may quote a row."""
-    kind = _BY_SQLSTATE.get(error.sqlstate or "")
+    text = str(error)
+    kind = next((found for found, state, _ in _SIGNS if state and state == error.sqlstate), None)
     if kind is None or kind == "role":  # 28000 is a missing role and pg_hba.conf alike
-        text = str(error)
-        kind = next(
-            (found for found, words in _BY_TEXT if all(word in text for word in words)), kind
-        )
+        told = (found for found, _, words in _SIGNS if words and all(w in text for w in words))
+        kind = next(told, kind)
     if kind is None:
         state = f", SQLSTATE {error.sqlstate}" if error.sqlstate else ""
         return f"the PostgreSQL database failed ({type(error).__name__}{state})"
