@@ -22,8 +22,7 @@ import asyncio
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager, suppress
-from datetime import datetime, timedelta
-from functools import partial
+from datetime import timedelta
 from typing import ParamSpec, TypeVar
 
 import psycopg
@@ -153,34 +152,30 @@ async def _transaction(
         raise
 
 
-async def _fenced(db: Session, episodes: Sequence[models.ImportedEpisode]) -> list[bool]:
-    """Lock the askers, then whether each episode's asker (or workspace) was forgotten at
-    or after it was created; locks and reads go in one round trip, in order, so the reads
-    see an erasure that committed while a lock was awaited."""
-    teams: dict[str, set[str]] = {}
-    for item in episodes:
-        teams.setdefault(item.scope.team_id, set()).add(item.requester_id)
-    erased: dict[tuple[str, str], datetime] = {}
-    async with db.conn.pipeline():
-        for person, team in sorted({(item.requester_id, item.scope.team_id) for item in episodes}):
-            await db.lock_person(person, team)
-        for team, people in sorted(teams.items()):
-            found = await forgotten_at(db, people, team)
-            erased.update(((person, team), at) for person, at in found.items())
-    return [
-        (at := erased.get((item.requester_id, item.scope.team_id))) is not None
-        and at >= rows.utc(item.created_at)
-        for item in episodes
-    ]
-
-
 async def _copied(db: Session, episodes: Sequence[models.ImportedEpisode]) -> list[int | None]:
+    """:func:`memory.sql.episodes.import_episodes` in a few statements a batch, not two an
+    episode: the rows, then their recall rows (made before any lock is taken), by ``COPY``,
+    outside pipeline mode but for the askers' locks and the fence's reads, sent together,
+    in order, so the reads see an erasure that committed while a lock was awaited."""
     if not episodes:
         return []
     drafts = [imported(item) for item in episodes]
     made = await asyncio.to_thread(recall_rows, drafts)
-    fenced = await _fenced(db, episodes)
-    kept = [episode for episode, out in zip(drafts, fenced, strict=True) if not out]
+    teams: dict[str, set[str]] = {}
+    for item in episodes:
+        teams.setdefault(item.scope.team_id, set()).add(item.requester_id)
+    async with db.conn.pipeline():
+        for person, team in sorted({(item.requester_id, item.scope.team_id) for item in episodes}):
+            await db.lock_person(person, team)
+        erased = {
+            team: await forgotten_at(db, people, team) for team, people in sorted(teams.items())
+        }
+    fenced = [
+        (at := erased[item.scope.team_id].get(item.requester_id)) is not None
+        and at >= rows.utc(item.created_at)
+        for item in episodes
+    ]
+    kept = [(draft, row) for draft, row, out in zip(drafts, made, fenced, strict=True) if not out]
     if not kept:
         return [None] * len(episodes)
     numbered = await db.rows(
@@ -188,21 +183,17 @@ async def _copied(db: Session, episodes: Sequence[models.ImportedEpisode]) -> li
         " FROM generate_series(1, %s) ORDER BY 1",
         [len(kept)],
     )
-    stored = [
-        episode.model_copy(update={"id": row["id"]})
-        for row, episode in zip(numbered, kept, strict=True)
-    ]
-    kept_rows = [row for row, out in zip(made, fenced, strict=True) if not out]
+    ids = [row["id"] for row in numbered]
     async with db.conn.cursor() as cursor:
         async with cursor.copy(
             "COPY episodes (id, enterprise_id, team_id, channel_id, kind, requester_id, thread_ts,"
             " question, answer, status, lesson, created_at, validated_at) FROM STDIN"
         ) as copy:
-            for episode in stored:
+            for episode_id, (episode, _) in zip(ids, kept, strict=True):
                 scope = episode.scope
                 await copy.write_row(
                     (
-                        episode.id,
+                        episode_id,
                         scope.enterprise_id,
                         scope.team_id,
                         scope.channel_id,
@@ -222,16 +213,16 @@ async def _copied(db: Session, episodes: Sequence[models.ImportedEpisode]) -> li
             " question text, answer text, lesson text, vector bytea) ON COMMIT DROP"
         )
         async with cursor.copy("COPY imported_recall FROM STDIN") as copy:
-            for episode, row in zip(stored, kept_rows, strict=True):
+            for episode_id, (_, row) in zip(ids, kept, strict=True):
                 fields = [row[name] for name in ("keys", "question", "answer", "lesson", "vector")]
-                await copy.write_row((episode.id, *fields))
+                await copy.write_row((episode_id, *fields))
         await cursor.execute(
             "INSERT INTO episode_recall (episode_id, partitions, doc, vector)"
             f" SELECT episode_id, partitions, {DOC.format('question', 'answer', 'lesson')}, vector"
             " FROM imported_recall"
         )
-    ids = iter(episode.id for episode in stored)
-    return [None if out else next(ids) for out in fenced]
+    numbers = iter(ids)
+    return [None if out else next(numbers) for out in fenced]
 
 
 class PostgresMemoryStore(MemoryStore):
@@ -318,12 +309,7 @@ class PostgresMemoryStore(MemoryStore):
                 attempt += 1
 
     async def import_episodes(self, episodes: Sequence[models.ImportedEpisode]) -> list[int | None]:
-        """What :func:`memory.sql.episodes.import_episodes` does, in one transaction of a few
-        statements a batch instead of two an episode: the rows and then their recall rows
-        (made on a worker thread before any lock is taken) by ``COPY``, which cannot run in
-        pipeline mode, so the transaction runs outside it, in pipeline mode only for the
-        locks and the fence's reads (:func:`_fenced`)."""
-        return await self.run(partial(_copied, episodes=episodes), pipelined=False)
+        return await self.run(lambda db: _copied(db, episodes), pipelined=False)
 
     async def close(self) -> None:
         """Settle the votes, then close every connection. Safe to call twice."""
