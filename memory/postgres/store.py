@@ -1,19 +1,14 @@
-"""The PostgreSQL backend of :class:`memory.MemoryStore`: a pool of connections to one
-database, shared by any number of bot processes, and running transactions on it.
-
-Every store method is one transaction (:meth:`PostgresMemoryStore.run`), in pipeline mode:
-a statement whose result its work does not read (a lock, a ledger row, a status) is sent
-with the next one it does read, and ``BEGIN`` and ``COMMIT`` with the first and the last, so
-a transaction costs a round trip per result it waits for, not per statement (1.5 to 2.5 ms
-each on a busy machine). PostgreSQL aborts one of two transactions that deadlock or fail to
-serialise; it runs again from the start.
+"""The PostgreSQL store. Each of its methods is one transaction (:meth:`PostgresMemoryStore.run`)
+in pipeline mode: a statement whose result the work does not read (a lock, a ledger row, a
+status) goes with the next one it does read, ``BEGIN`` and ``COMMIT`` with the first and the
+last, so a transaction costs a round trip (1.5 to 2.5 ms on a busy machine) per result it
+waits for, not per statement. One that deadlocks or fails to serialise runs again.
 
 A restart, a failover or a proxy's idle timeout ends every pooled connection without the
 pool knowing. The first transaction to find its connection broken empties the pool (the
 others are as dead: psycopg's own check before use would find them one by one, a second
-apart) and, if it broke before reaching its commit, runs again on a new connection: the
-server rolled it back. One that broke during its commit is not run again, as it may have
-committed.
+apart) and runs again on a new connection if it broke before its commit (the server rolled
+it back), not during it (it may have committed).
 """
 
 from __future__ import annotations
@@ -47,12 +42,8 @@ T = TypeVar("T")
 ATTEMPTS = 3  # runs of a transaction aborted by a conflict, or broken before its commit
 MAX_CONNECTIONS = 10  # per process: a replica rarely needs more than a few at once
 CONNECT_TIMEOUT = 10  # seconds to wait for the server when opening the store
-CONNECTION_WAIT = 5
-"""Seconds a transaction waits for a pooled connection before failing: while the server is
-unreachable the pool has none to give, and the bot's callers retry or answer 503."""
-TURN_SHARE = 0.9
-"""A turn at a periodic job lasts this share of its interval, so whichever process's timer
-fires next after it takes the next turn: about one run per interval, never one per process."""
+CONNECTION_WAIT = 5  # seconds to wait for a pooled connection; then callers retry or answer 503
+TURN_SHARE = 0.9  # of its interval a job's turn lasts: one run per interval, not per process
 _RETRYABLE = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure)
 _Pool = AsyncConnectionPool[AsyncConnection[DictRow]]
 
@@ -115,10 +106,9 @@ _PROBLEMS = {
 
 
 def connect_problem(error: psycopg.Error) -> str:
-    """Why PostgreSQL could not be used, said as what to fix, in one clause. A connection
-    that fails carries no SQLSTATE in psycopg (libpq reports it as text only), so the common
-    cases are told apart by libpq's and the server's words. The error's text is only
-    matched, never repeated: it names hosts, databases and roles, and may quote a row."""
+    """Why PostgreSQL could not be used, as what to fix, in one clause, told apart by libpq's
+    and the server's words (psycopg gives a failed connection no SQLSTATE), which are only
+    matched, never repeated: they name hosts, databases and roles, and may quote a row."""
     text = str(error)
     kind = next((found for found, state, _ in _SIGNS if state and state == error.sqlstate), None)
     if kind is None or kind == "role":  # 28000 is a missing role and pg_hba.conf alike
@@ -235,9 +225,8 @@ class PostgresMemoryStore(MemoryStore):
     @classmethod
     async def open(cls, url: str, config: MemoryConfig) -> PostgresMemoryStore:
         """Migrate the database at ``url`` (a libpq URL), read its digest secret (the first
-        process to need one makes it), open the pool. :class:`StoreUnavailable` at once
-        when the server cannot be reached or refuses us: the first connection is made
-        directly, so its error is not retried for a while as the pool would."""
+        process to need one makes it), open the pool; :class:`StoreUnavailable` at once when
+        the server cannot be reached or refuses us (asked directly: the pool would retry)."""
         try:
             async with await AsyncConnection.connect(
                 url, autocommit=True, row_factory=dict_row, connect_timeout=CONNECT_TIMEOUT
@@ -280,9 +269,8 @@ class PostgresMemoryStore(MemoryStore):
         return await self.run(lambda session: verb(session, *args, **kwargs))
 
     async def run(self, work: Callable[[Session], Awaitable[T]], *, pipelined: bool = True) -> T:
-        """Run ``work`` in one transaction, in pipeline mode unless it copies; again (at most
-        :data:`ATTEMPTS` times) after a conflict, or a connection broken before its commit.
-        psycopg's errors become :class:`memory.StoreError`."""
+        """Run ``work`` in one transaction, again as the module says (at most :data:`ATTEMPTS`
+        times); psycopg's errors become :class:`memory.StoreError`."""
         if self._closed:
             raise StoreClosed("the memory store is closed")
         attempt = 1
