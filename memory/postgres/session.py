@@ -1,14 +1,11 @@
 """PostgreSQL's :class:`memory.sql.session.Session`: one transaction on one pooled
 connection. Several processes share the database, so it takes the erasure fence's advisory
-locks, and leases what one process works on. It keeps the recall index, a validated
-episode's row of ``episode_recall`` (what the row holds, and why its words carry no
-partition key: README.md's *Storage*).
-
-A vote files its episode later, as SQLite's does: its transaction takes the episode out of
-recall and queues its id in ``index_queue`` (:meth:`Session.commit`), and the store files
-the queue in batches (:meth:`Session.file_waiting`), so the vote's transaction neither reads
-the episode back nor waits for its words and vector. Recall files its conversation's
-waiting episodes before it searches, so the question right after a vote sees it.
+locks, and leases what one process works on. A validated episode has a row of
+``episode_recall`` (what it holds, and why its words carry no partition key: README.md's
+*Storage*), filed later, as SQLite's is: a vote queues the episode (:meth:`Session.commit`)
+for the store to file in batches (:meth:`Session.file_waiting`), so the vote neither reads
+it back nor waits for its words and vector; recall files its conversation's waiting
+episodes first, so the question right after a vote sees it.
 """
 
 from __future__ import annotations
@@ -18,7 +15,7 @@ import hashlib
 import hmac
 import unicodedata
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, TypeVar
@@ -71,22 +68,19 @@ WITH q AS (
 SELECT * FROM lexical FULL JOIN vectors ON lexical.id = vectors.best CROSS JOIN waiting
 ORDER BY lexical.bm25, lexical.validated_at DESC, lexical.id DESC
 """
-"""Recall's two searches in one read of the partitions' rows. ``-ts_rank`` stands in for
-BM25, weighing a matching question (``A``) twice a matching answer (``B``) or lesson
-(``C``), as SQLite's weights do. The vectors come aggregated, with the best match (alone
-when none matched): one value, where a row each cost more to receive than the rest of the
-recall. With them come the ids of the conversation's episodes waiting to be filed."""
+"""Recall's two searches, and the conversation's episodes waiting to be filed, in one read.
+``-ts_rank`` stands in for BM25, weighing a question (``A``) twice an answer (``B``) or a
+lesson (``C``), as SQLite's weights do. The vectors come in one value, with the best match:
+a row each cost more to receive than the rest of the recall."""
 
-WORDS_APART = "\x1f"
-"""Joins a field's words in the one text they are sent as (the unit separator, part of no
-word), which the server splits again (:data:`DOC`): psycopg took seven times as long to
-send the three fields as lists."""
 DOC = (
     "memory_doc(string_to_array({}, chr(31)), 'A')"
     " || memory_doc(string_to_array({}, chr(31)), 'B')"
     " || memory_doc(string_to_array({}, chr(31)), 'C')"
 )
-"""A recall row's ``tsvector``, of its question's, answer's and lesson's words."""
+"""A recall row's ``tsvector``, of its question's, answer's and lesson's words, each field's
+sent as one text, joined by the unit separator (``chr(31)``, part of no word): psycopg took
+seven times as long to send them as lists."""
 _INSERT = (
     "INSERT INTO episode_recall (episode_id, partitions, doc, vector) VALUES (%(id)s, %(keys)s,"
     f" {DOC.format('%(question)s', '%(answer)s', '%(lesson)s')}, %(vector)s)"
@@ -95,28 +89,24 @@ _INSERT = (
 )
 
 
-def _fold(word: str) -> str:
-    if word.isascii():  # nothing to take off: most words, at a tenth of the cost
-        return word
-    decomposed = unicodedata.normalize("NFKD", word)
-    return "".join(char for char in decomposed if not unicodedata.combining(char))
-
-
 def folded_words(words: Sequence[str]) -> list[str]:
     """The words without their diacritics (*crème*: *creme*), as SQLite's
     ``remove_diacritics`` indexes them, so an accent typed or not finds the same word."""
-    return [_fold(word) for word in words]
+    return [
+        word
+        if word.isascii()  # nothing to take off: most words, at a tenth of the cost
+        else "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+        for word in words
+    ]
 
 
 def _sent(text: str) -> str:
-    """The text's words as the index holds them, joined by :data:`WORDS_APART`."""
-    return WORDS_APART.join(folded_words(indexed_words(text)))
+    return "\x1f".join(folded_words(indexed_words(text)))  # chr(31), as DOC splits them
 
 
 def recall_rows(episodes: Sequence[Episode]) -> list[dict[str, object]]:
     """The parameters of :data:`_INSERT` for each validated episode, the vectors embedded
     together (one tokenizer call); for a worker thread, not the event loop."""
-    vectors = episode_vectors(episodes)
     return [
         {
             "id": episode.id,
@@ -127,28 +117,20 @@ def recall_rows(episodes: Sequence[Episode]) -> list[dict[str, object]]:
             "lesson": _sent(episode.lesson or ""),
             "vector": vector,
         }
-        for episode, vector in zip(episodes, vectors, strict=True)
+        for episode, vector in zip(episodes, episode_vectors(episodes), strict=True)
     ]
 
 
 @dataclass(eq=False)
 class Session(sql.Session):
-    """A connection inside a transaction, and this database's digest secret."""
-
     conn: AsyncConnection[DictRow]
     secret: bytes
-    pipeline: AsyncPipeline | None
-    """None outside pipeline mode (a transaction that copies)."""
+    pipeline: AsyncPipeline | None  # None in a transaction that copies
     sender: AsyncCursor[DictRow]
-    """Sends the statements whose results are not read (:meth:`send`): a cursor each cost as
-    much as sending the statement."""
-    ending: AsyncExitStack
-    """Ends pipeline mode, if on (:meth:`commit`), awaiting every statement's answer at once."""
-    restated: set[int] = field(default_factory=set)
-    """Episodes whose rows changed in this transaction, queued for filing at its end."""
-    committed: bool = False
-    """Whether the ``COMMIT`` was sent: a connection that breaks since may have committed, so
-    the work does not run again."""
+    """Sends what :meth:`send` sends: a cursor each cost as much as sending the statement."""
+    ending: AsyncExitStack  # ends pipeline mode, awaiting every statement's answer at once
+    restated: set[int] = field(default_factory=set)  # episodes to queue for filing at the end
+    committed: bool = False  # the COMMIT was sent: a connection broken since may have committed
     lease_cleared = ", reflection_holder = NULL, reflection_until = NULL"
     locked_skipped = " FOR UPDATE SKIP LOCKED"
     for_update = " FOR UPDATE OF episodes"
@@ -172,14 +154,12 @@ class Session(sql.Session):
         return cursor.rowcount
 
     async def send(self, sql: str, params: Params = ()) -> None:
-        """Queued: it reaches the server with the next statement whose result is read (or
-        the ``COMMIT``), and its error, if any, is raised there."""
+        """Queued till the next statement whose result is read, where its error is raised."""
         await self.sender.execute(sql, params)
 
     async def commit(self) -> None:
-        """End the work: queue what it restated for :meth:`file_waiting` (first, so that a
-        filing holding one of them ends before this goes on) and take it out of recall,
-        then send the ``COMMIT`` and end pipeline mode, waiting for the server once."""
+        """Queue what the work restated for :meth:`file_waiting` (first, so that a filing
+        holding one of them ends before this goes on), take it out of recall, commit."""
         if self.committed:
             return
         if self.restated:
@@ -204,14 +184,12 @@ class Session(sql.Session):
         """The person's advisory lock; with ``team_id``, their workspace's too, shared:
         writes in one workspace do not wait for each other, and its erasure
         (:meth:`lock_workspace`) waits for them."""
-        person = self._lock_key(user_id)
-        if not team_id:
-            await self.send("SELECT pg_advisory_xact_lock(%s, %s)", [_PERSON_LOCKS, person])
-            return
-        await self.send(
-            "SELECT pg_advisory_xact_lock(%s, %s), pg_advisory_xact_lock_shared(%s, %s)",
-            [_PERSON_LOCKS, person, _WORKSPACE_LOCKS, self._lock_key(workspace_subject(team_id))],
-        )
+        locks = "SELECT pg_advisory_xact_lock(%s, %s)"
+        keys = [_PERSON_LOCKS, self._lock_key(user_id)]
+        if team_id:
+            locks += ", pg_advisory_xact_lock_shared(%s, %s)"
+            keys += [_WORKSPACE_LOCKS, self._lock_key(workspace_subject(team_id))]
+        await self.send(locks, keys)
 
     async def lock_people(self, user_ids: Sequence[str]) -> None:
         """In one statement, in the order of their keys: two units of work locking some of
@@ -231,18 +209,15 @@ class Session(sql.Session):
 
     @asynccontextmanager
     async def refiling(self, episode_ids: Sequence[int]) -> AsyncIterator[None]:
-        """Queued as a change of status is: filed at once, it could be overwritten by a
-        filing under way that read the rows before this change."""
+        """Queued for filing when the work ends (:meth:`commit`): filed at once, a change
+        could be overwritten by a filing under way that read the rows before it."""
         yield
         self.restated.update(episode_ids)
 
-    @asynccontextmanager
-    async def restating(
+    def restating(
         self, episode_id: int, was: EpisodeStatus, now: EpisodeStatus, config: MemoryConfig
-    ) -> AsyncIterator[None]:
-        """Queued for filing when the work ends (:meth:`commit`)."""
-        yield
-        self.restated.add(episode_id)
+    ) -> AbstractAsyncContextManager[None]:
+        return self.refiling([episode_id])
 
     def one_of(self, values: Sequence[int] | Sequence[str]) -> tuple[str, Any]:
         return "= ANY(%s)", list(values)
@@ -262,8 +237,7 @@ class Session(sql.Session):
     async def insert_exchange(
         self, values: Mapping[str, Any], where: tuple[str, Sequence[Any]], ledger: sql.LedgerParts
     ) -> int | None:
-        """One statement, sent with the ``COMMIT``: its row is read once the server has
-        answered them both."""
+        """One statement, sent with the ``COMMIT``, read once the server answered both."""
         condition, params = where
         parts = list(dict.fromkeys(ledger.message_ts))
         cursor = await self.conn.execute(
@@ -281,13 +255,12 @@ class Session(sql.Session):
         return None if row is None else int(row["id"])
 
     async def file_new(self, episode: Episode) -> None:
-        """Its row made on a worker thread."""
         [row] = await asyncio.to_thread(recall_rows, [episode])
         await self.send(_INSERT, row)
 
     async def _reindex(self, episode_ids: Sequence[int]) -> None:
-        """Make the index agree with these episodes as stored: a row while each is validated
-        (none left when it was erased), their rows made together on a worker thread."""
+        """Make the index agree with these episodes as stored: a row while each is validated,
+        none once it is erased."""
         found = await self.rows(
             "SELECT * FROM episodes WHERE id = ANY(%s) ORDER BY id", [list(episode_ids)]
         )
@@ -315,12 +288,10 @@ class Session(sql.Session):
     async def awaiting_reflection(
         self, limit: int, with_successes: bool, holder: str
     ) -> list[Episode]:
-        """Leased to ``holder`` until a lesson or a score clears the lease. ``SKIP LOCKED``
-        lets replicas asking at once take different episodes, so the model is asked about
-        each once, not once per replica; with the lock the ``UPDATE`` takes (``NO KEY``), as
-        a transaction only referring to the row (a vote's foreign key) must not hide it. The
-        holder's own leased episodes come back to it, so its own back-off
-        (:class:`memory.ReflectionWorker`) applies."""
+        """Leased to ``holder``, whose own leased episodes come back to it (for its back-off:
+        :class:`memory.ReflectionWorker`). Replicas take different ones (``SKIP LOCKED``), so
+        the model is asked about each once, locking as the ``UPDATE`` does (``NO KEY``): a vote
+        only referring to the row (its foreign key) must not hide it."""
         rows = await self.rows(
             "UPDATE episodes SET reflection_holder = %(holder)s,"
             " reflection_until = now() + %(lease)s"
@@ -357,18 +328,16 @@ class Session(sql.Session):
             await self.send("DELETE FROM index_queue WHERE episode_id = ANY(%s)", [waiting])
             await self._reindex(waiting)
             rows = await self.rows(*search)
-        vectors = rows[0]["vectors"]
         matched = [row for row in rows if row["id"] is not None]
-        return matched, rows[0]["vector_ids"] or [], b"" if vectors is None else bytes(vectors)
+        return matched, rows[0]["vector_ids"] or [], bytes(rows[0]["vectors"] or b"")
 
     def computed(self, function: Callable[..., T], *args: Any) -> Awaitable[T]:
         """On a worker thread: the event loop serves the other units of work meanwhile."""
         return asyncio.get_running_loop().run_in_executor(None, function, *args)
 
     async def increment(self, name: str, by: int = 1) -> None:
-        """Added to the shard of the connection's server process, committed without waiting
-        for the disk (README.md's *Storage*): a crash may lose the last few counts, never
-        anything else, as a counter is its transaction's last write and only one."""
+        """Added to the server process's shard, committed without waiting for the disk: a crash
+        may lose the last few counts only, a counter being its transaction's last write."""
         await self.send(
             "INSERT INTO counter_shards (name, shard, value)"
             " SELECT %s, pg_backend_pid() %% %s, %s"
