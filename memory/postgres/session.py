@@ -1,11 +1,9 @@
 """PostgreSQL's :class:`memory.sql.session.Session`: one transaction on one pooled
 connection. Several processes share the database, so it takes the erasure fence's advisory
-locks, and leases what one process works on. A validated episode has a row of
-``episode_recall`` (what it holds, and why its words carry no partition key: README.md's
-*Storage*), filed later, as SQLite's is: a vote queues the episode (:meth:`Session.commit`)
-for the store to file in batches (:meth:`Session.file_waiting`), so the vote neither reads
-it back nor waits for its words and vector; recall files its conversation's waiting
-episodes first, so the question right after a vote sees it.
+locks, and leases what one process works on. It files a validated episode in its row of
+``episode_recall`` (what the row holds, and how it is filed: README.md's *Storage*) after the
+transaction that changed it, as SQLite's does: a vote neither reads the episode back nor
+waits for its words and vector.
 """
 
 from __future__ import annotations
@@ -27,8 +25,8 @@ from memory.config import MemoryConfig
 from memory.models import Episode, EpisodeStatus, RecallRequest
 from memory.privacy import Visibility, channel_key, personal_key
 from memory.recall_query import date_words, indexed_words, is_prefix, search_terms
-from memory.rows import episode_from_row
 from memory.sql import session as sql
+from memory.sql.episodes import read_episodes
 from memory.sql.fence import workspace_subject
 from memory.sql.recall import matches
 from memory.sql.session import Params, placeholders
@@ -126,8 +124,7 @@ class Session(sql.Session):
     conn: AsyncConnection[DictRow]
     secret: bytes
     pipeline: AsyncPipeline | None  # None in a transaction that copies
-    sender: AsyncCursor[DictRow]
-    """Sends what :meth:`send` sends: a cursor each cost as much as sending the statement."""
+    sender: AsyncCursor[DictRow]  # sends for send(): a cursor each cost as much as the statement
     ending: AsyncExitStack  # ends pipeline mode, awaiting every statement's answer at once
     restated: set[int] = field(default_factory=set)  # episodes to queue for filing at the end
     committed: bool = False  # the COMMIT was sent: a connection broken since may have committed
@@ -261,10 +258,9 @@ class Session(sql.Session):
     async def _reindex(self, episode_ids: Sequence[int]) -> None:
         """Make the index agree with these episodes as stored: a row while each is validated,
         none once it is erased."""
-        found = await self.rows(
-            "SELECT * FROM episodes WHERE id = ANY(%s) ORDER BY id", [list(episode_ids)]
+        episodes = await read_episodes(
+            self, "SELECT * FROM episodes WHERE id = ANY(%s) ORDER BY id", [list(episode_ids)]
         )
-        episodes = [episode_from_row(row, self.read_time) for row in found]
         validated = [e for e in episodes if e.status is not EpisodeStatus.PENDING]
         if gone := set(episode_ids) - {episode.id for episode in validated}:
             await self.send("DELETE FROM episode_recall WHERE episode_id = ANY(%s)", [sorted(gone)])
@@ -292,7 +288,8 @@ class Session(sql.Session):
         :class:`memory.ReflectionWorker`). Replicas take different ones (``SKIP LOCKED``), so
         the model is asked about each once, locking as the ``UPDATE`` does (``NO KEY``): a vote
         only referring to the row (its foreign key) must not hide it."""
-        rows = await self.rows(
+        episodes = await read_episodes(
+            self,
             "UPDATE episodes SET reflection_holder = %(holder)s,"
             " reflection_until = now() + %(lease)s"
             " WHERE id IN ("
@@ -305,7 +302,6 @@ class Session(sql.Session):
             " ) RETURNING *",
             dict(holder=holder, lease=REFLECTION_LEASE, limit=limit, with_successes=with_successes),
         )
-        episodes = [episode_from_row(row, self.read_time) for row in rows]
         return sorted(episodes, key=lambda episode: (episode.validated_at, episode.id))
 
     async def recall_search(

@@ -48,10 +48,6 @@ _RETRYABLE = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailu
 _Pool = AsyncConnectionPool[AsyncConnection[DictRow]]
 
 
-async def _configure(conn: AsyncConnection[DictRow]) -> None:
-    await conn.execute("SET TIME ZONE 'UTC'")  # as SQLite's times come back
-
-
 _SIGNS = (  # (problem, its SQLSTATE, words of libpq's or the server's that tell it)
     ("database", "3D000", ('database "', '" does not exist')),  # invalid_catalog_name
     ("password", "28P01", ("password authentication failed",)),  # invalid_password
@@ -251,7 +247,7 @@ class PostgresMemoryStore(MemoryStore):
             min_size=1,
             max_size=MAX_CONNECTIONS,
             kwargs={"row_factory": dict_row, "autocommit": True},
-            configure=_configure,
+            configure=lambda conn: conn.execute("SET TIME ZONE 'UTC'"),  # as SQLite's times are
             timeout=CONNECTION_WAIT,
             open=False,
             name="memory",
