@@ -1,8 +1,5 @@
-"""Episodic memory validated by people's reactions: store, ledger, recall, forgetting.
-
-Imports neither Slack nor any LLM client: what it needs from a model it takes as a small
-protocol (:mod:`memory.learning`).
-"""
+"""Episodic memory validated by people's reactions: store, ledger, recall, forgetting; no
+Slack or LLM client (memory/README.md, *The package and its callers*)."""
 
 from memory.callers import (
     AgentMemory,

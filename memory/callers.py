@@ -1,8 +1,5 @@
-"""What each caller needs of the store, as small protocols sized to its use.
-
-:class:`memory.MemoryStore` offers each (``tests/memory/test_callers.py`` holds it to them):
-a caller depends on one, so it says what it touches, and a test double implements only that.
-"""
+"""What each caller needs of the store, as small protocols sized to its use
+(memory/README.md, *The package and its callers*)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""Learning from votes, off the event path: lessons, importance, wisdom notes, and advice.
-
-A vote is stored the moment it arrives; asking a model about it takes seconds and may fail,
-so the app's scheduler runs the workers below. The model is three small protocols (the
-bot's are in :mod:`bot.assistant.lessons`); each may raise: what was stored stays, and it
-is tried again later. An error may quote people's words, so only its class is logged.
-"""
+"""Learning from votes, off the event path: lessons, importance, wisdom notes, and advice
+(memory/README.md, *Learning off the event path*)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""Choosing and opening a memory backend from a URL.
-
-What makes a path unusable as the SQLite database is said before SQLite touches it: left
-to itself, SQLite opens a read-only file read-only yet creates its ``-wal`` and ``-shm``
-files beside it, turns an empty (0-byte) file into a database, and calls a folder "unable
-to open database file". Checked first, each is one sentence, and nothing is left behind.
-"""
+"""Choosing and opening a memory backend from a URL, a SQLite path checked before SQLite
+touches it (memory/README.md, *Opening a store*)."""
 
 from __future__ import annotations
 

@@ -1,21 +1,6 @@
-"""Who may see what the bot keeps about a person, and in which conversation: the one rule.
-
-Every reader of people's data asks this module (the full-text index when it files an
-episode, recall, the plan advisor, the ``recall_my_memories`` tool):
-
-- a validated episode (👍 or 👎) is seen by the person who asked, in the conversation it
-  came from, and by nobody else, anywhere else;
-- with ``share_channel_successes``, a *channel's* successes are also seen by everyone asking
-  in that channel; never a DM's, never a failure, never a pending exchange;
-- a wisdom note is seen by the person it was distilled for, in its conversation;
-- working notes are seen by the person whose turn wrote them, in that thread only
-  (:class:`memory.WorkingMemory`).
-
-Both backends' full-text index holds a validated episode's words as ``<key>_<word>`` under
-its asker's partition and, a channel success, its channel's too; a query names the asker's
-partitions, so it reads only their entries. Keys are digits: they never collide with words,
-and the Porter stemmer (which counts only vowels) stems ``<key>_deploying`` as ``deploying``.
-"""
+"""Who may see what the bot keeps about a person, and in which conversation: the one rule
+(README.md, *Privacy*), and the keys of recall's partitions (memory/README.md, *Privacy
+partitions and their keys*)."""
 
 from __future__ import annotations
 

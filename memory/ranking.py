@@ -1,8 +1,5 @@
-"""Rank recall's candidates by relevance, recency and importance, within a budget.
-
-Pure functions, independent of where episodes are stored; the weights and settings are
-documented on :class:`memory.RecallWeights` and :class:`memory.HybridRecall`.
-"""
+"""Rank recall's candidates by relevance, recency and importance, within a budget
+(README.md, *How recall ranks memories*)."""
 
 from __future__ import annotations
 

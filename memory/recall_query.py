@@ -1,9 +1,5 @@
-"""Turn a question into a full-text query that finds paraphrases, not only exact wording.
-
-A follow-up question shares a few content words with the earlier one, often inflected
-differently, amid chatter: so the query is its content words joined by OR (README.md, *How
-recall ranks memories*; ``benchmarks/recall_quality.py`` measures each choice).
-"""
+"""Turn a question into a full-text query that finds paraphrases, not only exact wording:
+its content words joined by OR (README.md, *How recall ranks memories*)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """The store every backend is: each verb runs a function of :mod:`memory.sql` in one unit of
-work. A backend supplies how it runs one (SQLite's database thread, PostgreSQL's pooled
-transactions), opening, closing and taking turns at background jobs."""
+work, run by the backend (memory/README.md, *One verb, two databases*)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""Sentence vectors for semantic recall: the model, how a vector is stored, the nearest ones.
-
-The model (``memory/embedding_model/``, built by ``scripts/build_embedding_model.py``) has
-one int8 row per token: a text's vector is the mean of its tokens' rows, scaled to unit
-length, so a dot product is a cosine. Both backends keep one vector per validated episode
-and partition, packed by :func:`to_bytes`, and search a partition by brute force.
-"""
+"""Sentence vectors for semantic recall: the model, how a vector is stored, the nearest ones
+(memory/README.md, *Vectors*)."""
 
 from __future__ import annotations
 

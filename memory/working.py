@@ -1,10 +1,5 @@
-"""Short-lived scratch facts of one person in one conversation thread, kept in the process.
-
-The agent notes what it found out for the person it is helping (a tool result, the service
-discussed) so their follow-up turns need not look it up again; in a shared thread, what
-Alice's turn found is never shown in Bob's. Never written to disk nor promoted to episodic
-memory: only exchanges a person validated with a reaction become experience.
-"""
+"""Short-lived scratch facts of one person in one conversation thread, kept in the process
+(memory/README.md, *Working notes*)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""SQLite's times, as :mod:`memory.rows` reads them.
-
-Times are stored as the count of microseconds since 0001-01-01 UTC (``datetime.min``), in
-18 decimal digits (enough up to the year 9999): fixed-width text, so comparing the text
-compares the instants, at 18 bytes a copy where ISO-8601 took 32 (a store keeps about five
-copies of a time per episode, with its indexes). A naive datetime is taken to be UTC.
-"""
+"""SQLite's times, as :mod:`memory.rows` reads them: microseconds since ``datetime.min`` in
+18 digits, a naive time taken as UTC (memory/README.md, *SQLite: one file, one thread*)."""
 
 from __future__ import annotations
 

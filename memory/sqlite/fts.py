@@ -1,20 +1,5 @@
-"""The index of validated episodes: FTS5's full-text index and semantic recall's vectors,
-and the write transactions that change them.
-
-A validated episode has an entry in each partition it is recalled from (:func:`_validated`);
-a pending one has none. The index is *contentless* (a copy of the text was two thirds of
-the file) and forgets an entry only given the exact text it indexed, so entries are a
-function of the row (:func:`_entry`): taken out with the text *before* a change to the row,
-filed again after (the session's ``restating`` and ``refiling``); a change to how words are
-indexed needs a migration that rebuilds the index. FTS5's ``secure-delete`` takes an
-entry's words out of the file at once (``contentless_delete=1`` leaves them until a merge).
-The vectors, clustered by partition, follow the same changes.
-
-A vote's episode is filed later: its id goes into ``index_queue`` in the vote's
-transaction, and :func:`file_waiting` files the queue in batches. So at every commit an
-episode's entries are absent or exactly what its row says, and a validated episode without
-entries is queued; whatever rebuilds or realigns the index files the queue first.
-"""
+"""FTS5's index of validated episodes and their vectors, and the write transactions that
+change them (memory/README.md, *SQLite's full-text index* and *The index queue*)."""
 
 from __future__ import annotations
 

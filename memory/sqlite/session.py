@@ -1,6 +1,5 @@
-"""SQLite's :class:`memory.sql.session.Session`. A verb of :mod:`memory.sql` is a coroutine,
-but against SQLite nothing in it ever waits: :func:`run_to_end` runs it on the database
-thread as plain calls, without an event loop."""
+"""SQLite's :class:`memory.sql.session.Session`, and :func:`run_to_end`, which runs a verb
+without an event loop (memory/README.md, *One verb, two databases*)."""
 
 from __future__ import annotations
 

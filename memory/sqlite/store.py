@@ -1,6 +1,5 @@
-"""The SQLite backend of :class:`memory.MemoryStore`: one connection on one thread, which
-runs each verb to its end, so that concurrent writes queue up instead of failing with
-``database is locked``. The library is sqlite-utils' (``pysqlite3`` when installed)."""
+"""The SQLite backend of :class:`memory.MemoryStore`: one connection on one thread
+(memory/README.md, *SQLite: one file, one thread*)."""
 
 from __future__ import annotations
 

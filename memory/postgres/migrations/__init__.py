@@ -1,11 +1,5 @@
-"""The schema, as numbered migrations applied in order when a store opens.
-
-Each migration is the SQL of its file here (``m001_initial.sql`` …), frozen as released: a
-database records the names it applied, so the text behind a name never changes, comments
-included (the ``fts.py`` they name is now :mod:`memory.postgres.session`). Several processes
-may start at once against one database: the first to take the migration lock applies what is
-missing, in one transaction, and the others find it done.
-"""
+"""The schema, as numbered migrations applied in order when a store opens, the SQL files here
+as released, by the first process to take the lock (memory/README.md, *Migrations*)."""
 
 from __future__ import annotations
 

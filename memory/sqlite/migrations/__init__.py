@@ -1,11 +1,5 @@
-"""The schema, as numbered migrations applied in order when a store opens.
-
-A migration is either SQL, the file of its name here (``m001_initial.sql`` …), or, where it
-runs Python too (rebuilding the index, hashing claims, rewriting times), a function below.
-A file holds its SQL as released, comments included: a database records the names it
-applied, so what a name stands for never changes. ``migrations``, sqlite-utils' runner,
-applies them in their names' order (:func:`memory.sqlite.store.connect`).
-"""
+"""The schema, as numbered migrations applied in their names' order when a store opens: the
+SQL files here as released, and functions where one runs Python (memory/README.md, *Migrations*)."""
 
 from __future__ import annotations
 
@@ -117,12 +111,6 @@ def m014_compact_times(db: Database) -> None:
         db.execute(f"UPDATE {table} SET {changes}")
 
 
-# What the SQL files leave unsaid: m008's vectors are computed by m010, in a leaner table;
-# m011's successes wait for a score in score_queue (SQLiteSession.restating), and its thread
-# index leaves out the episodes asked outside any thread; m012 queues the episodes a vote left
-# to be filed later, and m013 has the upkeep merge segments two at a time (memory.sqlite.fts);
-# m015: so far every channel success was filed in its channel's partition too; m018: older
-# claims hold no workspace, and stay until the ledger's upkeep drops them.
 SQL = {
     file.name.removesuffix(".sql"): file.read_text(encoding="utf-8")
     for file in files(__name__).iterdir()
