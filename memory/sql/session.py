@@ -32,7 +32,6 @@ class LedgerParts:
     expires_at: datetime
 
     async def send(self, db: Session, episode_id: int) -> None:
-        """Send the statement writing them for the episode, if there are any."""
         if parts := list(dict.fromkeys(self.message_ts)):
             await db.send(
                 "INSERT INTO ledger (channel_id, message_ts, episode_id, expires_at) VALUES "
