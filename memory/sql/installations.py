@@ -34,8 +34,7 @@ async def save_installation(db: Session, record: InstallationRecord) -> None:
             async with db.refiling([row["id"] for row in found]):
                 for table in ("episodes", "wisdom"):
                     await db.execute(
-                        f"UPDATE {table} SET enterprise_id = %s WHERE {_UNADOPTED}",
-                        [record.enterprise_id, record.team_id],
+                        f"UPDATE {table} SET enterprise_id = %s WHERE {_UNADOPTED}", workspace
                     )
 
 
