@@ -34,8 +34,7 @@ class Fusion(StrEnum):
 
 class HybridRecall(BaseModel):
     """How recall combines full-text (BM25) and semantic (embedding) search, and how much an
-    episode gains from its neighbours (README.md, *How recall ranks memories*): the exchange
-    answering a question often shares no word with it while the one before or after does."""
+    episode gains from its neighbours (README.md, *How recall ranks memories*)."""
 
     semantic: float = Field(default=0.3, ge=0, le=1)
     fusion: Fusion = Fusion.SCORE

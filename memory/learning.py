@@ -56,14 +56,11 @@ class ReflectionReport(BaseModel):
 
 @dataclass(eq=False, repr=False)
 class ReflectionWorker:
-    """Gives each validated episode what recall needs: a lesson (👎) or an importance (👍),
-    at most ``batch`` a run (a full batch means more may be waiting).
-
-    When the model fails on an episode, it is deferred (back-off doubling from
-    ``retry_interval`` up to ``max_backoff``) and the run stops: the next call would most
-    likely fail too. Without a ``scorer``, successes are never sent to the model: a score is
-    worth a model call only when recall weighs it.
-    """
+    """Gives each validated episode what recall needs, a lesson (👎) or an importance (👍), at
+    most ``batch`` a run (a full batch: more may wait). An episode the model fails on waits
+    (from ``retry_interval``, doubling up to ``max_backoff``) and the run stops: the next call
+    would most likely fail too. Without a ``scorer`` no success is sent to the model: a score
+    is worth a model call only when recall weighs it."""
 
     store: ReflectionQueue
     reflector: FailureReflector
@@ -157,14 +154,11 @@ class ConsolidationReport(BaseModel):
 
 @dataclass(eq=False)
 class Consolidator:
-    """Replaces each (scope, person)'s wisdom notes with a summary of their recent episodes:
-    what many exchanges have in common ("prefers answers with a runnable command").
-
-    Bounded, so a busy person costs no more than a quiet one: only pairs with an episode
-    validated within ``lookback``, each from its ``max_episodes_per_scope`` most recent
-    validated episodes of any age (the new notes replace the old ones and must not forget
-    what they held).
-    """
+    """Replaces each (scope, person)'s wisdom notes with what their recent episodes have in
+    common ("prefers answers with a runnable command"). Bounded, so a busy person costs no
+    more than a quiet one: only pairs with an episode validated within ``lookback``, each from
+    its ``max_episodes_per_scope`` latest validated episodes of any age (the new notes replace
+    the old ones and must not forget what they held)."""
 
     store: ConsolidationSource
     summarizer: EpisodeSummarizer

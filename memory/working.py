@@ -29,12 +29,9 @@ class _Notes:
 @dataclass(eq=False, repr=False, kw_only=True)
 class WorkingMemory:
     """Per-person, per-thread key -> value facts, bounded (the least recently used set of
-    notes, and fact in a set, make room) and dropped when nobody used them for ``ttl``.
-    ``thread`` is any string naming the conversation (``"C123:1712345678.000100"``).
-
-    Forgetting is an erasure fence: a turn that started before it can no longer write
-    notes about the person. Meant for one asyncio event loop (no locking).
-    """
+    notes, and fact in a set, make room) and dropped when nobody used them for ``ttl``;
+    ``thread`` names the conversation (``"C123:1712345678.000100"``). A turn begun before the
+    person was forgotten writes no note. For one asyncio event loop (no locking)."""
 
     ttl: timedelta = timedelta(hours=2)
     max_threads: int = 1000
