@@ -178,9 +178,8 @@ class Session(sql.Session):
         return int.from_bytes(bytes.fromhex(self.digest(subject))[:4], "big", signed=True)
 
     async def lock_person(self, user_id: str, team_id: str | None = None) -> None:
-        """The person's advisory lock; with ``team_id``, their workspace's too, shared:
-        writes in one workspace do not wait for each other, and its erasure
-        (:meth:`lock_workspace`) waits for them."""
+        """The person's lock; with ``team_id``, their workspace's too, shared: writes in a
+        workspace do not wait for each other; its erasure (:meth:`lock_workspace`) waits."""
         locks = "SELECT pg_advisory_xact_lock(%s, %s)"
         keys = [_PERSON_LOCKS, self._lock_key(user_id)]
         if team_id:
@@ -256,8 +255,7 @@ class Session(sql.Session):
         await self.send(_INSERT, row)
 
     async def _reindex(self, episode_ids: Sequence[int]) -> None:
-        """Make the index agree with these episodes as stored: a row while each is validated,
-        none once it is erased."""
+        """Make the index agree with these episodes: a row while each is validated, else none."""
         episodes = await read_episodes(
             self, "SELECT * FROM episodes WHERE id = ANY(%s) ORDER BY id", [list(episode_ids)]
         )
@@ -265,9 +263,8 @@ class Session(sql.Session):
         if gone := set(episode_ids) - {episode.id for episode in validated}:
             await self.send("DELETE FROM episode_recall WHERE episode_id = ANY(%s)", [sorted(gone)])
         if validated:
-            made = await asyncio.to_thread(recall_rows, validated)
             async with self.conn.cursor() as cursor:
-                await cursor.executemany(_INSERT, made)
+                await cursor.executemany(_INSERT, await asyncio.to_thread(recall_rows, validated))
 
     async def file_waiting(self, limit: int) -> int:
         """File up to ``limit`` waiting episodes, oldest first; how many. Replicas filing at
@@ -328,7 +325,6 @@ class Session(sql.Session):
         return matched, rows[0]["vector_ids"] or [], bytes(rows[0]["vectors"] or b"")
 
     def computed(self, function: Callable[..., T], *args: Any) -> Awaitable[T]:
-        """On a worker thread: the event loop serves the other units of work meanwhile."""
         return asyncio.get_running_loop().run_in_executor(None, function, *args)
 
     async def increment(self, name: str, by: int = 1) -> None:
