@@ -1,14 +1,12 @@
 """The PostgreSQL store. Each of its methods is one transaction (:meth:`PostgresMemoryStore.run`)
 in pipeline mode: a statement whose result the work does not read (a lock, a ledger row, a
-status) goes with the next one it does read, ``BEGIN`` and ``COMMIT`` with the first and the
-last, so a transaction costs a round trip (1.5 to 2.5 ms on a busy machine) per result it
-waits for, not per statement. One that deadlocks or fails to serialise runs again.
-
-A restart, a failover or a proxy's idle timeout ends every pooled connection without the
-pool knowing. The first transaction to find its connection broken empties the pool (the
-others are as dead: psycopg's own check before use would find them one by one, a second
-apart) and runs again on a new connection if it broke before its commit (the server rolled
-it back), not during it (it may have committed).
+status) goes with the next one it does, ``BEGIN`` and ``COMMIT`` with the first and the last,
+so a transaction costs a round trip (1.5 to 2.5 ms on a busy machine) per result it waits for,
+not per statement. One that deadlocks or fails to serialise runs again, as does one whose
+connection broke before its commit (rolled back), not during it (it may have committed): a
+restart, a failover or a proxy's idle timeout ends every pooled connection unbeknown to the
+pool, which the first transaction to find one broken empties (psycopg's own check before use
+would find the others dead one by one, a second apart).
 """
 
 from __future__ import annotations
