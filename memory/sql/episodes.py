@@ -1,7 +1,6 @@
 """Exchanges, their ledger entries, and the episodes' life cycle outside voting: the reasons
-their askers give for a 👎, and the notes consolidation distils from them. An asker is asked
-for a reason once: a claim (:func:`memory.sql.fence.claim`), not a lock on the episode's row,
-which PostgreSQL's reflection queue skips (its lesson would wait for the next poll)."""
+their askers give for a 👎 (asked once, by a claim: memory/README.md, *The erasure fence*),
+and the notes consolidation distils from them."""
 
 from __future__ import annotations
 
@@ -204,16 +203,13 @@ async def stats(db: Session) -> StoreStats:
     found = await db.rows("SELECT status, count(*) AS n FROM episodes GROUP BY status")
     counters = await db.counts()
     [votes] = await db.rows("SELECT count(*) AS n FROM votes")
+    errors = {name: n for name, n in counters.items() if name.startswith("tool_error:")}
     return StoreStats(
         episodes_by_status={status.value: 0 for status in EpisodeStatus}
         | {row["status"]: row["n"] for row in found},
         votes=votes["n"],
         recalls=counters.get("recalls", 0),
-        tool_errors={
-            name.removeprefix("tool_error:"): value
-            for name, value in counters.items()
-            if name.startswith("tool_error:")
-        },
+        tool_errors={name.removeprefix("tool_error:"): n for name, n in errors.items()},
     )
 
 
@@ -250,9 +246,8 @@ async def give_reason(
     replica drafts it again at once; it leaves the index until then."""
     async with db.transaction():
         await db.lock_person(user_id)
-        theirs = await db.row(
-            f"SELECT 1 FROM episodes WHERE {_THEIR_FAILURE}", [episode_id, user_id]
-        )
+        failure = f"SELECT 1 FROM episodes WHERE {_THEIR_FAILURE}"
+        theirs = await db.row(failure, [episode_id, user_id])
         if theirs is None or await forgotten_since(db, user_id, at):
             return None
         async with db.refiling([episode_id]):

@@ -1,12 +1,5 @@
-"""Showing a person everything kept about them, and erasing it.
-
-Erasure deletes every row holding the person's data in one transaction, takes their episodes
-out of the indexes (:meth:`Session.unindex`), fences them off (:mod:`memory.sql.fence`), and
-ends with :meth:`Session.scrub`. On SQLite nothing deleted stays in the file (``secure_delete``
-zeroes what a delete frees, FTS5's ``secure-delete`` removes postings in place, the scrub
-empties the write-ahead log); PostgreSQL's old row versions stay until ``VACUUM`` frees their
-space and a write reuses it, and in its write-ahead log until recycled (see the README).
-"""
+"""Showing a person everything kept about them, and erasing it (memory/README.md, *What
+erasure leaves on disk*)."""
 
 from __future__ import annotations
 
@@ -27,9 +20,8 @@ async def _count(db: Session, sql: str, params: list[Any]) -> int:
 
 
 async def _unfile(db: Session, column: str, owner: str, cast: bool = False) -> dict[str, int]:
-    """Ready the episodes whose ``column`` is ``owner`` to be deleted: out of the indexes,
-    the bot's replies in them fenced off. How many there are, their ledger rows, and the
-    votes on them (with ``cast``, and the votes ``owner`` cast)."""
+    """Ready the episodes whose ``column`` is ``owner`` to go (unindexed, replies fenced off);
+    how many there are, their ledger rows, and votes on them (``cast``: and by ``owner``)."""
     own = f"SELECT id FROM episodes WHERE {column} = %s"
     ids = [row["id"] for row in await db.rows(own, [owner])]
     ledger = await db.rows(
@@ -46,9 +38,8 @@ async def _unfile(db: Session, column: str, owner: str, cast: bool = False) -> d
 async def forget_user(
     db: Session, user_id: str, at: datetime, config: MemoryConfig
 ) -> ForgetReport:
-    """Their episodes take their ledger rows and everyone's votes on them along (cascade).
-    What stays is the fence (a keyed hash of their id, and ``at``) and the claims (keyed
-    hashes of event ids), neither holding anything they said."""
+    """Their episodes take their ledger rows and everyone's votes on them along (cascade);
+    what stays is the fence and the claims, keyed hashes holding nothing they said."""
     async with db.transaction():
         await db.lock_person(user_id)
         counts = await _unfile(db, "requester_id", user_id, cast=True)
@@ -73,8 +64,7 @@ async def forget_user(
 
 
 async def forget_workspace(db: Session, team_id: str, at: datetime) -> WorkspaceReport:
-    """Its episodes (their ledger rows, votes and index entries too), notes, claims,
-    installations and questions; its lock waits for every write about its people begun before."""
+    """Everything kept of the workspace, once every write about its people begun before ends."""
     workspace = db.digest(workspace_subject(team_id))
     async with db.transaction():
         await db.lock_workspace(team_id)
@@ -94,9 +84,8 @@ async def forget_workspace(db: Session, team_id: str, at: datetime) -> Workspace
 
 async def forget_episode(db: Session, user_id: str, episode_id: int) -> bool:
     async with db.transaction():
-        owned = await db.row(
-            "SELECT 1 FROM episodes WHERE id = %s AND requester_id = %s", [episode_id, user_id]
-        )
+        mine = "SELECT 1 FROM episodes WHERE id = %s AND requester_id = %s"
+        owned = await db.row(mine, [episode_id, user_id])
         if owned is not None:
             await db.unindex([episode_id])
             await db.execute("DELETE FROM episodes WHERE id = %s", [episode_id])

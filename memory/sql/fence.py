@@ -1,14 +1,6 @@
-"""The erasure fence, and the keyed hashes that let records outlive ``/forget``: *that* a
-person was forgotten, and when, so work begun before (an answer being written, a
-consolidation) writes nothing about them after, and history read back from Slack leaves out
-what they said before; which of the bot's messages answered them, left out too; and which
-messages were handled (:func:`claim`). Each is an HMAC-SHA256 digest under the database's
-secret: no id in the clear, and none matched against a list of ids without the secret.
-
-A transaction writing about a person and one forgetting them take the same lock first
-(:meth:`Session.lock_person`): the writer commits before the erasure starts (and is erased
-with the rest) or sees it.
-"""
+"""The erasure fence, and the keyed hashes that let records outlive ``/forget``: when a person
+or a workspace was forgotten, the bot's replies to them, the messages handled
+(memory/README.md, *The erasure fence*)."""
 
 from __future__ import annotations
 

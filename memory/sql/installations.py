@@ -1,7 +1,5 @@
-"""Installations and OAuth states. Saving the first installation of an Enterprise Grid org's
-workspace also moves what the bot kept of it before (in single-token mode, without the org)
-into the org's scopes, re-filed under their keys (:mod:`memory.privacy`), so a workspace
-that starts distributing the app keeps its memories."""
+"""Installations and OAuth states; the first installation of an Enterprise Grid org's workspace
+adopts what the bot kept of it (memory/README.md, *Privacy partitions and their keys*)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,5 @@
-"""Questions the bot acknowledged and has not answered yet: Slack sends an acknowledged event
-once, so one that lived only in a process killed while answering it would never be answered.
-
-Each is kept with its message's claim before Slack gets its 200, leased to the process
-answering it, which renews the lease as it works and deletes the question once its asker has
-the answer or was told why not. One whose lease ran out (its process died) is taken by the
-next process that looks, counting an attempt, so the bot can give up on one that keeps
-failing. A lease is a time of the caller's clock, not a duration.
-"""
+"""Questions the bot acknowledged and has not answered yet, kept until it has
+(memory/README.md, *Questions kept until answered*)."""
 
 from __future__ import annotations
 
@@ -27,9 +20,8 @@ def _question(row: dict[str, Any], db: Session, shown: list[str] | None = None) 
 async def receive_question(
     db: Session, question: NewQuestion, *keys: str, lease: timedelta, holder: str
 ) -> PendingQuestion | None:
-    """An erasure at once either comes after the question is kept, and erases it, or
-    before, and it is not kept (its keys are claimed all the same, so Slack's retries are
-    not answered either)."""
+    """An erasure at once comes after the question is kept, and erases it, or before, and it
+    is not kept (its keys claimed all the same, so Slack's retries are not answered either)."""
     team_id = question.team_id or None
     async with db.transaction():
         await db.lock_person(question.user_id, team_id)
@@ -49,8 +41,7 @@ async def receive_question(
 async def take_questions(
     db: Session, *, now: datetime, lease: timedelta, limit: int, holder: str
 ) -> list[PendingQuestion]:
-    """On a database one process uses (:attr:`Session.one_process`), every question another
-    holder has is taken too: another holder is a process that died."""
+    """With :attr:`Session.one_process`, another holder's questions are taken too (it died)."""
     rows = await db.rows(
         "UPDATE questions SET holder = %(holder)s, lease_until = %(until)s,"
         " attempts = attempts + 1"

@@ -1,10 +1,6 @@
-"""Recall: full-text and semantic candidates from the partitions the asker may see, each
-checked again against its episode's own columns (:data:`IN_SCOPE`) and
-:class:`memory.Visibility`, fused and ranked within a budget. With each candidate's
-neighbours read with its row, a recall is three reads at most: the search
-(:meth:`Session.recall_search`), the episodes found by meaning alone, and the neighbours
-related to the question that neither search found.
-"""
+"""Recall: full-text and semantic candidates from the asker's partitions, each checked again
+against its episode's own columns (:data:`IN_SCOPE`), fused and ranked within a budget
+(memory/README.md, *Recall*)."""
 
 from __future__ import annotations
 
@@ -41,9 +37,8 @@ _NEIGHBOUR = """
 
 
 def _around(db: Session) -> str:
-    """The ids of each episode's validated neighbours in its asker's conversation,
-    ``before`` and ``after`` it within the window, each read from the ``(requester_id,
-    created_at)`` index; null when ``%(context)s`` is false."""
+    """The ids of each episode's validated neighbours ``before`` and ``after`` it in its asker's
+    conversation within the window, each read from the ``(requester_id, created_at)`` index."""
     earliest = db.time_shifted.format(time="episodes.created_at", sign="-")
     latest = db.time_shifted.format(time="episodes.created_at", sign="+")
     before = _NEIGHBOUR.format(n="p", cmp="<", bound=f">= {earliest}", desc=" DESC", name="before")

@@ -122,8 +122,7 @@ class Session(ABC):
         """Unindex these episodes before their rows go (PostgreSQL's index rows go with them)."""
 
     async def scrub(self) -> None:  # noqa: B027
-        """Leave nothing erased in what the database keeps besides its tables (SQLite's
-        write-ahead log; PostgreSQL's vacuum reuses a deleted row's space)."""
+        """Leave nothing erased in what the database keeps besides its tables (SQLite's log)."""
 
     @abstractmethod
     def one_of(self, values: Sequence[int] | Sequence[str]) -> tuple[str, Any]:
@@ -133,14 +132,12 @@ class Session(ABC):
     async def insert_episode(
         self, values: Mapping[str, Any], where: tuple[str, Sequence[Any]]
     ) -> int | None:
-        """Insert an episode if ``where`` (a condition and its parameters) holds, under an id
-        no episode ever had (a lesson drafted for an erased one never lands on a newer one)."""
+        """Insert an episode, if ``where`` (condition, parameters) holds, under an id never used."""
 
     async def insert_exchange(
         self, values: Mapping[str, Any], where: tuple[str, Sequence[Any]], ledger: LedgerParts
     ) -> int | None:
-        """:meth:`insert_episode`, then its ``ledger`` rows: the work's last statement
-        (PostgreSQL sends both in one, with the ``COMMIT``, waiting for the server once)."""
+        """:meth:`insert_episode`, then its ``ledger`` rows: the work's last statement."""
         episode_id = await self.insert_episode(values, where)
         if episode_id is not None:
             await ledger.send(self, episode_id)

@@ -1,14 +1,6 @@
-"""Votes committed in groups: each unit of work applies every vote that arrived while the
-last one ran, and answers each caller once its vote is committed. One commit serves a burst
-(a transaction each cost a thread hop, a commit and a full-text segment on SQLite, a pooled
-connection and its round trips on PostgreSQL); a vote arriving while none is applied is
-applied at once, so grouping adds no wait. A group that fails is applied again vote by vote.
-
-A vote's episode waits in the ``index_queue``, filed in recall's index a batch at a time by
-a task beside the groups: vote by vote, a burst left hundreds of tiny full-text segments on
-SQLite, which every search reads until merged, and held the vote's locks a third longer on
-PostgreSQL. Recall files its own conversation's waiting episodes first, finding them at once.
-"""
+"""Votes committed in groups, each caller answered once its vote is committed, and their
+episodes filed a batch at a time beside them (memory/README.md, *Votes in groups* and *The
+index queue*)."""
 
 from __future__ import annotations
 

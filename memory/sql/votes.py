@@ -1,10 +1,5 @@
-"""Votes on the bot's messages, and the episode status derived from them: never set
-directly, it is whatever the latest still-present counting vote says (PENDING when none is
-left), so reactions added, repeated and removed in any order leave the status the votes
-imply. Votes on one episode may arrive at different processes at once, so applying one
-locks the episode's row first (:attr:`Session.for_update`): each settles the status from
-every vote committed before it.
-"""
+"""Votes on the bot's messages, and the episode status derived from them (memory/README.md,
+*Votes in groups*)."""
 
 from __future__ import annotations
 
@@ -94,7 +89,6 @@ async def _latest_votes(
 
 
 async def settle_status(db: Session, episode_id: int, config: MemoryConfig) -> None:
-    """:func:`_settle` the episode, if it is still there, after locking its row."""
     row = await db.row(f"SELECT status FROM episodes WHERE id = %s{db.for_update}", [episode_id])
     if row is not None:
         latest = (await _latest_votes(db, [episode_id], config))[episode_id]
@@ -153,8 +147,7 @@ async def _read(
 ) -> tuple[dict[str, datetime], dict[tuple[str, str], tuple[_Episode, datetime]]]:
     """When each voter was last forgotten, and each message's episode and the end of its
     feedback window, in three reads sent together (one round trip): the second locks the
-    episodes' rows in the order of their ids (two groups voting on some of the same episodes
-    wait rather than deadlock), the third reads their latest votes."""
+    episodes' rows in the order of their ids, the third reads their latest votes."""
     messages = sorted({(event.channel_id, event.message_ts) for event in events})
     if not messages:
         return {}, {}
