@@ -25,9 +25,8 @@ def _digests(db: Session, user_id: str, team_id: str | None) -> list[str]:
 
 
 async def claim(db: Session, *keys: str, at: datetime, team_id: str | None = None) -> bool:
-    """One ``INSERT ... ON CONFLICT DO NOTHING``: of two processes claiming a message at once
-    (a Slack retry reaching another replica), the second waits for the first to commit and
-    inserts nothing. Sorted, so claims of overlapping keys cannot deadlock."""
+    """One ``INSERT ... ON CONFLICT DO NOTHING``: of two processes claiming a message at once,
+    the second waits for the first to commit and inserts nothing; sorted, it cannot deadlock."""
     digests = sorted({db.digest(key) for key in keys})
     if not digests:
         return True
@@ -42,7 +41,6 @@ async def claim(db: Session, *keys: str, at: datetime, team_id: str | None = Non
 
 
 async def record_forgetting(db: Session, subject: str, at: datetime) -> None:
-    """The subject (a person, or :func:`workspace_subject`) was forgotten at ``at``."""
     await db.execute(
         "INSERT INTO forgotten (person, at) VALUES (%s, %s)"
         " ON CONFLICT (person) DO UPDATE SET at = excluded.at WHERE excluded.at > forgotten.at",
@@ -83,9 +81,8 @@ async def erased_replies(db: Session, channel_id: str, message_ts: Iterable[str]
 def not_forgotten_since(
     db: Session, user_id: str, started_at: datetime, team_id: str | None = None
 ) -> tuple[str, list[Any]]:
-    """The condition that neither the person nor their workspace ``team_id`` was forgotten
-    since ``started_at``, and its parameters. A write guarded by it is its own check: after
-    :meth:`Session.lock_person`, it sees an erasure that committed while the lock waited."""
+    """The condition that neither the person nor their workspace was forgotten since
+    ``started_at``, and its parameters: a write it guards sees an erasure its lock waited for."""
     digests = _digests(db, user_id, team_id)
     marks = ", ".join("%s" for _ in digests)  # one or two: no list parameter needed
     return (

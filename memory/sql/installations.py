@@ -65,9 +65,8 @@ async def delete_installations(
 async def issue_oauth_state(db: Session, state: str, expires_at: datetime, now: datetime) -> None:
     async with db.transaction():
         await db.execute("DELETE FROM oauth_states WHERE expires_at <= %s", [now])
-        await db.execute(
-            "INSERT INTO oauth_states (state, expires_at) VALUES (%s, %s)", [state, expires_at]
-        )
+        issued = "INSERT INTO oauth_states (state, expires_at) VALUES (%s, %s)"
+        await db.execute(issued, [state, expires_at])
 
 
 async def consume_oauth_state(db: Session, state: str, now: datetime) -> bool:

@@ -47,8 +47,7 @@ async def _done(value: T) -> T:
 
 
 class Session(ABC):
-    """One unit of work on one database. The defaults (empty where there is nothing to do) suit
-    SQLite, one process writing, a transaction holding the file; PostgreSQL's overrides them."""
+    """One unit of work on one database; its defaults suit SQLite, PostgreSQL's overrides them."""
 
     lease_cleared = ""
     """Added to an episode's ``UPDATE ... SET`` to end its reflection lease (PostgreSQL's)."""
@@ -115,8 +114,7 @@ class Session(ABC):
     def restating(
         self, episode_id: int, was: EpisodeStatus, now: EpisodeStatus, config: MemoryConfig
     ) -> AbstractAsyncContextManager[None]:
-        """Keep what follows an episode's status (its place in the indexes, the work queued
-        on it) agreeing with its change inside the ``with``, filing left to the index queue."""
+        """Keep the episode's place in the indexes, and work queued on it, agreeing with ``now``."""
 
     async def unindex(self, episode_ids: Sequence[int]) -> None:  # noqa: B027
         """Unindex these episodes before their rows go (PostgreSQL's index rows go with them)."""
@@ -161,8 +159,7 @@ class Session(ABC):
     :func:`memory.sql.recall.matches` (``lexical``), their vectors' ids and bytes (``semantic``)."""
 
     def computed(self, function: Callable[..., T], *args: Any) -> Awaitable[T]:
-        """``function(*args)``, started now off the event loop (SQLite's work is already
-        off it: computed at once), for the work to await after going on."""
+        """``function(*args)``, started off the event loop now, awaited later (SQLite: done now)."""
         return _done(function(*args))
 
     @abstractmethod

@@ -20,8 +20,7 @@ _Latest = tuple[Vote, datetime] | None
 
 @dataclass(eq=False)
 class _Episode:
-    """A voted episode as its group knows it, kept current as the votes apply; one object for
-    all its messages keys the votes waiting on it."""
+    """A voted episode as its group knows it, kept current: one object for all its messages."""
 
     id: int
     requester_id: str
@@ -62,9 +61,8 @@ class _Episode:
 
 
 def _latest_read(where: str, params: list[Any], config: MemoryConfig) -> tuple[str, list[Any]]:
-    """The read of the latest counting vote (the asker's, unless anyone may vote) of each
-    episode ``where`` picks, whose rows this unit of work has locked: a statement of its own,
-    as one that waited for a lock sees what committed meanwhile only from the next one on."""
+    """The read of the latest counting vote of each locked episode ``where`` picks: a statement
+    of its own, as one that waited for a lock sees what committed meanwhile only in the next."""
     counting = "" if config.anyone_may_vote else " AND votes.voter_id = episodes.requester_id"
     latest = (
         "(SELECT votes.{} FROM votes WHERE votes.episode_id = episodes.id"
@@ -187,9 +185,8 @@ async def _read(
 async def _write(
     db: Session, waiting: _Waiting, outcomes: dict[int, VoteOutcome], config: MemoryConfig
 ) -> None:
-    """Write the waiting votes, added then removed, in one round trip, each statement
-    returning the episode of each row it wrote (a vote that changed nothing is one whose
-    episode is missing), then settle each one's episode in order."""
+    """Write the waiting votes in one round trip, each statement returning the episode of each
+    row it wrote (a vote that changed nothing is missing), then settle each one's episode."""
     rows: dict[bool, list[tuple[Any, ...]]] = {True: [], False: []}
     for episode, (_, event, ballot) in waiting.items():
         row = (episode.id, event.voter_id, ballot.slot)
@@ -211,10 +208,9 @@ async def _write(
 async def apply_votes(
     db: Session, events: Sequence[VoteEvent], config: MemoryConfig
 ) -> list[VoteOutcome]:
-    """Apply the events in order, in one unit of work (:mod:`memory.sql.vote_queue`): all
-    commit, or none; a vote that cannot count is a no-op. Votes are written together up to
-    the next vote on an episode one of them is on, or the next button click (which reads
-    before it writes): each finds its episode as the votes before it left it."""
+    """Apply the events in order in one unit of work: all commit, or none. Votes are written
+    together up to the next vote on an episode one of them is on, or the next button click
+    (which reads before it writes): each finds its episode as the votes before it left it."""
     ballots = [ballot_for(event, config) for event in events]
     cast = [event for event, ballot in zip(events, ballots, strict=True) if ballot is not None]
     voters = {event.voter_id for event in cast}
