@@ -1,10 +1,7 @@
 """PostgreSQL's :class:`memory.sql.session.Session`: one transaction on one pooled
-connection. Several processes share the database, so it takes the erasure fence's advisory
-locks, and leases what one process works on. It files a validated episode in its row of
-``episode_recall`` (what the row holds, and how it is filed: README.md's *Storage*) after the
-transaction that changed it, as SQLite's does: a vote neither reads the episode back nor
-waits for its words and vector.
-"""
+connection, taking advisory locks and leases, and filing an episode in ``episode_recall``
+after the transaction that changed it (memory/README.md's *PostgreSQL's transactions* and
+*The index queue*)."""
 
 from __future__ import annotations
 
@@ -178,8 +175,7 @@ class Session(sql.Session):
         return int.from_bytes(bytes.fromhex(self.digest(subject))[:4], "big", signed=True)
 
     async def lock_person(self, user_id: str, team_id: str | None = None) -> None:
-        """The person's lock; with ``team_id``, their workspace's too, shared: writes in a
-        workspace do not wait for each other; its erasure (:meth:`lock_workspace`) waits."""
+        """The person's advisory lock and, shared, their workspace's (``team_id``)."""
         locks = "SELECT pg_advisory_xact_lock(%s, %s)"
         keys = [_PERSON_LOCKS, self._lock_key(user_id)]
         if team_id:
@@ -198,15 +194,13 @@ class Session(sql.Session):
             )
 
     async def lock_workspace(self, team_id: str) -> None:
-        """Alone: every write about one of its people that began before has committed, and
-        none begins until this ends."""
+        """Alone: every write about its people begun before has committed, none begins after."""
         key = self._lock_key(workspace_subject(team_id))
         await self.send("SELECT pg_advisory_xact_lock(%s, %s)", [_WORKSPACE_LOCKS, key])
 
     @asynccontextmanager
     async def refiling(self, episode_ids: Sequence[int]) -> AsyncIterator[None]:
-        """Queued for filing when the work ends (:meth:`commit`): filed at once, a change
-        could be overwritten by a filing under way that read the rows before it."""
+        """Queued for filing when the work ends (why: memory/README.md's *The index queue*)."""
         yield
         self.restated.update(episode_ids)
 
@@ -221,7 +215,6 @@ class Session(sql.Session):
     async def insert_episode(
         self, values: Mapping[str, Any], where: tuple[str, Sequence[Any]]
     ) -> int | None:
-        """Numbered by the identity column, whose sequence never goes back."""
         condition, params = where
         row = await self.row(
             f"INSERT INTO episodes ({', '.join(values)}) SELECT {placeholders(len(values))}"
@@ -282,9 +275,8 @@ class Session(sql.Session):
         self, limit: int, with_successes: bool, holder: str
     ) -> list[Episode]:
         """Leased to ``holder``, whose own leased episodes come back to it (for its back-off:
-        :class:`memory.ReflectionWorker`). Replicas take different ones (``SKIP LOCKED``), so
-        the model is asked about each once, locking as the ``UPDATE`` does (``NO KEY``): a vote
-        only referring to the row (its foreign key) must not hide it."""
+        :class:`memory.ReflectionWorker`), locked as the ``UPDATE`` locks (``NO KEY``) so that
+        a vote only referring to the row (its foreign key) does not hide it from ``SKIP LOCKED``."""
         episodes = await read_episodes(
             self,
             "UPDATE episodes SET reflection_holder = %(holder)s,"

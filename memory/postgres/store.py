@@ -1,13 +1,6 @@
-"""The PostgreSQL store. Each of its methods is one transaction (:meth:`PostgresMemoryStore.run`)
-in pipeline mode: a statement whose result the work does not read (a lock, a ledger row, a
-status) goes with the next one it does, ``BEGIN`` and ``COMMIT`` with the first and the last,
-so a transaction costs a round trip (1.5 to 2.5 ms on a busy machine) per result it waits for,
-not per statement. One that deadlocks or fails to serialise runs again, as does one whose
-connection broke before its commit (rolled back), not during it (it may have committed): a
-restart, a failover or a proxy's idle timeout ends every pooled connection unbeknown to the
-pool, which the first transaction to find one broken empties (psycopg's own check before use
-would find the others dead one by one, a second apart).
-"""
+"""The PostgreSQL store: a pool of connections, each method one transaction in pipeline
+mode, run again after a conflict or a connection broken before its commit (why, and how:
+memory/README.md's *PostgreSQL's transactions*)."""
 
 from __future__ import annotations
 
