@@ -17,7 +17,7 @@ from bot.simulator import FakeLLMServer
 from bot.simulator.slack_web_api import FakeSlackWebAPI
 from memory import EpisodeStatus, ForgetReport
 from tests.support.harness import ALICE, BOB, GENERAL, SignedSlack, dm_channel, start_bot
-from tests.support.held import held_back
+from tests.support.held import command_past_the_store
 
 SECRET_QUESTION = "How do I reach the payroll vault from the quokka jumpbox?"
 RELATED = "remind me how to get into the payroll vault"
@@ -119,16 +119,10 @@ async def test_a_slow_forget_is_acknowledged_at_once_then_confirmed_with_counts(
 ) -> None:
     await taught_in_dm(slack, SECRET_QUESTION)
     services = slack.services
-    # A large store rewrites its whole full-text index.
-    release = held_back(monkeypatch, services.memory, "forget_user")
-    monkeypatch.setattr(forget_command, "STORE_WITHIN_SECONDS", 0.05)
-
-    response = await slack.command("/forget", user=ALICE, channel=dm_channel(ALICE))
-    assert response.json() == {"text": forget_command.ERASING, "response_type": "ephemeral"}
-    assert slack.fake.responses == []
-
-    release.set()
-    [confirmation] = await slack.fake.wait_for_responses(1)
+    acknowledged, confirmation = await command_past_the_store(  # a large store's index rewrite
+        slack, monkeypatch, command="/forget", listener=forget_command, verb="forget_user"
+    )
+    assert acknowledged == {"text": forget_command.ERASING, "response_type": "ephemeral"}
     assert confirmation["text"].startswith("Done: I erased everything I kept about you (")
     assert confirmation["response_type"] == "ephemeral"
     assert await services.memory.list_episodes(ALICE) == []

@@ -46,7 +46,7 @@ from memory.learning import ReflectionWorker
 from tests.support.answers import record_answer
 from tests.support.block_kit import block_kit_problems
 from tests.support.harness import ALICE, BOB, GENERAL, SignedSlack, StartBot, dm_channel
-from tests.support.held import held_back
+from tests.support.held import command_past_the_store
 
 LESSON = "Staging deploys use make deploy-staging, never deploy-prod."
 FIRST = "How do I deploy the billing service to staging?"
@@ -372,15 +372,10 @@ async def test_a_memory_list_the_store_is_slow_to_read_is_acknowledged_at_once_t
     answer = await slack.ask_in_dm(FIRST)
     await slack.vote(answer, user=ALICE, reaction="+1")
     [episode] = await services.memory.list_episodes(ALICE)
-    release = held_back(monkeypatch, services.memory, "list_episodes")  # a failover, a lock
-    monkeypatch.setattr(memory_command, "STORE_WITHIN_SECONDS", 0.05)
-
-    response = await slack.command("/memory", user=ALICE, channel=dm_channel(ALICE))
-    assert response.json() == {"text": memory_command.LISTING, "response_type": "ephemeral"}
-    assert slack.fake.responses == []
-
-    release.set()
-    [shown] = await slack.fake.wait_for_responses(1)
+    acknowledged, shown = await command_past_the_store(  # a failover, a lock
+        slack, monkeypatch, command="/memory", listener=memory_command, verb="list_episodes"
+    )
+    assert acknowledged == {"text": memory_command.LISTING, "response_type": "ephemeral"}
     assert (shown["response_type"], shown["replace_original"]) == ("ephemeral", True)
     assert forget_values(shown["blocks"]) == [f"episode:{episode.id}"]
 
