@@ -3,18 +3,14 @@ as released, by the first process to take the lock (memory/README.md, *Migration
 
 from __future__ import annotations
 
-from importlib.resources import files
-
 from psycopg import AsyncConnection
 from psycopg.rows import DictRow
 
+from memory.sql import released_sql
+
 _MIGRATION_LOCK = 0x6D69_6772  # the advisory lock key held while migrating ("migr")
 
-MIGRATIONS: list[tuple[str, str]] = [
-    (file.name.removesuffix(".sql"), file.read_text(encoding="utf-8"))
-    for file in sorted(files(__name__).iterdir(), key=lambda file: file.name)
-    if file.name.endswith(".sql")
-]
+MIGRATIONS: list[tuple[str, str]] = list(released_sql(__name__).items())
 """(name, SQL) in the order they apply, their names' order; a name, once released, never
 changes."""
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import secrets
 from functools import partial
-from importlib.resources import files
 
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
+from memory.sql import released_sql
 from memory.sqlite.codec import from_db_time, to_db_time
 from memory.sqlite.fts import TOKENIZE, index_validated
 from memory.sqlite.session import SECRET_NAME, SQLiteSession
@@ -111,11 +111,7 @@ def m014_compact_times(db: Database) -> None:
         db.execute(f"UPDATE {table} SET {changes}")
 
 
-SQL = {
-    file.name.removesuffix(".sql"): file.read_text(encoding="utf-8")
-    for file in files(__name__).iterdir()
-    if file.name.endswith(".sql")
-}
+SQL = released_sql(__name__)
 """The SQL of the migrations that are SQL alone, by name."""
 _IN_PYTHON = {
     run.__name__: run
